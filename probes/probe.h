@@ -1,0 +1,76 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Probe types: one struct of callbacks per type, one file per type, one registry table. The
+ * compiler asks a probe type to match and describe targets; the runtime asks it to attach.
+ * Nothing outside probes/ switches on the probe type.
+ */
+#ifndef AOT_PROBE_H
+#define AOT_PROBE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct arena;
+struct bpf_program;
+struct bpf_link;
+struct aot_probe;
+struct probe_match;
+struct probe_arg;
+
+/* Lazily read, per-run caches of the kernel's probe sources (tracefs, BTF, kallsyms). */
+struct probe_env;
+struct probe_env *probe_env__new(void);
+void probe_env__free(struct probe_env *env);
+
+/* A reason a probe type cannot do something, with a hint for the user. */
+struct probe_err {
+	char msg[256];
+	char hint[256];
+};
+
+/* Builtins a probe type provides beyond those every probe has. */
+enum probe_builtins {
+	PB_ARGS = 1 << 0,   /* args->field */
+	PB_RETVAL = 1 << 1,
+	PB_FUNC = 1 << 2,
+	PB_ARGN = 1 << 3,   /* arg0..argN */
+};
+
+struct probe_type {
+	const char *name;                /* canonical: "tracepoint" */
+	const char *const *spellings;    /* other names and short aliases: {"t", NULL} */
+	uint32_t flags;                  /* enum aot_probe_flags for every probe of this type */
+	uint32_t builtins;               /* enum probe_builtins */
+	bool has_target;                 /* false for BEGIN/END */
+
+	/*
+	 * Expands a target pattern ("syscalls:sys_enter_open*") into concrete targets appended
+	 * to *out (arena-owned). Returns the number added (0: none matched), or -errno with err.
+	 */
+	int (*match)(struct probe_env *env, struct arena *a, const char *pattern, char ***out,
+		     size_t *n, struct probe_err *err);
+	/* Canonical libbpf ELF section for a concrete target, arena-allocated. */
+	char *(*section)(struct arena *a, const char *target);
+	/* args->field for a concrete target; NULL if the type has no args. */
+	int (*args)(struct probe_env *env, struct arena *a, const char *target,
+		    struct probe_arg **args, uint32_t *nargs, struct probe_err *err);
+
+	/*
+	 * Run time: attach a loaded program. NULL for BEGIN/END, which the runtime runs itself.
+	 * *link may be set; extra fds to close go through the link's lifetime.
+	 */
+	int (*attach)(struct bpf_program *prog, const struct aot_probe *p, struct bpf_link **link,
+		      struct probe_err *err);
+};
+
+/* Finds a probe type by canonical name or any spelling; NULL if unknown. */
+const struct probe_type *probe_type_find(const char *name);
+/* NULL-terminated list of every probe type, for -l and help text. */
+extern const struct probe_type *const probe_types[];
+
+/* Shell-style wildcard match ('*', '?', '[...]'), as bpftrace matches probe names. */
+bool probe_wildcard_match(const char *pattern, const char *s);
+bool probe_has_wildcard(const char *s);
+
+#endif

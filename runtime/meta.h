@@ -1,0 +1,134 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The metadata section: the only contract between the compiler and the runtime besides the
+ * standard ELF sections. The compiler fills a struct aot_meta and serialises it into the ELF
+ * section AOT_META_SECTION; the runtime parses it back, treating it as untrusted input.
+ *
+ * Layouts shared by generated code and the runtime (all little-endian, naturally aligned):
+ *
+ *   ring buffer record  struct aot_event_hdr, then the payload of the event kind
+ *   AOT_EV_PRINTF       payload laid out as fmts[index].args (a TUPLE)
+ *   AOT_EV_EXIT         no payload
+ *
+ *   map key             maps[i].key; a scalar map (nkeys == 0) has one u64 key 0
+ *   map value by agg    (per-CPU for every aggregation; the runtime folds the CPUs)
+ *     AOT_AGG_NONE      maps[i].value
+ *     AOT_AGG_COUNT     u64
+ *     AOT_AGG_SUM       s64 (u64 if value.is_signed == 0)
+ *     AOT_AGG_MIN/MAX   struct { s64 val; u64 is_set; }
+ *     AOT_AGG_AVG       struct { s64 total; u64 count; }
+ */
+#ifndef AOT_META_H
+#define AOT_META_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define AOT_META_SECTION ".aotrace.meta"
+#define AOT_META_MAGIC "AOTMETA" /* 8 bytes with the NUL */
+#define AOT_META_VERSION 1
+#define AOT_EVENTS_MAP "aot_events"
+
+enum aot_event_kind {
+	AOT_EV_PRINTF = 1,
+	AOT_EV_EXIT = 2,
+};
+
+struct aot_event_hdr {
+	uint32_t kind;  /* enum aot_event_kind */
+	uint32_t index; /* AOT_EV_PRINTF: index in aot_meta.fmts */
+};
+
+enum aot_kind {
+	AOT_K_NONE = 0,
+	AOT_K_INT,   /* size 1, 2, 4, 8; is_signed */
+	AOT_K_STR,   /* size = buffer bytes, NUL-terminated unless full */
+	AOT_K_TUPLE, /* nelems elements from aot_meta.elems[elems] */
+	AOT_K_BOOL,  /* size 1 */
+};
+
+struct aot_type {
+	uint32_t kind; /* enum aot_kind */
+	uint32_t size;
+	uint32_t is_signed;
+	uint32_t nelems; /* TUPLE */
+	uint32_t elems;  /* TUPLE: index of its first element in aot_meta.elems */
+};
+
+struct aot_elem {
+	uint32_t offset;
+	struct aot_type type;
+};
+
+enum aot_agg {
+	AOT_AGG_NONE = 0,
+	AOT_AGG_COUNT,
+	AOT_AGG_SUM,
+	AOT_AGG_MIN,
+	AOT_AGG_MAX,
+	AOT_AGG_AVG,
+};
+
+struct aot_map {
+	char *name;     /* as the user wrote it: "@x", "@" */
+	char *elf_name; /* the BPF map's name in the ELF */
+	uint32_t agg;   /* enum aot_agg */
+	uint32_t nkeys; /* 0: scalar map */
+	struct aot_type key;
+	struct aot_type value; /* AOT_AGG_NONE: the stored value; else the aggregated input */
+};
+
+enum aot_fmt_kind {
+	AOT_FMT_PRINTF = 1,
+};
+
+struct aot_fmt {
+	uint32_t kind; /* enum aot_fmt_kind */
+	char *fmt;     /* unescaped format string as written */
+	struct aot_type args; /* TUPLE, offsets relative to the byte after aot_event_hdr */
+};
+
+enum aot_probe_flags {
+	AOT_PROBE_BEGIN = 1 << 0, /* run once before the others start: BPF_PROG_TEST_RUN */
+	AOT_PROBE_END = 1 << 1,   /* run once at exit, before the maps are printed */
+};
+
+struct aot_probe {
+	char *prog;   /* ELF function name of its BPF program */
+	char *type;   /* probe type name in probes/registry.c: "tracepoint", "interval", "BEGIN" */
+	char *target; /* type-specific target: "syscalls:sys_enter_openat", "s:1" */
+	char *name;   /* full name, what `probe` prints */
+	uint32_t flags; /* enum aot_probe_flags */
+};
+
+struct aot_meta {
+	uint32_t version;
+	struct aot_probe *probes;
+	uint32_t nprobes;
+	struct aot_map *maps;
+	uint32_t nmaps;
+	struct aot_fmt *fmts;
+	uint32_t nfmts;
+	struct aot_elem *elems;
+	uint32_t nelems;
+	uint32_t nparams; /* highest positional parameter the program uses */
+};
+
+/* Builders used by the compiler; strings are copied. Each returns the new index, or -ENOMEM. */
+struct aot_meta *aot_meta_new(void);
+void aot_meta_free(struct aot_meta *m);
+int aot_meta_add_probe(struct aot_meta *m, const struct aot_probe *p);
+int aot_meta_add_map(struct aot_meta *m, const struct aot_map *map);
+int aot_meta_add_fmt(struct aot_meta *m, const struct aot_fmt *f);
+/* Reserves n consecutive tuple elements and returns the index of the first. */
+int aot_meta_add_elems(struct aot_meta *m, uint32_t n);
+
+/* Serialise into a malloc'd buffer. 0 or -errno. */
+int aot_meta_write(const struct aot_meta *m, void **buf, size_t *size);
+/*
+ * Parse untrusted bytes. On error returns -EINVAL and writes a one-line reason to err;
+ * never reads outside [buf, buf + size).
+ */
+int aot_meta_read(const void *buf, size_t size, struct aot_meta **out, char *err, size_t errlen);
+
+#endif

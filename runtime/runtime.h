@@ -1,0 +1,33 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The runtime's public face: it starts from the bytes of a BPF ELF object with an aotrace
+ * metadata section, and loads, attaches, runs BEGIN, polls events, runs END, prints the maps,
+ * and detaches. It never links LLVM: aotrace and aotrace-run both call it.
+ */
+#ifndef AOT_RUNTIME_H
+#define AOT_RUNTIME_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+
+enum aot_output_format { AOT_OUT_TEXT = 0, AOT_OUT_JSON };
+
+struct aot_run_opts {
+	size_t sz;               /* sizeof(struct aot_run_opts), so the struct can grow */
+	FILE *out;               /* -o FILE or stdout */
+	enum aot_output_format format;
+	int verbose;             /* -v */
+	bool quiet;              /* -q: no "Attaching N probes..." line */
+	char **params;           /* positional parameters $1..$N */
+	int nparams;
+	const char *obj_name;    /* for messages: the script or ELF name */
+};
+
+/*
+ * Runs an object until exit() or a signal (SIGINT/SIGTERM/SIGHUP). Returns the process exit
+ * status: 0 on a normal end, 1 on a load or attach failure (already reported on stderr).
+ */
+int aot_run(const void *elf, size_t size, const struct aot_run_opts *opts);
+
+#endif

@@ -1,0 +1,232 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The AST: what the parser builds and the semantic passes annotate. One node struct serves every
+ * kind (chibicc style); each kind's comment names the fields it uses. Sema fills `type` and the
+ * resolved-* fields; codegen reads them and never looks names up again.
+ */
+#ifndef AOT_AST_H
+#define AOT_AST_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct arena;
+struct probe_type;
+
+struct source {
+	char *name; /* "stdin", "-e", or the file path */
+	char *text; /* NUL-terminated */
+	size_t len;
+};
+
+/* 1-based line and column; len is the width of the caret underline (at least 1). */
+struct loc {
+	uint32_t line, col, len;
+};
+
+enum type_kind {
+	TYPE_NONE = 0, /* statements, untyped */
+	TYPE_VOID,     /* calls without a value: printf(), exit() */
+	TYPE_INT,      /* size 1, 2, 4, 8; is_signed */
+	TYPE_BOOL,     /* size 1 */
+	TYPE_STR,      /* size = buffer bytes including the NUL */
+	TYPE_TUPLE,    /* nelems elems at offsets, size = padded total */
+	/* map value kinds made by aggregation calls; value layouts in runtime/meta.h */
+	TYPE_COUNT,
+	TYPE_SUM,
+	TYPE_MIN,
+	TYPE_MAX,
+	TYPE_AVG,
+	/* not yet compiled; sema reports "not supported yet" */
+	TYPE_PTR,
+	TYPE_RECORD,
+};
+
+struct type {
+	enum type_kind kind;
+	uint32_t size;
+	bool is_signed;
+	uint32_t nelems;       /* TUPLE */
+	struct type *elems;    /* TUPLE: arena-owned array */
+	uint32_t *offsets;     /* TUPLE: byte offset of each element, natural alignment */
+};
+
+enum node_kind {
+	/* expressions */
+	NODE_INT,      /* num */
+	NODE_STR,      /* str (unescaped, NUL-terminated), str_len */
+	NODE_BUILTIN,  /* name; builtin (sema) */
+	NODE_POSPARAM, /* num = N for $N; is_count for $# */
+	NODE_VAR,      /* name ("$x"); var (sema) */
+	NODE_MAP,      /* name ("@x" or "@"); args = key expressions or NULL; map (sema) */
+	NODE_CALL,     /* name; args; func (sema); idx = format index for printf (sema) */
+	NODE_BINOP,    /* op; lhs; rhs */
+	NODE_UNOP,     /* op; lhs = operand; is_post for x++ and x-- */
+	NODE_TERNARY,  /* cond; lhs = then; rhs = else */
+	NODE_FIELD,    /* lhs; name; is_arrow; field_off and type (sema) */
+	NODE_INDEX,    /* lhs; rhs */
+	NODE_CAST,     /* cast_type text ("uint8", "struct task_struct *"); lhs */
+	NODE_TUPLE,    /* args */
+	/* statements */
+	NODE_EXPR_STMT, /* lhs */
+	NODE_ASSIGN,    /* lhs (MAP or VAR); op = 0 or the operator of `op=`, `++`, `--`; rhs */
+	NODE_IF,        /* cond; body; else_body (BLOCK or IF) or NULL */
+	NODE_WHILE,     /* cond; body */
+	NODE_UNROLL,    /* num (count); body */
+	NODE_FOR,       /* lhs = VAR; rhs = MAP; body */
+	NODE_BREAK,
+	NODE_CONTINUE,
+	NODE_RETURN,
+	NODE_BLOCK, /* body = first statement, chained by next */
+	/* top level */
+	NODE_ATTACH,  /* str = attach point as written; provider, target; matches (expand) */
+	NODE_PROBE,   /* args = ATTACH list; cond = predicate or NULL; body = BLOCK; vars (sema) */
+	NODE_CDEF,    /* str = C text (struct/union/enum/typedef definition) */
+	NODE_INCLUDE, /* str = "#include ..." line */
+	NODE_PROGRAM, /* body = first top-level item (CDEF, INCLUDE, PROBE), chained by next */
+};
+
+/* Operators: single-character ones are their ASCII code; the rest follow. */
+enum op {
+	OP_EQ = 256, /* == */
+	OP_NE,       /* != */
+	OP_LE,       /* <= */
+	OP_GE,       /* >= */
+	OP_AND,      /* && */
+	OP_OR,       /* || */
+	OP_SHL,      /* << */
+	OP_SHR,      /* >> */
+	OP_INC,      /* ++ */
+	OP_DEC,      /* -- */
+};
+
+/* Builtin identifiers, resolved by sema from NODE_BUILTIN names. */
+enum builtin {
+	BI_NONE = 0,
+	BI_PID,
+	BI_TID,
+	BI_UID,
+	BI_GID,
+	BI_NSECS,
+	BI_ELAPSED,
+	BI_CPU,
+	BI_COMM,
+	BI_PROBE,
+	BI_ARGS, /* `args` itself; only as the object of NODE_FIELD */
+	BI_RETVAL,
+	BI_FUNC,
+	BI_ARG, /* arg0..argN: num holds N */
+	BI_CURTASK,
+	BI_RAND,
+	BI_CGROUP,
+	BI_KSTACK,
+	BI_USTACK,
+	BI_USERNAME,
+	BI_SARG, /* sarg0..N: num holds N */
+};
+
+/* Functions, resolved by sema from NODE_CALL names. */
+enum func {
+	FN_NONE = 0,
+	FN_COUNT,
+	FN_SUM,
+	FN_MIN,
+	FN_MAX,
+	FN_AVG,
+	FN_PRINTF,
+	FN_EXIT,
+	FN_DELETE,
+	FN_CLEAR,
+	FN_ZERO,
+	FN_PRINT,
+	FN_STR,
+};
+
+/* A scratch variable, one per distinct `$name` in a probe. */
+struct var_info {
+	char *name;
+	struct type type;
+	struct var_info *next;
+};
+
+/* A map, one per distinct `@name` in the program. */
+struct map_info {
+	char *name;           /* "@x", "@" */
+	char *elf_name;       /* C identifier of the map in the ELF: "AT_x", "AT_" */
+	uint32_t meta_idx;    /* index in aot_meta.maps */
+	uint32_t nkeys;       /* 0: a scalar map (one u64 key 0) */
+	struct type key;      /* the key as stored: the key expr's type, or a TUPLE if nkeys > 1 */
+	struct type value;    /* INT/STR/TUPLE for plain values, COUNT..AVG for aggregations */
+	struct loc first_use; /* for "declared here" notes */
+	struct map_info *next;
+};
+
+/* A tracepoint field (or, later, a BTF-typed argument) visible as args->name. */
+struct probe_arg {
+	char *name;
+	struct type type;
+	uint32_t offset;  /* in the program's context */
+	bool is_dataloc;  /* __data_loc: a u32 (len << 16 | offset) to the bytes */
+	bool is_user_ptr; /* a pointer into user memory (char * from a syscall) */
+};
+
+/* One concrete probe a wildcard attach point expanded to. */
+struct probe_match {
+	const struct probe_type *pt;
+	char *target;  /* type-specific, no wildcards: "syscalls:sys_enter_openat", "s:1" */
+	char *name;    /* what `probe` prints: "tracepoint:syscalls:sys_enter_openat" */
+	char *section; /* canonical libbpf section: "tracepoint/syscalls/sys_enter_openat" */
+	char *func;    /* ELF function name of its program */
+	struct probe_arg *args;
+	uint32_t nargs;
+	uint32_t meta_idx; /* index in aot_meta.probes */
+};
+
+struct node {
+	enum node_kind kind;
+	struct loc loc;
+	struct type type; /* sema */
+	struct node *next;
+
+	char *name;
+	char *str;
+	size_t str_len;
+	uint64_t num;
+	int op;
+	bool is_post, is_arrow, is_count;
+	char *cast_type;
+	char *provider, *target; /* NODE_ATTACH: "tracepoint", "syscalls:sys_enter_open*" */
+
+	struct node *lhs, *rhs, *cond, *body, *else_body, *args;
+
+	/* resolved by the semantic passes */
+	enum builtin builtin;
+	enum func func;
+	uint32_t idx;
+	uint32_t field_off;
+	struct var_info *var;
+	struct map_info *map;
+	struct var_info *vars;        /* NODE_PROBE */
+	struct probe_match *matches;  /* NODE_ATTACH */
+	uint32_t nmatches;
+};
+
+/* A whole compilation: everything lives in the arena and dies with it. */
+struct program {
+	struct arena *arena;
+	struct source *src;
+	struct node *root;
+	struct map_info *maps;
+	uint32_t nmaps;
+	struct aot_meta *meta; /* maps and formats from sema, probes from expansion */
+	char **params;         /* positional parameters $1..$N */
+	int nparams;
+	uint32_t strlen_max;   /* BPFTRACE_STRLEN, default 64 */
+};
+
+struct node *node_new(struct arena *a, enum node_kind kind, struct loc loc);
+const char *node_kind_name(enum node_kind kind);
+void ast_dump(const struct node *n, FILE *f);
+
+#endif

@@ -1,0 +1,45 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Diagnostics: every pass reports into one list with a location, a message and a hint; the
+ * pipeline prints them and stops after the first pass that reported an error.
+ */
+#ifndef AOT_DIAG_H
+#define AOT_DIAG_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "ast.h"
+
+enum diag_level { DIAG_ERROR, DIAG_WARNING };
+
+struct diag {
+	enum diag_level level;
+	struct loc loc; /* line 0: no location (a whole-program error) */
+	char *msg;
+	char *hint; /* NULL: none */
+};
+
+struct diags {
+	const struct source *src;
+	struct diag *v;
+	size_t n, cap;
+	size_t nerrors;
+};
+
+void diags_init(struct diags *d, const struct source *src);
+void diags_free(struct diags *d);
+/* hint may be NULL. */
+void diag_error(struct diags *d, struct loc loc, const char *hint, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+void diag_warn(struct diags *d, struct loc loc, const char *hint, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+/*
+ * file:line:col: error: message
+ *     source line
+ *     ^~~~
+ * hint: ...
+ */
+void diags_print(const struct diags *d, FILE *f);
+
+#endif

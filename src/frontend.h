@@ -1,0 +1,73 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The front end's passes, in pipeline order. Each pass reads the program, reports into diags,
+ * and returns 0 or -EINVAL once it has reported errors; the driver stops there.
+ *
+ *   lexer   source text            -> tokens (on demand, for the parser)
+ *   parser  tokens                  -> AST with locations             (prog->root)
+ *   expand  AST attach points       -> concrete probe matches          (node->matches, meta probes)
+ *   sema    AST + matches           -> types, resolved names, layouts  (node->type, maps, meta)
+ */
+#ifndef AOT_FRONTEND_H
+#define AOT_FRONTEND_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "ast.h"
+#include "diag.h"
+
+struct probe_env;
+
+/* ---- lexer ---- */
+
+enum tok_kind {
+	TOK_EOF = 0,
+	TOK_INT,     /* num */
+	TOK_STR,     /* str, str_len: the unescaped contents */
+	TOK_IDENT,   /* text: identifiers and keywords (if, else, while, ...) */
+	TOK_VAR,     /* text: "$x" */
+	TOK_MAP,     /* text: "@x" or "@" */
+	TOK_POSPARAM, /* num = N for $N; is_count for $# */
+	TOK_PUNCT,   /* op: ASCII char or enum op; also "op=" forms via is_assign */
+	TOK_ATTACH,  /* text: a raw attach point ("tracepoint:syscalls:sys_enter_*", "BEGIN") */
+	TOK_CDEF,    /* text: a top-level C definition or preprocessor line */
+	TOK_ERROR,   /* a lexical error already reported */
+};
+
+struct token {
+	enum tok_kind kind;
+	struct loc loc;
+	char *text; /* arena-owned */
+	char *str;
+	size_t str_len;
+	uint64_t num;
+	int op;
+	bool is_assign; /* "+=", "-=", ... : op is the arithmetic operator */
+	bool is_count;
+};
+
+struct lexer;
+struct lexer *lexer_new(struct arena *a, const struct source *src, struct diags *d);
+/*
+ * Attach points and C definitions need the parser's context to lex: in top-level mode the
+ * lexer returns TOK_ATTACH and TOK_CDEF; inside blocks and predicates, ordinary tokens.
+ */
+void lexer_set_toplevel(struct lexer *lx, bool toplevel);
+struct token lexer_next(struct lexer *lx);
+
+/* ---- parser ---- */
+
+/* Builds prog->root. */
+int parse_program(struct program *prog, struct diags *d);
+
+/* ---- expand ---- */
+
+/* Splits attach points, asks each probe type to match, fills node->matches and meta probes. */
+int expand_probes(struct program *prog, struct probe_env *env, struct diags *d);
+
+/* ---- sema ---- */
+
+int sema_check(struct program *prog, struct probe_env *env, struct diags *d);
+
+#endif
