@@ -45,8 +45,8 @@ struct probe_type {
 	bool has_target;                 /* false for BEGIN/END */
 
 	/*
-	 * Expands a target pattern ("syscalls:sys_enter_open*") into concrete targets appended
-	 * to *out (arena-owned). Returns the number added (0: none matched), or -errno with err.
+	 * Expands a target pattern ("syscalls:sys_enter_open*") into *n concrete targets in *out
+	 * (arena-owned), sorted. Returns *n (0: none matched), or -errno with err set.
 	 */
 	int (*match)(struct probe_env *env, struct arena *a, const char *pattern, char ***out,
 		     size_t *n, struct probe_err *err);

@@ -1,2 +1,30 @@
 // SPDX-License-Identifier: GPL-2.0
-/* stub: not written yet */
+/*
+ * The one table of probe types. Adding a probe type is one file defining its struct
+ * probe_type and one row here.
+ */
+#include <string.h>
+
+#include "probe.h"
+
+extern const struct probe_type probe_begin, probe_end, probe_tracepoint, probe_interval;
+
+const struct probe_type *const probe_types[] = {
+	&probe_begin,
+	&probe_end,
+	&probe_tracepoint,
+	&probe_interval,
+	NULL,
+};
+
+const struct probe_type *probe_type_find(const char *name)
+{
+	for (const struct probe_type *const *pt = probe_types; *pt; pt++) {
+		if (strcmp((*pt)->name, name) == 0)
+			return *pt;
+		for (const char *const *sp = (*pt)->spellings; sp && *sp; sp++)
+			if (strcmp(*sp, name) == 0)
+				return *pt;
+	}
+	return NULL;
+}

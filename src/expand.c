@@ -1,2 +1,135 @@
 // SPDX-License-Identifier: GPL-2.0
-/* stub: not written yet */
+/*
+ * Probe expansion: AST attach points -> concrete probe matches. Each attach point names a probe
+ * type (any of its spellings) and a target pattern; the probe type turns the pattern into
+ * targets, and each target becomes one BPF program with its own function and section.
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <string.h>
+
+#include "arena.h"
+#include "frontend.h"
+#include "meta.h"
+#include "probe.h"
+
+struct expand_ctx {
+	struct program *prog;
+	struct probe_env *env;
+	struct diags *d;
+};
+
+/* A C identifier for the program's function, unique in the object: "tracepoint_syscalls_..." */
+static char *expand_func_name(struct expand_ctx *ctx, const char *probe_name)
+{
+	struct aot_meta *m = ctx->prog->meta;
+	char *name = arena_strdup(ctx->prog->arena, probe_name);
+	unsigned suffix = 1;
+	bool unique;
+
+	for (char *p = name; *p; p++)
+		if (!isalnum((unsigned char)*p))
+			*p = '_';
+	for (;;) {
+		unique = true;
+		for (uint32_t i = 0; i < m->nprobes && unique; i++)
+			unique = strcmp(m->probes[i].prog, name) != 0;
+		if (unique)
+			return name;
+		name = arena_printf(ctx->prog->arena, "%s_%u", name, ++suffix);
+	}
+}
+
+static void expand_type_list(struct expand_ctx *ctx, char *buf, size_t len)
+{
+	size_t off = 0;
+
+	buf[0] = 0;
+	for (const struct probe_type *const *pt = probe_types; *pt && off < len; pt++)
+		off += (size_t)snprintf(buf + off, len - off, "%s%s", off ? ", " : "", (*pt)->name);
+	(void)ctx;
+}
+
+static int expand_attach(struct expand_ctx *ctx, struct node *ap)
+{
+	struct arena *a = ctx->prog->arena;
+	const struct probe_type *pt = probe_type_find(ap->provider);
+	struct probe_err err = { { 0 }, { 0 } };
+	char **targets = NULL, hint[512];
+	size_t ntargets = 0;
+	int ret;
+
+	if (!pt) {
+		expand_type_list(ctx, hint, sizeof(hint));
+		diag_error(ctx->d, ap->loc, arena_printf(a, "probe types: %s", hint),
+			   "unknown probe type '%s'", ap->provider);
+		return -EINVAL;
+	}
+	if (!pt->has_target) {
+		if (ap->target && *ap->target) {
+			diag_error(ctx->d, ap->loc, arena_printf(a, "write it as just %s", pt->name),
+				   "%s takes no target", pt->name);
+			return -EINVAL;
+		}
+		targets = arena_alloc(a, sizeof(char *));
+		targets[0] = "";
+		ntargets = 1;
+	} else {
+		if (!ap->target || !*ap->target) {
+			diag_error(ctx->d, ap->loc, NULL, "%s probe needs a target", pt->name);
+			return -EINVAL;
+		}
+		ret = pt->match(ctx->env, a, ap->target, &targets, &ntargets, &err);
+		if (ret < 0) {
+			diag_error(ctx->d, ap->loc, err.hint[0] ? err.hint : NULL, "%s", err.msg);
+			return ret;
+		}
+		if (ntargets == 0) {
+			diag_error(ctx->d, ap->loc,
+				   arena_printf(a, "list what exists with: aotrace -l '%s:*'", pt->name),
+				   "no %s matches '%s'", pt->name, ap->target);
+			return -ENOENT;
+		}
+	}
+
+	ap->matches = arena_alloc(a, ntargets * sizeof(*ap->matches));
+	ap->nmatches = (uint32_t)ntargets;
+	for (size_t i = 0; i < ntargets; i++) {
+		struct probe_match *m = &ap->matches[i];
+		struct aot_probe mp;
+
+		m->pt = pt;
+		m->target = targets[i];
+		m->name = pt->has_target ? arena_printf(a, "%s:%s", pt->name, targets[i])
+					 : arena_strdup(a, pt->name);
+		m->section = pt->section(a, targets[i]);
+		m->func = expand_func_name(ctx, m->name);
+		mp = (struct aot_probe){
+			.prog = m->func,
+			.type = (char *)pt->name,
+			.target = m->target,
+			.name = m->name,
+			.flags = pt->flags,
+		};
+		ret = aot_meta_add_probe(ctx->prog->meta, &mp);
+		if (ret < 0)
+			return ret;
+		m->meta_idx = (uint32_t)ret;
+	}
+	return 0;
+}
+
+int expand_probes(struct program *prog, struct probe_env *env, struct diags *d)
+{
+	struct expand_ctx ctx = { .prog = prog, .env = env, .d = d };
+	size_t errors = d->nerrors;
+
+	for (struct node *p = prog->root->body; p; p = p->next) {
+		if (p->kind != NODE_PROBE)
+			continue;
+		for (struct node *ap = p->args; ap; ap = ap->next)
+			if (expand_attach(&ctx, ap) == -ENOMEM)
+				return -ENOMEM;
+	}
+	return d->nerrors > errors ? -EINVAL : 0;
+}

@@ -1,0 +1,21 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* What the probe types share among themselves and nobody else needs: the per-run source caches. */
+#ifndef AOT_PROBE_INTERNAL_H
+#define AOT_PROBE_INTERNAL_H
+
+#include <stdarg.h>
+
+#include "probe.h"
+
+struct probe_env {
+	char *tracefs; /* "/sys/kernel/tracing", found on first use; NULL until then */
+	int tracefs_err;
+};
+
+/* The tracefs mount point, looked up once per run; NULL with err set if there is none. */
+const char *probe_env_tracefs(struct probe_env *env, struct probe_err *err);
+
+void probe_err_set(struct probe_err *err, const char *hint, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+#endif
