@@ -1,0 +1,666 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""The end-to-end test runner: runs aotrace on the kernel it is running on.
+
+    tests/run.py [options] AOTRACE          run tests/runtime/*.test and tests/errors/*.bt
+    tests/run.py --meson-log LOG --json F   turn meson's testlog.json into a summary file
+    tests/run.py --combine F...             print the combined summary of several runs
+
+It prints one line per test (PASS/FAIL/SKIP name (reason)), the output tail of each failure,
+the number of skips per reason, and last `N passed, N failed[, N skipped]`. Exit status: 0 when
+nothing failed, 1 otherwise. Standard library only: it also runs inside the VM kernel matrix.
+
+Test files (tests/runtime/*.test) hold one or more tests; a NAME line starts each one. Lines
+are `KEY value`; blank lines and lines starting with '#' are ignored.
+
+    NAME hello printf          the test's name (unique in the file)
+    PROG BEGIN { ... }         the program, run as `aotrace ARGS -e PROG PARAMS`; several PROG
+                               lines join with newlines
+    RUN shell command          instead of PROG: a bash command (with pipefail) run with
+                               $AOTRACE, $BPFTOOL, $BPFTRACE, $SRCDIR (the repository) and
+                               $TESTDIR (the .test file's folder) in its environment and a
+                               fresh temporary folder as cwd; several RUN lines form a script
+    ARGS -q -f text            options placed before -e (shell-split)
+    PARAMS 41 foo              positional parameters placed after the program (shell-split)
+    EXPECT regex               must match (re.search) some line of stdout; may repeat
+    EXPECT_NONE regex          must match no line of stdout; may repeat
+    EXPECT_ERR regex           must match some line of stderr; may repeat
+    EXPECT_ERR_NONE regex      must match no line of stderr; may repeat
+    EXIT 0                     the expected exit status (default 0)
+    TIMEOUT 10                 seconds before the test is killed and fails (default 10)
+    INTERRUPT 2                send SIGINT after 2 seconds (the test then must end by itself)
+    WORKLOAD shell command     runs in the background during the test (to make events happen),
+                               killed when the test ends
+    REQUIRES kprobe fentry     kernel features needed; the test is skipped when one is missing.
+                               Each feature is probed by trying it (see FEATURES below).
+    AFTER_NO_LEAKS             the test runs alone, and afterwards no BPF program, map or link,
+                               no pin and no kprobe/uprobe event may remain that was not there
+                               before
+    SKIP reason                skip this test unconditionally (say why)
+
+Error cases (tests/errors/CASE.bt): `aotrace --emit-elf /dev/null CASE.bt` runs in
+tests/errors (so diagnostics name the file `CASE.bt`); it must exit 1 and its stderr must
+equal tests/errors/CASE.err byte for byte.
+"""
+
+import argparse
+import concurrent.futures
+import ctypes
+import hashlib
+import json
+import os
+import re
+import shlex
+import shutil
+import signal
+import struct
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+
+SRCDIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+TAIL_LINES = 15
+
+
+# ---- kernel feature probes ----
+#
+# Each probe tries the operation itself: it loads and attaches a minimal BPF program with
+# bpftool (inside a private mount namespace with its own bpffs, so nothing is left pinned),
+# or opens the perf event, or creates the map. Version numbers are never consulted.
+
+
+def libc_path():
+    with open('/proc/self/maps') as f:
+        for line in f:
+            path = line.split()[-1]
+            if re.search(r'/libc\.so', path):
+                return path
+    return '/lib/x86_64-linux-gnu/libc.so.6'
+
+
+def kernel_func():
+    """A kernel function every kernel we test has, for kprobe/fentry probes."""
+    return 'vfs_read'
+
+
+# feature -> (ELF section of the probe program, what a failure means)
+BPF_FEATURES = {
+    'tracepoint': ('tracepoint/syscalls/sys_enter_getpid', 'tracepoint attach failed'),
+    'rawtracepoint': ('raw_tracepoint/sys_enter', 'raw tracepoint attach failed'),
+    'tp_btf': ('tp_btf/sched_switch', 'tp_btf attach failed'),
+    'kprobe': ('kprobe/' + kernel_func(), 'no kprobes'),
+    'kretprobe': ('kretprobe/' + kernel_func(), 'no kretprobes'),
+    'kprobe_multi': ('kprobe.multi/' + kernel_func(), 'no kprobe_multi links'),
+    'fentry': ('fentry/' + kernel_func(), 'fentry programs refused'),
+    'fexit': ('fexit/' + kernel_func(), 'fexit programs refused'),
+    'uprobe': ('uprobe/{libc}:getpid', 'no uprobes'),
+    'uprobe_multi': ('uprobe.multi/{libc}:getpid', 'no uprobe_multi links'),
+}
+
+PROBE_C = '''char _license[] __attribute__((section("license"), used)) = "GPL";
+__attribute__((section("%s"), used)) int aot_feature_probe(void *ctx) { return 0; }
+'''
+
+
+class Env:
+    """What the tests need to find: tools, paths, and the feature probe cache."""
+
+    def __init__(self, aotrace, cache_dir):
+        self.aotrace = aotrace
+        self.bpftool = shutil.which('bpftool') or '/usr/sbin/bpftool'
+        self.bpftrace = shutil.which('bpftrace') or '/usr/bin/bpftrace'
+        self.clang = shutil.which('clang-19') or shutil.which('clang') or '/usr/bin/clang-19'
+        self.cache_dir = cache_dir
+        self.features = {}
+        self.lock = threading.Lock()
+        self.feature_locks = {}
+
+
+def probe_obj(env, feature, section):
+    """Compiles (once, cached by content) the probe program for feature; returns its path."""
+    src = PROBE_C % section
+    key = '%s-%s.o' % (feature, hashlib.sha1(src.encode()).hexdigest()[:10])
+    for d in (env.cache_dir, os.path.join(tempfile.gettempdir(), 'aotrace-feature-probes')):
+        if d and os.path.exists(os.path.join(d, key)):
+            return os.path.join(d, key), None
+    last = None
+    for d in (env.cache_dir, os.path.join(tempfile.gettempdir(), 'aotrace-feature-probes')):
+        if not d:
+            continue
+        try:
+            os.makedirs(d, exist_ok=True)
+            fd, tmp_c = tempfile.mkstemp(suffix='.c', dir=d)
+        except OSError as e:
+            last = str(e)
+            continue
+        with os.fdopen(fd, 'w') as f:
+            f.write(src)
+        out = os.path.join(d, key)
+        r = subprocess.run([env.clang, '-g', '-O2', '-target', 'bpf', '-mcpu=v3', '-c', tmp_c,
+                            '-o', out + '.tmp'], capture_output=True, text=True)
+        os.unlink(tmp_c)
+        if r.returncode != 0:
+            return None, 'cannot compile the %s probe: %s' % (feature, r.stderr.strip())
+        os.rename(out + '.tmp', out)
+        return out, None
+    return None, 'no writable folder for feature probes (%s)' % last
+
+
+def probe_bpf(env, feature):
+    section, missing = BPF_FEATURES[feature]
+    obj, err = probe_obj(env, feature, section.format(libc=libc_path()))
+    if not obj:
+        return err
+    # A private bpffs in a private mount namespace: the pins vanish with the namespace.
+    script = ('mount -t bpf bpf /sys/fs/bpf && "$0" prog loadall "$1" /sys/fs/bpf/p autoattach'
+              ' && ls /sys/fs/bpf/p')
+    try:
+        r = subprocess.run(['unshare', '-m', 'sh', '-c', script, env.bpftool, obj],
+                           capture_output=True, text=True, timeout=60)
+    except subprocess.TimeoutExpired:
+        return '%s (probe timed out)' % missing
+    # bpftool pins the program instead of a link when it cannot attach; that is a failure.
+    if r.returncode != 0 or 'falling back to pinning' in r.stderr:
+        return missing
+    return None
+
+
+def probe_perf(type_, config, missing):
+    """Opens a perf event (CPU 0, all tasks) of the given type and config."""
+    def probe(env):
+        libc = ctypes.CDLL(None, use_errno=True)
+        # struct perf_event_attr, PERF_ATTR_SIZE_VER0 (64 bytes): type, size, config,
+        # sample_period, sample_type, read_format, flags (disabled = bit 0).
+        attr = struct.pack('<IIQQQQQ', type_, 64, config, 1000000, 0, 0, 1).ljust(64, b'\0')
+        buf = ctypes.create_string_buffer(attr, 64)
+        sys_perf_event_open = 298  # x86_64
+        fd = libc.syscall(sys_perf_event_open, buf, -1, 0, -1, 0)
+        if fd < 0:
+            return '%s (%s)' % (missing, os.strerror(ctypes.get_errno()))
+        os.close(fd)
+        return None
+    return probe
+
+
+def probe_ringbuf(env):
+    script = ('mount -t bpf bpf /sys/fs/bpf && "$0" map create /sys/fs/bpf/rb type ringbuf'
+              ' key 0 value 0 entries 4096 name aot_probe_rb')
+    r = subprocess.run(['unshare', '-m', 'sh', '-c', script, env.bpftool],
+                       capture_output=True, text=True)
+    return None if r.returncode == 0 else 'no ring buffer maps'
+
+
+def probe_btf(env):
+    try:
+        with open('/sys/kernel/btf/vmlinux', 'rb') as f:
+            f.read(8)
+    except OSError as e:
+        return 'no kernel BTF (%s)' % e.strerror
+    return None
+
+
+def probe_tool(name, attr):
+    def probe(env):
+        path = getattr(env, attr)
+        return None if os.access(path, os.X_OK) else '%s not installed' % name
+    return probe
+
+
+# feature -> function(env) returning None when present, or the reason it is missing
+FEATURES = {f: (lambda env, f=f: probe_bpf(env, f)) for f in BPF_FEATURES}
+FEATURES.update({
+    'perf_event': probe_perf(1, 0, 'no software perf events'),       # SW_CPU_CLOCK
+    'hardware': probe_perf(0, 0, 'no hardware perf events'),         # HW_CPU_CYCLES
+    'ringbuf': probe_ringbuf,
+    'btf': probe_btf,
+    'bpftool': probe_tool('bpftool', 'bpftool'),
+    'bpftrace': probe_tool('bpftrace', 'bpftrace'),
+    'clang': probe_tool('clang', 'clang'),
+})
+FEATURES['kfunc'] = FEATURES['fentry']
+FEATURES['profile'] = FEATURES['perf_event']
+
+
+def feature_missing(env, feature):
+    """Probes a feature once per run; returns None or the reason it is missing."""
+    with env.lock:
+        if feature in env.features:
+            return env.features[feature]
+        lk = env.feature_locks.setdefault(feature, threading.Lock())
+    with lk:
+        with env.lock:
+            if feature in env.features:
+                return env.features[feature]
+        try:
+            reason = FEATURES[feature](env)
+        except Exception as e:  # a broken probe must show, not pass
+            reason = 'probe for %s failed: %s' % (feature, e)
+        if reason:
+            reason = '%s: %s' % (feature, reason)
+        with env.lock:
+            env.features[feature] = reason
+        return reason
+
+
+# ---- test files ----
+
+class Test:
+    def __init__(self, path, name):
+        self.path = path
+        self.name = name
+        self.prog = None
+        self.run = None
+        self.args = []
+        self.params = []
+        self.expect = []
+        self.expect_none = []
+        self.expect_err = []
+        self.expect_err_none = []
+        self.exit = 0
+        self.timeout = 10.0
+        self.interrupt = None
+        self.workload = None
+        self.requires = []
+        self.no_leaks = False
+        self.skip = None
+        self.error_case = None  # (bt path, err path)
+
+    @property
+    def label(self):
+        base = os.path.basename(self.path).rsplit('.', 1)[0]
+        return '%s: %s' % (base, self.name) if self.name != base else base
+
+
+class ParseError(Exception):
+    pass
+
+
+def parse_test_file(path):
+    tests = []
+    t = None
+    with open(path) as f:
+        for lineno, raw in enumerate(f, 1):
+            line = raw.rstrip('\n')
+            if not line.strip() or line.lstrip().startswith('#'):
+                continue
+            key, _, val = line.partition(' ')
+            val = val.strip()
+            where = '%s:%d' % (path, lineno)
+            if key == 'NAME':
+                t = Test(path, val)
+                tests.append(t)
+                continue
+            if t is None:
+                raise ParseError('%s: %s before any NAME' % (where, key))
+            try:
+                if key == 'PROG':
+                    t.prog = val if t.prog is None else t.prog + '\n' + val
+                elif key == 'RUN':
+                    t.run = val if t.run is None else t.run + '\n' + val
+                elif key == 'ARGS':
+                    t.args += shlex.split(val)
+                elif key == 'PARAMS':
+                    t.params += shlex.split(val)
+                elif key in ('EXPECT', 'EXPECT_NONE', 'EXPECT_ERR', 'EXPECT_ERR_NONE'):
+                    getattr(t, key.lower()).append(re.compile(val))
+                elif key == 'EXIT':
+                    t.exit = int(val)
+                elif key == 'TIMEOUT':
+                    t.timeout = float(val)
+                elif key == 'INTERRUPT':
+                    t.interrupt = float(val)
+                elif key == 'WORKLOAD':
+                    t.workload = val
+                elif key == 'REQUIRES':
+                    for feat in val.split():
+                        if feat not in FEATURES:
+                            raise ParseError('unknown feature %r (known: %s)' %
+                                             (feat, ' '.join(sorted(FEATURES))))
+                        t.requires.append(feat)
+                elif key == 'AFTER_NO_LEAKS':
+                    t.no_leaks = True
+                elif key == 'SKIP':
+                    t.skip = val or 'skipped'
+                else:
+                    raise ParseError('unknown key %s' % key)
+            except (ValueError, re.error) as e:
+                raise ParseError('%s: %s' % (where, e))
+            except ParseError as e:
+                raise ParseError('%s: %s' % (where, e))
+    for t in tests:
+        if (t.prog is None) == (t.run is None):
+            raise ParseError('%s: test %r needs exactly one of PROG and RUN' % (path, t.name))
+    return tests
+
+
+def error_cases(errdir):
+    tests = []
+    if not os.path.isdir(errdir):
+        return tests
+    for name in sorted(os.listdir(errdir)):
+        if not name.endswith('.bt'):
+            continue
+        bt = os.path.join(errdir, name)
+        t = Test(bt, 'errors/' + name[:-3])
+        t.error_case = (bt, bt[:-3] + '.err')
+        t.exit = 1
+        tests.append(t)
+    return tests
+
+
+# ---- leak checks ----
+
+def bpf_objects(env):
+    """The set of live BPF objects, pins and trace events, as comparable strings."""
+    objs = set()
+    for kind in ('prog', 'map', 'link'):
+        r = subprocess.run([env.bpftool, '-j', kind, 'show'], capture_output=True, text=True)
+        try:
+            for o in json.loads(r.stdout or '[]'):
+                objs.add('%s %s %s' % (kind, o.get('id'), o.get('name', o.get('type', ''))))
+        except ValueError:
+            pass
+    if os.path.ismount('/sys/fs/bpf'):
+        for dirpath, dirnames, filenames in os.walk('/sys/fs/bpf'):
+            for n in dirnames + filenames:
+                objs.add('pin ' + os.path.join(dirpath, n))
+    for ev in ('kprobe_events', 'uprobe_events'):
+        try:
+            with open('/sys/kernel/tracing/' + ev) as f:
+                objs.update('%s %s' % (ev, line.strip()) for line in f if line.strip())
+        except OSError:
+            pass
+    return objs
+
+
+def leaks_after(env, before):
+    """New objects that remain; the kernel frees programs after an RCU grace period, so wait."""
+    deadline = time.monotonic() + 5
+    while True:
+        new = bpf_objects(env) - before
+        if not new or time.monotonic() > deadline:
+            return sorted(new)
+        time.sleep(0.2)
+
+
+# ---- running ----
+
+class Result:
+    def __init__(self, test, status, reason='', tail=''):
+        self.test, self.status, self.reason, self.tail = test, status, reason, tail
+
+
+def tail(text, n=TAIL_LINES):
+    lines = text.splitlines()
+    return '\n'.join(lines[-n:])
+
+
+def run_process(cmd, cwd, envvars, timeout, interrupt):
+    """Runs cmd; returns (exit status or None on timeout, stdout, stderr)."""
+    p = subprocess.Popen(cmd, cwd=cwd, env=envvars, stdin=subprocess.DEVNULL,
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                         errors='replace', start_new_session=True)
+    timed_out = False
+    try:
+        if interrupt is not None:
+            try:
+                out, err = p.communicate(timeout=interrupt)
+                return p.returncode, out, err
+            except subprocess.TimeoutExpired:
+                os.killpg(p.pid, signal.SIGINT)
+                timeout = max(timeout - interrupt, 1)
+        out, err = p.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        timed_out = True
+        try:
+            os.killpg(p.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+        out, err = p.communicate()
+    return (None if timed_out else p.returncode), out, err
+
+
+def check_lines(text, regexes, want, what):
+    lines = text.splitlines()
+    for rx in regexes:
+        hit = any(rx.search(line) for line in lines)
+        if hit != want:
+            return '%s %s /%s/' % (what, 'has no line matching' if want else 'has a line matching',
+                                    rx.pattern)
+    return None
+
+
+def run_test(env, t, scale):
+    if t.skip:
+        return Result(t, 'SKIP', t.skip)
+    for feat in t.requires:
+        reason = feature_missing(env, feat)
+        if reason:
+            return Result(t, 'SKIP', reason)
+    if t.error_case:
+        return run_error_case(env, t, scale)
+
+    before = bpf_objects(env) if t.no_leaks else None
+    work = tempfile.mkdtemp(prefix='aotrace-test-')
+    envvars = dict(os.environ, AOTRACE=env.aotrace, BPFTOOL=env.bpftool, BPFTRACE=env.bpftrace,
+                   SRCDIR=SRCDIR, TESTDIR=os.path.dirname(os.path.abspath(t.path)))
+    wl = None
+    try:
+        if t.workload:
+            wl = subprocess.Popen(t.workload, shell=True, executable='/bin/bash', cwd=work,
+                                  env=envvars, stdin=subprocess.DEVNULL,
+                                  stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                                  start_new_session=True)
+        if t.run is not None:
+            cmd, shown = ['/bin/bash', '-o', 'pipefail', '-c', t.run], t.run
+        else:
+            cmd = [env.aotrace] + t.args + ['-e', t.prog] + t.params
+            shown = ' '.join(shlex.quote(c) for c in cmd)
+        interrupt = t.interrupt * scale if t.interrupt is not None else None
+        start = time.monotonic()
+        status, out, err = run_process(cmd, work, envvars, t.timeout * scale, interrupt)
+        elapsed = time.monotonic() - start
+    finally:
+        if wl:
+            try:
+                os.killpg(wl.pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+            wl.wait()
+        shutil.rmtree(work, ignore_errors=True)
+
+    def fail(reason):
+        text = '$ %s\n--- stdout (tail)\n%s\n--- stderr (tail)\n%s' % (shown, tail(out),
+                                                                      tail(err))
+        return Result(t, 'FAIL', reason, text)
+
+    if status is None:
+        return fail('timed out after %.0fs' % (t.timeout * scale))
+    if status < 0:
+        return fail('killed by signal %d' % -status)
+    if status != t.exit:
+        return fail('exit status %d, expected %d' % (status, t.exit))
+    for regexes, text, want, what in ((t.expect, out, True, 'stdout'),
+                                      (t.expect_none, out, False, 'stdout'),
+                                      (t.expect_err, err, True, 'stderr'),
+                                      (t.expect_err_none, err, False, 'stderr')):
+        problem = check_lines(text, regexes, want, what)
+        if problem:
+            return fail(problem)
+    if t.no_leaks:
+        left = leaks_after(env, before)
+        if left:
+            return fail('left behind: ' + ', '.join(left[:8]))
+    return Result(t, 'PASS', '%.1fs' % elapsed)
+
+
+def run_error_case(env, t, scale):
+    bt, errf = t.error_case
+    if not os.path.exists(errf):
+        return Result(t, 'FAIL', 'missing ' + os.path.relpath(errf, SRCDIR))
+    with open(errf) as f:
+        want = f.read()
+    cmd = [env.aotrace, '--emit-elf', '/dev/null', os.path.basename(bt)]
+    status, out, err = run_process(cmd, os.path.dirname(bt), None, 30 * scale, None)
+    if status == t.exit and err == want:
+        return Result(t, 'PASS')
+    if status != t.exit:
+        reason = 'exit status %s, expected %d' % (status, t.exit)
+    else:
+        reason = 'stderr differs from %s' % os.path.basename(errf)
+    text = '$ (cd tests/errors && aotrace %s)\n--- expected stderr\n%s--- actual stderr\n%s' % (
+        ' '.join(cmd[1:]), want, err)
+    return Result(t, 'FAIL', reason, text)
+
+
+# ---- summaries ----
+
+def summary_line(passed, failed, skipped):
+    s = '%d passed, %d failed' % (passed, failed)
+    if skipped:
+        s += ', %d skipped' % skipped
+    return s
+
+
+def print_summary(summary, label=None):
+    for reason, n in sorted(summary['skipped'].items()):
+        print('skipped %d: %s' % (n, reason))
+    line = summary_line(summary['passed'], summary['failed'], sum(summary['skipped'].values()))
+    print(('%s: %s' % (label, line)) if label else line)
+
+
+def write_json(path, summary):
+    if path:
+        with open(path, 'w') as f:
+            json.dump(summary, f)
+
+
+def new_summary(label):
+    return {'label': label, 'passed': 0, 'failed': 0, 'skipped': {}}
+
+
+def cmd_meson_log(args):
+    """Counts meson's unit test results (testlog.json: one JSON object per line)."""
+    s = new_summary(args.label or 'unit')
+    try:
+        with open(args.meson_log) as f:
+            for line in f:
+                if not line.strip():
+                    continue
+                r = json.loads(line).get('result', '')
+                if r in ('OK', 'EXPECTEDFAIL'):
+                    s['passed'] += 1
+                elif r == 'SKIP':
+                    s['skipped']['unit test skipped itself'] = \
+                        s['skipped'].get('unit test skipped itself', 0) + 1
+                else:
+                    s['failed'] += 1
+    except FileNotFoundError:
+        pass
+    write_json(args.json, s)
+    return 0
+
+
+def cmd_combine(files):
+    total = new_summary('total')
+    for path in files:
+        try:
+            with open(path) as f:
+                s = json.load(f)
+        except (OSError, ValueError) as e:
+            print('%s: unreadable summary (%s)' % (path, e))
+            total['failed'] += 1
+            continue
+        print('%s: %s' % (s['label'], summary_line(s['passed'], s['failed'],
+                                                   sum(s['skipped'].values()))))
+        total['passed'] += s['passed']
+        total['failed'] += s['failed']
+        for reason, n in s['skipped'].items():
+            key = '%s (%s)' % (reason, s['label']) if s['label'].startswith('vm') else reason
+            total['skipped'][key] = total['skipped'].get(key, 0) + n
+    print_summary(total)
+    return 1 if total['failed'] else 0
+
+
+def main():
+    ap = argparse.ArgumentParser(description='aotrace end-to-end test runner')
+    ap.add_argument('aotrace', nargs='?', help='the aotrace binary to test')
+    ap.add_argument('-j', '--jobs', type=int, default=2, help='tests run at once (default 2)')
+    ap.add_argument('-k', '--filter', help='only tests whose label matches this regex')
+    ap.add_argument('--json', help='also write the summary as JSON to this file')
+    ap.add_argument('--label', help='a name for this run in summaries')
+    ap.add_argument('--timeout-scale', type=float,
+                    default=float(os.environ.get('AOTRACE_TIMEOUT_SCALE', '1')),
+                    help='multiply every TIMEOUT and INTERRUPT (slow emulated kernels)')
+    ap.add_argument('--cache', help='folder for compiled feature probes')
+    ap.add_argument('--meson-log', help="summarise meson's testlog.json instead of running")
+    ap.add_argument('--combine', nargs='+', metavar='JSON', help='combine summary files')
+    ap.add_argument('--features', action='store_true', help='print what each feature probe says')
+    args = ap.parse_args()
+
+    if args.combine:
+        return cmd_combine(args.combine)
+    if args.meson_log:
+        return cmd_meson_log(args)
+    if not args.aotrace:
+        ap.error('the aotrace binary is required')
+
+    aotrace = os.path.abspath(args.aotrace)
+    cache = args.cache or os.path.join(os.path.dirname(aotrace), 'feature-probes')
+    env = Env(aotrace, cache)
+    if args.features:
+        for feat in sorted(FEATURES):
+            print('%-14s %s' % (feat, feature_missing(env, feat) or 'yes'))
+        return 0
+
+    summary = new_summary(args.label or 'e2e')
+    tests = []
+    rtdir = os.path.join(SRCDIR, 'tests', 'runtime')
+    for name in sorted(os.listdir(rtdir)):
+        if name.endswith('.test'):
+            try:
+                tests += parse_test_file(os.path.join(rtdir, name))
+            except ParseError as e:
+                print('FAIL %s (%s)' % (name, e))
+                summary['failed'] += 1
+    tests += error_cases(os.path.join(SRCDIR, 'tests', 'errors'))
+    if args.filter:
+        tests = [t for t in tests if re.search(args.filter, t.label)]
+    if not os.access(aotrace, os.X_OK):
+        print('FAIL %s is not an executable' % aotrace)
+        summary['failed'] += 1
+        tests = []
+
+    out_lock = threading.Lock()
+
+    def report(r):
+        with out_lock:
+            if r.status == 'PASS':
+                summary['passed'] += 1
+            elif r.status == 'FAIL':
+                summary['failed'] += 1
+            else:
+                summary['skipped'][r.reason] = summary['skipped'].get(r.reason, 0) + 1
+            print('%s %s%s' % (r.status, r.test.label, ' (%s)' % r.reason if r.reason else ''))
+            if r.tail:
+                print('    ' + r.tail.replace('\n', '\n    '))
+            sys.stdout.flush()
+
+    # Leak-checked tests run alone afterwards, so that no other test's objects look like leaks.
+    shared = [t for t in tests if not t.no_leaks]
+    alone = [t for t in tests if t.no_leaks]
+    with concurrent.futures.ThreadPoolExecutor(max_workers=max(args.jobs, 1)) as pool:
+        for fut in [pool.submit(run_test, env, t, args.timeout_scale) for t in shared]:
+            report(fut.result())
+    for t in alone:
+        report(run_test(env, t, args.timeout_scale))
+
+    write_json(args.json, summary)
+    print_summary(summary)
+    return 1 if summary['failed'] else 0
+
+
+if __name__ == '__main__':
+    sys.exit(main())
