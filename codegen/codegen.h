@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * Code generation: a checked, expanded program becomes the bytes of a BPF ELF object. The only
- * folder that includes <llvm-c/*.h>.
+ * folder that includes the LLVM C API headers (llvm-c/).
  */
 #ifndef AOT_CODEGEN_H
 #define AOT_CODEGEN_H

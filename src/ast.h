@@ -65,9 +65,13 @@ enum node_kind {
 	NODE_BINOP,    /* op; lhs; rhs */
 	NODE_UNOP,     /* op; lhs = operand; is_post for x++ and x-- */
 	NODE_TERNARY,  /* cond; lhs = then; rhs = else */
-	NODE_FIELD,    /* lhs; name; is_arrow; field_off and type (sema) */
+	NODE_FIELD,    /* lhs; name; is_arrow; type (sema). For args->name the offset can differ per
+			* match of a wildcard: look the name up in probe_match.args. */
 	NODE_INDEX,    /* lhs; rhs */
-	NODE_CAST,     /* cast_type text ("uint8", "struct task_struct *"); lhs */
+	NODE_CAST,     /* cast_type text ("uint8", "struct task_struct *"); lhs. Sema also inserts
+			* implicit casts (cast_type NULL) wherever a value meets a slot of another
+			* type: INT->INT resizes (extending by the source's sign), STR->STR copies
+			* and zero-pads or truncates (keeping a NUL), TUPLE->TUPLE element-wise. */
 	NODE_TUPLE,    /* args */
 	/* statements */
 	NODE_EXPR_STMT, /* lhs */
@@ -100,6 +104,7 @@ enum op {
 	OP_SHR,      /* >> */
 	OP_INC,      /* ++ */
 	OP_DEC,      /* -- */
+	OP_ARROW,    /* -> (a token only, never in the AST) */
 };
 
 /* Builtin identifiers, resolved by sema from NODE_BUILTIN names. */
@@ -196,6 +201,7 @@ struct node {
 	uint64_t num;
 	int op;
 	bool is_post, is_arrow, is_count;
+	bool is_user; /* CALL str(): the pointer is into user memory (probe_read_user_str) */
 	char *cast_type;
 	char *provider, *target; /* NODE_ATTACH: "tracepoint", "syscalls:sys_enter_open*" */
 

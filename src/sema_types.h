@@ -1,0 +1,64 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * What the semantic passes share: the context of a walk, the builtin and function tables, and
+ * the type helpers. Only src/sema*.c include it.
+ */
+#ifndef AOT_SEMA_TYPES_H
+#define AOT_SEMA_TYPES_H
+
+#include "frontend.h"
+
+struct sema_ctx {
+	struct program *prog;
+	struct probe_env *env;
+	struct diags *d;
+	struct arena *a;
+	struct node *probe; /* the NODE_PROBE being checked */
+	bool report;        /* only the last walk reports: earlier ones just learn map types */
+	struct node *assign_rhs; /* the call that is the whole right side of a map assignment */
+};
+
+/* ---- builtins (sema_builtins.c) ---- */
+
+struct sema_builtin {
+	const char *name;
+	enum builtin id;
+	struct type type;
+	uint32_t needs; /* enum probe_builtins the probe type must provide; 0: every probe */
+	bool unsupported; /* recognised, but not compiled yet */
+};
+
+struct sema_func {
+	const char *name;
+	enum func id;
+	int min_args, max_args;
+	bool unsupported;
+};
+
+const struct sema_builtin *sema_builtin_find(const char *name);
+const struct sema_func *sema_func_find(const char *name);
+
+/* ---- types (sema_types.c) ---- */
+
+struct type type_int(uint32_t size, bool is_signed);
+struct type type_str(uint32_t size);
+bool type_equal(const struct type *a, const struct type *b);
+/* The type a value takes when stored in a map or variable: ints widen to 64 bits. */
+struct type type_storage(struct arena *a, const struct type *t);
+/*
+ * Merges b into a for two values that share a slot: same kind, strings grow to the larger.
+ * false if they cannot share one.
+ */
+bool type_merge(struct arena *a, struct type *into, const struct type *b);
+/* Natural-alignment layout of a tuple of n element types. */
+struct type type_tuple(struct arena *a, const struct type *elems, uint32_t n);
+const char *type_name(struct arena *a, const struct type *t);
+bool type_is_agg(const struct type *t);
+
+/* ---- lowering (sema_lower.c) ---- */
+
+/* After a clean check: implicit casts, map and printf layouts into the metadata. */
+int sema_lower(struct sema_ctx *ctx);
+int sema_printf_check(struct sema_ctx *ctx, struct node *call);
+
+#endif
