@@ -1,5 +1,419 @@
 // SPDX-License-Identifier: GPL-2.0
-int main(void)
+/*
+ * aotrace's driver: the command line, then the pipeline as one table of passes from source text
+ * to an ELF object, which is either written out (--emit-elf) or handed to the runtime.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "arena.h"
+#include "codegen.h"
+#include "frontend.h"
+#include "meta.h"
+#include "probe.h"
+#include "runtime.h"
+
+#ifndef AOTRACE_VERSION
+#define AOTRACE_VERSION "0.1.0"
+#endif
+
+/* Exit statuses, documented in aotrace(8). */
+enum {
+	EXIT_OK = 0,
+	EXIT_PROGRAM = 1, /* the program has errors: diagnostics were printed */
+	EXIT_USAGE = 2,   /* bad command line */
+	EXIT_KERNEL = 3,  /* the kernel refused it: load, verifier or attach */
+};
+
+struct cli {
+	const char *prog_text; /* -e */
+	const char *file;      /* script path or "-" */
+	const char *out_path;  /* -o */
+	const char *emit_elf;  /* --emit-elf */
+	enum aot_output_format format;
+	unsigned dump;  /* enum cg_dump, plus DUMP_AST */
+	int verbose;
+	bool quiet;
+	char **params;
+	int nparams;
+};
+
+#define DUMP_AST (1u << 16)
+
+/* One table for getopt and --help, so the two cannot drift apart. */
+static const struct cli_opt {
+	const char *name;
+	int has_arg;
+	int val;
+	const char *arg, *help;
+} cli_opts[] = {
+	{ "e", required_argument, 'e', "PROGRAM", "compile and run PROGRAM given on the command line" },
+	{ "output", required_argument, 'o', "FILE", "write the output to FILE instead of stdout" },
+	{ "format", required_argument, 'f', "FORMAT", "output format: text (json is planned)" },
+	{ "emit-elf", required_argument, 'E', "FILE", "write the BPF ELF object to FILE and do not run it" },
+	{ "dump", required_argument, 'd', "STAGES", "print the state after stages: ast, ir, ir-opt, asm, all (comma list)" },
+	{ "verbose", no_argument, 'v', NULL, "say more: libbpf messages, full verifier logs" },
+	{ "quiet", no_argument, 'q', NULL, "do not print the \"Attaching N probes...\" line" },
+	{ "help", no_argument, 'h', NULL, "show this help and exit" },
+	{ "version", no_argument, 'V', NULL, "show the version and exit" },
+};
+#define NOPTS (sizeof(cli_opts) / sizeof(cli_opts[0]))
+
+static void cli_usage(FILE *f)
 {
+	fprintf(f, "usage: aotrace [OPTIONS] FILE|- [ARGS...]\n"
+		   "       aotrace [OPTIONS] -e PROGRAM [ARGS...]\n\n"
+		   "Compile a bpftrace program ahead of time into a BPF ELF object, and run it.\n\n"
+		   "options:\n");
+	for (size_t i = 0; i < NOPTS; i++) {
+		char left[64];
+		const struct cli_opt *o = &cli_opts[i];
+
+		if (o->val < 128 && strlen(o->name) > 1)
+			snprintf(left, sizeof(left), "-%c, --%s%s%s", o->val, o->name,
+				 o->arg ? " " : "", o->arg ? o->arg : "");
+		else if (strlen(o->name) == 1)
+			snprintf(left, sizeof(left), "-%s %s", o->name, o->arg ? o->arg : "");
+		else
+			snprintf(left, sizeof(left), "    --%s%s%s", o->name, o->arg ? " " : "",
+				 o->arg ? o->arg : "");
+		fprintf(f, "  %-26s %s\n", left, o->help);
+	}
+	fprintf(f, "\nenvironment:\n  %-26s %s\n", "BPFTRACE_STRLEN",
+		"bytes of a string value, including the NUL (default 64, at most 200)");
+	fprintf(f, "\nexit status: 0 success, 1 errors in the program, 2 usage error,\n"
+		   "             3 the kernel refused the program (load, verifier, attach)\n");
+}
+
+static int cli_parse_dump(const char *arg, unsigned *dump)
+{
+	static const struct {
+		const char *name;
+		unsigned bits;
+	} stages[] = { { "ast", DUMP_AST },
+		       { "ir", CG_DUMP_IR },
+		       { "ir-opt", CG_DUMP_IR_OPT },
+		       { "asm", CG_DUMP_ASM },
+		       { "all", DUMP_AST | CG_DUMP_IR | CG_DUMP_IR_OPT | CG_DUMP_ASM } };
+	char *copy = strdup(arg), *save = NULL, *tok;
+	int ret = 0;
+
+	if (!copy)
+		return -ENOMEM;
+	for (tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		size_t i;
+
+		for (i = 0; i < sizeof(stages) / sizeof(stages[0]); i++)
+			if (strcmp(tok, stages[i].name) == 0)
+				break;
+		if (i == sizeof(stages) / sizeof(stages[0])) {
+			fprintf(stderr, "aotrace: unknown dump stage '%s' (ast, ir, ir-opt, asm, all)\n", tok);
+			ret = -EINVAL;
+			break;
+		}
+		*dump |= stages[i].bits;
+	}
+	free(copy);
+	return ret;
+}
+
+/* 0: go on; 1: done (help or version printed); -EINVAL: usage error, already reported. */
+static int cli_parse(int argc, char **argv, struct cli *cli)
+{
+	struct option longopts[NOPTS + 1];
+	char shortopts[64] = "+";
+	size_t n = 0, s = 1;
+	int c;
+
+	for (size_t i = 0; i < NOPTS; i++) {
+		if (strlen(cli_opts[i].name) > 1)
+			longopts[n++] = (struct option){ cli_opts[i].name, cli_opts[i].has_arg, NULL,
+							 cli_opts[i].val };
+		if (cli_opts[i].val < 128) {
+			shortopts[s++] = (char)cli_opts[i].val;
+			if (cli_opts[i].has_arg)
+				shortopts[s++] = ':';
+		}
+	}
+	shortopts[s] = 0;
+	longopts[n] = (struct option){ 0 };
+
+	while ((c = getopt_long(argc, argv, shortopts, longopts, NULL)) != -1) {
+		switch (c) {
+		case 'e':
+			cli->prog_text = optarg;
+			break;
+		case 'o':
+			cli->out_path = optarg;
+			break;
+		case 'f':
+			if (strcmp(optarg, "text") == 0) {
+				cli->format = AOT_OUT_TEXT;
+			} else {
+				fprintf(stderr, "aotrace: output format '%s' is not supported (text)\n", optarg);
+				return -EINVAL;
+			}
+			break;
+		case 'E':
+			cli->emit_elf = optarg;
+			break;
+		case 'd':
+			if (cli_parse_dump(optarg, &cli->dump))
+				return -EINVAL;
+			break;
+		case 'v':
+			cli->verbose++;
+			break;
+		case 'q':
+			cli->quiet = true;
+			break;
+		case 'h':
+			cli_usage(stdout);
+			return 1;
+		case 'V':
+			printf("aotrace v%s\n", AOTRACE_VERSION);
+			return 1;
+		default:
+			cli_usage(stderr);
+			return -EINVAL;
+		}
+	}
+	if (!cli->prog_text) {
+		if (optind >= argc) {
+			fprintf(stderr, "aotrace: no program given: a script FILE, '-' for stdin, or -e PROGRAM\n");
+			cli_usage(stderr);
+			return -EINVAL;
+		}
+		cli->file = argv[optind++];
+	}
+	cli->params = argv + optind;
+	cli->nparams = argc - optind;
 	return 0;
+}
+
+static int read_stream(FILE *f, char **text, size_t *len)
+{
+	size_t cap = 4096, n = 0, got;
+	char *buf = malloc(cap), *nbuf;
+
+	if (!buf)
+		return -ENOMEM;
+	while ((got = fread(buf + n, 1, cap - n - 1, f)) > 0) {
+		n += got;
+		if (cap - n - 1 == 0) {
+			nbuf = realloc(buf, cap * 2);
+			if (!nbuf) {
+				free(buf);
+				return -ENOMEM;
+			}
+			buf = nbuf;
+			cap *= 2;
+		}
+	}
+	if (ferror(f)) {
+		free(buf);
+		return -EIO;
+	}
+	buf[n] = 0;
+	*text = buf;
+	*len = n;
+	return 0;
+}
+
+static int load_source(const struct cli *cli, struct source *src)
+{
+	FILE *f;
+	int ret;
+
+	if (cli->prog_text) {
+		src->name = strdup("-e");
+		src->text = strdup(cli->prog_text);
+		src->len = strlen(cli->prog_text);
+		return src->name && src->text ? 0 : -ENOMEM;
+	}
+	if (strcmp(cli->file, "-") == 0) {
+		src->name = strdup("stdin");
+		ret = read_stream(stdin, &src->text, &src->len);
+		return src->name ? ret : -ENOMEM;
+	}
+	f = fopen(cli->file, "r");
+	if (!f) {
+		ret = -errno;
+		fprintf(stderr, "aotrace: cannot open %s: %s\n", cli->file, strerror(errno));
+		return ret;
+	}
+	src->name = strdup(cli->file);
+	ret = read_stream(f, &src->text, &src->len);
+	fclose(f);
+	return src->name ? ret : -ENOMEM;
+}
+
+struct pipeline {
+	struct program *prog;
+	struct probe_env *env;
+	struct diags *d;
+	const struct cli *cli;
+	void *elf;
+	size_t elf_size;
+};
+
+static int pass_parse(struct pipeline *pl)
+{
+	int ret = parse_program(pl->prog, pl->d);
+
+	if (!ret && (pl->cli->dump & DUMP_AST))
+		ast_dump(pl->prog->root, stdout);
+	return ret;
+}
+
+static int pass_expand(struct pipeline *pl)
+{
+	return expand_probes(pl->prog, pl->env, pl->d);
+}
+
+static int pass_sema(struct pipeline *pl)
+{
+	return sema_check(pl->prog, pl->env, pl->d);
+}
+
+static int pass_codegen(struct pipeline *pl)
+{
+	struct cg_opts opts = { .sz = sizeof(opts), .dump = pl->cli->dump & ~DUMP_AST,
+				.dump_out = stdout };
+
+	return cg_compile(pl->prog, &opts, pl->d, &pl->elf, &pl->elf_size);
+}
+
+/* The pipeline; each pass stops it if it reported an error. */
+static const struct pass {
+	const char *name;
+	const char *does;
+	int (*run)(struct pipeline *pl);
+} passes[] = {
+	{ "parse", "source text -> AST with locations", pass_parse },
+	{ "expand", "attach points -> concrete probes, one program each", pass_expand },
+	{ "sema", "AST -> typed AST, explicit casts, map and printf layouts", pass_sema },
+	{ "codegen", "typed AST -> LLVM IR -> BPF ELF object in memory", pass_codegen },
+};
+
+static int write_file(const char *path, const void *buf, size_t size)
+{
+	FILE *f = fopen(path, "wb");
+	int ret = 0;
+
+	if (!f || fwrite(buf, 1, size, f) != size)
+		ret = -errno;
+	if (f && fclose(f) && !ret)
+		ret = -errno;
+	if (ret)
+		fprintf(stderr, "aotrace: cannot write %s: %s\n", path, strerror(-ret));
+	return ret;
+}
+
+static int compile_and_run(const struct cli *cli, struct source *src)
+{
+	struct diags d;
+	struct program prog = { .src = src, .params = cli->params, .nparams = cli->nparams };
+	struct pipeline pl = { .prog = &prog, .d = &d, .cli = cli };
+	const char *strlen_env = getenv("BPFTRACE_STRLEN");
+	FILE *out = stdout;
+	int status = EXIT_OK, ret = 0;
+
+	diags_init(&d, src);
+	prog.arena = arena_new();
+	prog.meta = aot_meta_new();
+	pl.env = probe_env__new();
+	if (!prog.arena || !prog.meta || !pl.env) {
+		fprintf(stderr, "aotrace: out of memory\n");
+		status = EXIT_PROGRAM;
+		goto out;
+	}
+	prog.strlen_max = 64;
+	if (strlen_env) {
+		long v = strtol(strlen_env, NULL, 10);
+
+		if (v < 1 || v > 200) {
+			fprintf(stderr, "aotrace: BPFTRACE_STRLEN must be between 1 and 200\n");
+			status = EXIT_USAGE;
+			goto out;
+		}
+		prog.strlen_max = (uint32_t)v;
+	}
+
+	for (size_t i = 0; i < sizeof(passes) / sizeof(passes[0]); i++) {
+		ret = passes[i].run(&pl);
+		if (ret || d.nerrors)
+			break;
+	}
+	diags_print(&d, stderr);
+	if (ret || d.nerrors) {
+		if (!d.nerrors)
+			fprintf(stderr, "aotrace: %s failed: %s\n", "compilation", strerror(-ret));
+		status = EXIT_PROGRAM;
+		goto out;
+	}
+
+	if (cli->emit_elf) {
+		status = write_file(cli->emit_elf, pl.elf, pl.elf_size) ? EXIT_USAGE : EXIT_OK;
+		goto out;
+	}
+	if (cli->dump & (CG_DUMP_IR | CG_DUMP_IR_OPT | CG_DUMP_ASM | DUMP_AST))
+		goto out;
+	if (cli->out_path) {
+		out = fopen(cli->out_path, "w");
+		if (!out) {
+			fprintf(stderr, "aotrace: cannot open %s: %s\n", cli->out_path, strerror(errno));
+			status = EXIT_USAGE;
+			goto out;
+		}
+	}
+	{
+		struct aot_run_opts ro = {
+			.sz = sizeof(ro),
+			.out = out,
+			.format = cli->format,
+			.verbose = cli->verbose,
+			.quiet = cli->quiet,
+			.params = cli->params,
+			.nparams = cli->nparams,
+			.obj_name = src->name,
+		};
+
+		/* The compiler's memory is not needed while the program runs. */
+		probe_env__free(pl.env);
+		pl.env = NULL;
+		status = aot_run(pl.elf, pl.elf_size, &ro) ? EXIT_KERNEL : EXIT_OK;
+	}
+	if (out != stdout)
+		fclose(out);
+out:
+	free(pl.elf);
+	probe_env__free(pl.env);
+	aot_meta_free(prog.meta);
+	arena_free(prog.arena);
+	diags_free(&d);
+	return status;
+}
+
+int main(int argc, char **argv)
+{
+	struct cli cli = { 0 };
+	struct source src = { 0 };
+	int status;
+
+	status = cli_parse(argc, argv, &cli);
+	if (status)
+		return status > 0 ? EXIT_OK : EXIT_USAGE;
+	if (load_source(&cli, &src)) {
+		status = EXIT_USAGE;
+		goto out;
+	}
+	status = compile_and_run(&cli, &src);
+out:
+	free(src.name);
+	free(src.text);
+	return status;
 }
