@@ -1,2 +1,708 @@
 // SPDX-License-Identifier: GPL-2.0
-/* stub: not written yet */
+/*
+ * The metadata section: builders for the compiler, a writer, and a reader for the runtime that
+ * treats the bytes as hostile (they come from an ELF file anyone may hand to aotrace-run).
+ *
+ * Serialised format, version 1. Every field is a little-endian u32; records are fixed-size and
+ * need no alignment (the reader copies bytes out). Offsets are from the start of the section.
+ *
+ *   header (64 bytes)
+ *      0  magic[8]       "AOTMETA\0"
+ *      8  version        AOT_META_VERSION
+ *     12  total_size     bytes of the whole section; the reader ignores anything past it
+ *     16  nparams
+ *     20  reserved       0
+ *     24  probes_off, nprobes     probe records (20 bytes): prog type target name flags
+ *     32  maps_off, nmaps         map records (56 bytes): name elf_name agg nkeys key value
+ *     40  fmts_off, nfmts         format records (28 bytes): kind fmt args
+ *     48  elems_off, nelems       tuple element records (24 bytes): offset type
+ *     56  strtab_off, strtab_size string table: NUL-terminated strings
+ *
+ *   type (20 bytes inside the records above): kind size is_signed nelems elems
+ *   string: offset into the string table, or AOT_META_NOSTR for a NULL pointer
+ *
+ * The reader checks every offset and count against total_size, every string for a NUL inside
+ * the table, every type's kind and size, every tuple's element range, element offsets within
+ * the tuple, cycles and a nesting depth of at most AOT_META_MAX_DEPTH.
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "meta.h"
+
+#define META_HDR_SIZE 64
+#define META_TYPE_SIZE 20
+#define META_PROBE_SIZE 20
+#define META_MAP_SIZE (16 + 2 * META_TYPE_SIZE)
+#define META_FMT_SIZE (8 + META_TYPE_SIZE)
+#define META_ELEM_SIZE (4 + META_TYPE_SIZE)
+#define META_STR_MAX 4096 /* longest string the reader accepts: names and formats */
+
+/* Builders */
+
+struct aot_meta *aot_meta_new(void)
+{
+	struct aot_meta *m = calloc(1, sizeof(*m));
+
+	if (m)
+		m->version = AOT_META_VERSION;
+	return m;
+}
+
+static void meta_free_probe(struct aot_probe *p)
+{
+	free(p->prog);
+	free(p->type);
+	free(p->target);
+	free(p->name);
+}
+
+void aot_meta_free(struct aot_meta *m)
+{
+	uint32_t i;
+
+	if (!m)
+		return;
+	for (i = 0; i < m->nprobes; i++)
+		meta_free_probe(&m->probes[i]);
+	for (i = 0; i < m->nmaps; i++) {
+		free(m->maps[i].name);
+		free(m->maps[i].elf_name);
+	}
+	for (i = 0; i < m->nfmts; i++)
+		free(m->fmts[i].fmt);
+	free(m->probes);
+	free(m->maps);
+	free(m->fmts);
+	free(m->elems);
+	free(m);
+}
+
+/* strdup that keeps NULL as NULL; *ok turns false on allocation failure. */
+static char *meta_strdup(const char *s, bool *ok)
+{
+	char *d;
+
+	if (!s)
+		return NULL;
+	d = strdup(s);
+	if (!d)
+		*ok = false;
+	return d;
+}
+
+/* Grows an array of n elements of size sz by one; returns the new array or NULL. */
+static void *meta_grow(void *arr, uint32_t n, size_t sz)
+{
+	if (n >= INT32_MAX - 1)
+		return NULL;
+	return realloc(arr, (n + 1) * sz);
+}
+
+int aot_meta_add_probe(struct aot_meta *m, const struct aot_probe *p)
+{
+	struct aot_probe *arr, *d;
+	bool ok = true;
+
+	arr = meta_grow(m->probes, m->nprobes, sizeof(*arr));
+	if (!arr)
+		return -ENOMEM;
+	m->probes = arr;
+	d = &arr[m->nprobes];
+	d->prog = meta_strdup(p->prog, &ok);
+	d->type = meta_strdup(p->type, &ok);
+	d->target = meta_strdup(p->target, &ok);
+	d->name = meta_strdup(p->name, &ok);
+	d->flags = p->flags;
+	if (!ok) {
+		meta_free_probe(d);
+		return -ENOMEM;
+	}
+	return m->nprobes++;
+}
+
+int aot_meta_add_map(struct aot_meta *m, const struct aot_map *map)
+{
+	struct aot_map *arr, *d;
+	bool ok = true;
+
+	arr = meta_grow(m->maps, m->nmaps, sizeof(*arr));
+	if (!arr)
+		return -ENOMEM;
+	m->maps = arr;
+	d = &arr[m->nmaps];
+	*d = *map;
+	d->name = meta_strdup(map->name, &ok);
+	d->elf_name = meta_strdup(map->elf_name, &ok);
+	if (!ok) {
+		free(d->name);
+		free(d->elf_name);
+		return -ENOMEM;
+	}
+	return m->nmaps++;
+}
+
+int aot_meta_add_fmt(struct aot_meta *m, const struct aot_fmt *f)
+{
+	struct aot_fmt *arr, *d;
+	bool ok = true;
+
+	arr = meta_grow(m->fmts, m->nfmts, sizeof(*arr));
+	if (!arr)
+		return -ENOMEM;
+	m->fmts = arr;
+	d = &arr[m->nfmts];
+	*d = *f;
+	d->fmt = meta_strdup(f->fmt, &ok);
+	if (!ok)
+		return -ENOMEM;
+	return m->nfmts++;
+}
+
+int aot_meta_add_elems(struct aot_meta *m, uint32_t n)
+{
+	struct aot_elem *arr;
+	uint32_t first = m->nelems;
+
+	if (n > AOT_META_MAX_TUPLE || first > INT32_MAX - n)
+		return -ENOMEM;
+	arr = realloc(m->elems, ((size_t)first + n) * sizeof(*arr) + 1);
+	if (!arr)
+		return -ENOMEM;
+	memset(&arr[first], 0, n * sizeof(*arr));
+	m->elems = arr;
+	m->nelems += n;
+	return first;
+}
+
+/* Writer */
+
+struct meta_buf {
+	uint8_t *data;
+	size_t len, cap;
+	bool failed;
+};
+
+static void *meta_buf_reserve(struct meta_buf *b, size_t n)
+{
+	void *p;
+
+	if (b->failed)
+		return NULL;
+	if (b->len + n > b->cap) {
+		size_t cap = b->cap ? b->cap * 2 : 1024;
+		uint8_t *d;
+
+		while (cap < b->len + n)
+			cap *= 2;
+		d = realloc(b->data, cap);
+		if (!d) {
+			b->failed = true;
+			return NULL;
+		}
+		b->data = d;
+		b->cap = cap;
+	}
+	p = b->data + b->len;
+	memset(p, 0, n);
+	b->len += n;
+	return p;
+}
+
+static void meta_put32(uint8_t *p, uint32_t v)
+{
+	p[0] = v;
+	p[1] = v >> 8;
+	p[2] = v >> 16;
+	p[3] = v >> 24;
+}
+
+/* Appends one u32 to a record being written; *pos advances. */
+static void meta_rec32(uint8_t *rec, size_t *pos, uint32_t v)
+{
+	meta_put32(rec + *pos, v);
+	*pos += 4;
+}
+
+static void meta_rec_type(uint8_t *rec, size_t *pos, const struct aot_type *t)
+{
+	meta_rec32(rec, pos, t->kind);
+	meta_rec32(rec, pos, t->size);
+	meta_rec32(rec, pos, t->is_signed);
+	meta_rec32(rec, pos, t->nelems);
+	meta_rec32(rec, pos, t->elems);
+}
+
+/* Strings go to a separate buffer; returns the offset to store in a record. */
+static uint32_t meta_str(struct meta_buf *strs, const char *s)
+{
+	size_t n, off = strs->len;
+	void *p;
+
+	if (!s)
+		return AOT_META_NOSTR;
+	n = strlen(s) + 1;
+	p = meta_buf_reserve(strs, n);
+	if (!p)
+		return 0;
+	memcpy(p, s, n);
+	return off;
+}
+
+int aot_meta_write(const struct aot_meta *m, void **out, size_t *size)
+{
+	struct meta_buf b = {0}, strs = {0};
+	size_t offs[5], pos;
+	uint32_t i;
+	uint8_t *rec;
+	int err = -ENOMEM;
+
+	/* Strings first, into their own buffer, so that record offsets stay put. */
+	if (!meta_buf_reserve(&b, META_HDR_SIZE))
+		goto out;
+
+	offs[0] = b.len;
+	if (!meta_buf_reserve(&b, (size_t)m->nprobes * META_PROBE_SIZE))
+		goto out;
+	for (i = 0; i < m->nprobes; i++) {
+		const struct aot_probe *p = &m->probes[i];
+
+		rec = b.data + offs[0] + i * META_PROBE_SIZE;
+		pos = 0;
+		meta_rec32(rec, &pos, meta_str(&strs, p->prog));
+		meta_rec32(rec, &pos, meta_str(&strs, p->type));
+		meta_rec32(rec, &pos, meta_str(&strs, p->target));
+		meta_rec32(rec, &pos, meta_str(&strs, p->name));
+		meta_rec32(rec, &pos, p->flags);
+	}
+
+	offs[1] = b.len;
+	if (!meta_buf_reserve(&b, (size_t)m->nmaps * META_MAP_SIZE))
+		goto out;
+	for (i = 0; i < m->nmaps; i++) {
+		const struct aot_map *map = &m->maps[i];
+
+		rec = b.data + offs[1] + i * META_MAP_SIZE;
+		pos = 0;
+		meta_rec32(rec, &pos, meta_str(&strs, map->name));
+		meta_rec32(rec, &pos, meta_str(&strs, map->elf_name));
+		meta_rec32(rec, &pos, map->agg);
+		meta_rec32(rec, &pos, map->nkeys);
+		meta_rec_type(rec, &pos, &map->key);
+		meta_rec_type(rec, &pos, &map->value);
+	}
+
+	offs[2] = b.len;
+	if (!meta_buf_reserve(&b, (size_t)m->nfmts * META_FMT_SIZE))
+		goto out;
+	for (i = 0; i < m->nfmts; i++) {
+		const struct aot_fmt *f = &m->fmts[i];
+
+		rec = b.data + offs[2] + i * META_FMT_SIZE;
+		pos = 0;
+		meta_rec32(rec, &pos, f->kind);
+		meta_rec32(rec, &pos, meta_str(&strs, f->fmt));
+		meta_rec_type(rec, &pos, &f->args);
+	}
+
+	offs[3] = b.len;
+	if (!meta_buf_reserve(&b, (size_t)m->nelems * META_ELEM_SIZE))
+		goto out;
+	for (i = 0; i < m->nelems; i++) {
+		rec = b.data + offs[3] + i * META_ELEM_SIZE;
+		pos = 0;
+		meta_rec32(rec, &pos, m->elems[i].offset);
+		meta_rec_type(rec, &pos, &m->elems[i].type);
+	}
+
+	offs[4] = b.len;
+	if (strs.failed)
+		goto out;
+	rec = meta_buf_reserve(&b, strs.len);
+	if (strs.len && !rec)
+		goto out;
+	if (strs.len)
+		memcpy(rec, strs.data, strs.len);
+	if (b.failed || b.len > UINT32_MAX) {
+		err = b.failed ? -ENOMEM : -E2BIG;
+		goto out;
+	}
+
+	memcpy(b.data, AOT_META_MAGIC, 8);
+	meta_put32(b.data + 8, AOT_META_VERSION);
+	meta_put32(b.data + 12, b.len);
+	meta_put32(b.data + 16, m->nparams);
+	meta_put32(b.data + 24, offs[0]);
+	meta_put32(b.data + 28, m->nprobes);
+	meta_put32(b.data + 32, offs[1]);
+	meta_put32(b.data + 36, m->nmaps);
+	meta_put32(b.data + 40, offs[2]);
+	meta_put32(b.data + 44, m->nfmts);
+	meta_put32(b.data + 48, offs[3]);
+	meta_put32(b.data + 52, m->nelems);
+	meta_put32(b.data + 56, offs[4]);
+	meta_put32(b.data + 60, strs.len);
+
+	*out = b.data;
+	*size = b.len;
+	b.data = NULL;
+	err = 0;
+out:
+	free(b.data);
+	free(strs.data);
+	return err;
+}
+
+/* Reader */
+
+struct meta_reader {
+	const uint8_t *buf;
+	size_t size;
+	const uint8_t *strtab;
+	uint32_t strtab_size;
+	struct aot_meta *m;
+	uint8_t *elem_state; /* per element: 0 unseen, 1 being checked, 2 checked */
+	char *err;
+	size_t errlen;
+};
+
+__attribute__((format(printf, 2, 3))) static int meta_fail(struct meta_reader *r,
+							     const char *fmt, ...)
+{
+	va_list ap;
+
+	if (r->err && r->errlen) {
+		int n = snprintf(r->err, r->errlen, "bad %s section: ", AOT_META_SECTION);
+
+		va_start(ap, fmt);
+		if (n >= 0 && (size_t)n < r->errlen)
+			vsnprintf(r->err + n, r->errlen - n, fmt, ap);
+		va_end(ap);
+	}
+	return -EINVAL;
+}
+
+static uint32_t meta_get32(const uint8_t *p)
+{
+	return p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+static int meta_read_str(struct meta_reader *r, uint32_t off, bool nullable, char **out,
+			 const char *what, uint32_t idx)
+{
+	const uint8_t *nul;
+	size_t max;
+
+	*out = NULL;
+	if (off == AOT_META_NOSTR) {
+		if (nullable)
+			return 0;
+		return meta_fail(r, "%s %u: missing string", what, idx);
+	}
+	if (off >= r->strtab_size)
+		return meta_fail(r, "%s %u: string offset %u outside the string table (%u bytes)",
+				 what, idx, off, r->strtab_size);
+	max = r->strtab_size - off;
+	if (max > META_STR_MAX + 1)
+		max = META_STR_MAX + 1;
+	nul = memchr(r->strtab + off, 0, max);
+	if (!nul)
+		return meta_fail(r, "%s %u: string at offset %u is unterminated or too long", what,
+				 idx, off);
+	*out = strdup((const char *)r->strtab + off);
+	if (!*out)
+		return -ENOMEM;
+	return 0;
+}
+
+static void meta_read_type(const uint8_t *p, struct aot_type *t)
+{
+	t->kind = meta_get32(p);
+	t->size = meta_get32(p + 4);
+	t->is_signed = meta_get32(p + 8);
+	t->nelems = meta_get32(p + 12);
+	t->elems = meta_get32(p + 16);
+}
+
+static int meta_check_type(struct meta_reader *r, const struct aot_type *t, uint32_t depth,
+			   const char *what, uint32_t idx);
+
+/* Checks the elements of tuple t; each element is checked once whatever shares it. */
+static int meta_check_tuple(struct meta_reader *r, const struct aot_type *t, uint32_t depth,
+			    const char *what, uint32_t idx)
+{
+	const struct aot_meta *m = r->m;
+	uint32_t i;
+	int err;
+
+	if (t->nelems > AOT_META_MAX_TUPLE)
+		return meta_fail(r, "%s %u: tuple of %u elements (at most %u)", what, idx,
+				 t->nelems, AOT_META_MAX_TUPLE);
+	if (t->elems > m->nelems || t->nelems > m->nelems - t->elems)
+		return meta_fail(r, "%s %u: tuple elements %u..%u outside the %u elements", what,
+				 idx, t->elems, t->elems + t->nelems, m->nelems);
+	for (i = t->elems; i < t->elems + t->nelems; i++) {
+		const struct aot_elem *e = &m->elems[i];
+
+		if (e->offset > t->size || e->type.size > t->size - e->offset)
+			return meta_fail(r, "element %u: bytes %u..%u outside its tuple of %u bytes",
+					 i, e->offset, e->offset + e->type.size, t->size);
+		if (r->elem_state[i] == 2)
+			continue;
+		if (r->elem_state[i] == 1)
+			return meta_fail(r, "element %u: tuple contains itself", i);
+		r->elem_state[i] = 1;
+		err = meta_check_type(r, &e->type, depth + 1, "element", i);
+		if (err)
+			return err;
+		r->elem_state[i] = 2;
+	}
+	return 0;
+}
+
+static int meta_check_type(struct meta_reader *r, const struct aot_type *t, uint32_t depth,
+			   const char *what, uint32_t idx)
+{
+	if (depth > AOT_META_MAX_DEPTH)
+		return meta_fail(r, "%s %u: types nested deeper than %u", what, idx,
+				 AOT_META_MAX_DEPTH);
+	if (t->size > AOT_META_MAX_SIZE)
+		return meta_fail(r, "%s %u: type of %u bytes (at most %u)", what, idx, t->size,
+				 AOT_META_MAX_SIZE);
+	switch (t->kind) {
+	case AOT_K_NONE:
+		if (t->size)
+			return meta_fail(r, "%s %u: empty type with a size", what, idx);
+		return 0;
+	case AOT_K_INT:
+		if (t->size != 1 && t->size != 2 && t->size != 4 && t->size != 8)
+			return meta_fail(r, "%s %u: integer of %u bytes", what, idx, t->size);
+		return 0;
+	case AOT_K_BOOL:
+		if (t->size != 1)
+			return meta_fail(r, "%s %u: bool of %u bytes", what, idx, t->size);
+		return 0;
+	case AOT_K_STR:
+		if (!t->size)
+			return meta_fail(r, "%s %u: string of 0 bytes", what, idx);
+		return 0;
+	case AOT_K_TUPLE:
+		return meta_check_tuple(r, t, depth, what, idx);
+	default:
+		return meta_fail(r, "%s %u: unknown type kind %u", what, idx, t->kind);
+	}
+}
+
+/* Checks a table of n records of sz bytes at off lies inside the section. */
+static int meta_check_table(struct meta_reader *r, uint32_t off, uint32_t n, size_t sz,
+			    const char *what)
+{
+	if ((uint64_t)off + (uint64_t)n * sz > r->size)
+		return meta_fail(r, "%u %s records at offset %u overrun the section (%zu bytes)", n,
+				 what, off, r->size);
+	if (n && off < META_HDR_SIZE)
+		return meta_fail(r, "%s records at offset %u overlap the header", what, off);
+	return 0;
+}
+
+static int meta_read_probes(struct meta_reader *r, uint32_t off, uint32_t n)
+{
+	struct aot_meta *m = r->m;
+	uint32_t i;
+	int err;
+
+	m->probes = calloc(n ? n : 1, sizeof(*m->probes));
+	if (!m->probes)
+		return -ENOMEM;
+	for (i = 0; i < n; i++) {
+		const uint8_t *p = r->buf + off + (size_t)i * META_PROBE_SIZE;
+		struct aot_probe *pr = &m->probes[i];
+
+		m->nprobes = i + 1; /* so that aot_meta_free frees what was read */
+		err = meta_read_str(r, meta_get32(p), false, &pr->prog, "probe", i);
+		if (!err)
+			err = meta_read_str(r, meta_get32(p + 4), false, &pr->type, "probe", i);
+		if (!err)
+			err = meta_read_str(r, meta_get32(p + 8), true, &pr->target, "probe", i);
+		if (!err)
+			err = meta_read_str(r, meta_get32(p + 12), true, &pr->name, "probe", i);
+		if (err)
+			return err;
+		pr->flags = meta_get32(p + 16);
+		if (pr->flags & ~(uint32_t)(AOT_PROBE_BEGIN | AOT_PROBE_END))
+			return meta_fail(r, "probe %u: unknown flags 0x%x", i, pr->flags);
+	}
+	return 0;
+}
+
+static int meta_read_maps(struct meta_reader *r, uint32_t off, uint32_t n)
+{
+	struct aot_meta *m = r->m;
+	uint32_t i;
+	int err;
+
+	m->maps = calloc(n ? n : 1, sizeof(*m->maps));
+	if (!m->maps)
+		return -ENOMEM;
+	for (i = 0; i < n; i++) {
+		const uint8_t *p = r->buf + off + (size_t)i * META_MAP_SIZE;
+		struct aot_map *map = &m->maps[i];
+
+		m->nmaps = i + 1;
+		err = meta_read_str(r, meta_get32(p), false, &map->name, "map", i);
+		if (!err)
+			err = meta_read_str(r, meta_get32(p + 4), false, &map->elf_name, "map", i);
+		if (err)
+			return err;
+		map->agg = meta_get32(p + 8);
+		map->nkeys = meta_get32(p + 12);
+		meta_read_type(p + 16, &map->key);
+		meta_read_type(p + 16 + META_TYPE_SIZE, &map->value);
+	}
+	return 0;
+}
+
+static int meta_read_fmts(struct meta_reader *r, uint32_t off, uint32_t n)
+{
+	struct aot_meta *m = r->m;
+	uint32_t i;
+	int err;
+
+	m->fmts = calloc(n ? n : 1, sizeof(*m->fmts));
+	if (!m->fmts)
+		return -ENOMEM;
+	for (i = 0; i < n; i++) {
+		const uint8_t *p = r->buf + off + (size_t)i * META_FMT_SIZE;
+		struct aot_fmt *f = &m->fmts[i];
+
+		m->nfmts = i + 1;
+		f->kind = meta_get32(p);
+		err = meta_read_str(r, meta_get32(p + 4), false, &f->fmt, "format", i);
+		if (err)
+			return err;
+		meta_read_type(p + 8, &f->args);
+		if (f->kind != AOT_FMT_PRINTF)
+			return meta_fail(r, "format %u: unknown kind %u", i, f->kind);
+	}
+	return 0;
+}
+
+/* Types are checked once every table is read, since tuples point into the elements. */
+static int meta_check_types(struct meta_reader *r)
+{
+	struct aot_meta *m = r->m;
+	uint32_t i;
+	int err;
+
+	for (i = 0; i < m->nelems; i++) {
+		if (r->elem_state[i])
+			continue;
+		r->elem_state[i] = 1;
+		err = meta_check_type(r, &m->elems[i].type, 1, "element", i);
+		if (err)
+			return err;
+		r->elem_state[i] = 2;
+	}
+	for (i = 0; i < m->nmaps; i++) {
+		const struct aot_map *map = &m->maps[i];
+
+		if (map->agg > AOT_AGG_AVG)
+			return meta_fail(r, "map %u: unknown aggregation %u", i, map->agg);
+		err = meta_check_type(r, &map->key, 0, "map key", i);
+		if (!err)
+			err = meta_check_type(r, &map->value, 0, "map value", i);
+		if (err)
+			return err;
+		if (map->nkeys > 1 && (map->key.kind != AOT_K_TUPLE || map->key.nelems != map->nkeys))
+			return meta_fail(r, "map %u: %u keys but the key is not a tuple of %u", i,
+					 map->nkeys, map->nkeys);
+		if (map->nkeys == 1 && map->key.kind == AOT_K_NONE)
+			return meta_fail(r, "map %u: keyed map without a key type", i);
+		if (map->agg == AOT_AGG_NONE && map->value.kind == AOT_K_NONE)
+			return meta_fail(r, "map %u: no value type", i);
+	}
+	for (i = 0; i < m->nfmts; i++) {
+		err = meta_check_type(r, &m->fmts[i].args, 0, "format", i);
+		if (err)
+			return err;
+		if (m->fmts[i].args.kind != AOT_K_TUPLE)
+			return meta_fail(r, "format %u: arguments are not a tuple", i);
+	}
+	return 0;
+}
+
+int aot_meta_read(const void *buf, size_t size, struct aot_meta **out, char *errbuf, size_t errlen)
+{
+	struct meta_reader r = {.buf = buf, .size = size, .err = errbuf, .errlen = errlen};
+	const uint8_t *h = buf;
+	uint32_t total, off[5], cnt[5], i;
+	int err;
+
+	*out = NULL;
+	if (errbuf && errlen)
+		errbuf[0] = '\0';
+	if (!buf || size < META_HDR_SIZE)
+		return meta_fail(&r, "%zu bytes, shorter than its %u-byte header", size,
+				 META_HDR_SIZE);
+	if (memcmp(h, AOT_META_MAGIC, 8))
+		return meta_fail(&r, "wrong magic");
+	if (meta_get32(h + 8) != AOT_META_VERSION)
+		return meta_fail(&r, "version %u, this runtime reads version %u", meta_get32(h + 8),
+				 AOT_META_VERSION);
+	total = meta_get32(h + 12);
+	if (total < META_HDR_SIZE || total > size)
+		return meta_fail(&r, "total size %u, but the section has %zu bytes", total, size);
+	r.size = total;
+	for (i = 0; i < 5; i++) {
+		off[i] = meta_get32(h + 24 + 8 * i);
+		cnt[i] = meta_get32(h + 28 + 8 * i);
+	}
+	if (meta_check_table(&r, off[0], cnt[0], META_PROBE_SIZE, "probe") ||
+	    meta_check_table(&r, off[1], cnt[1], META_MAP_SIZE, "map") ||
+	    meta_check_table(&r, off[2], cnt[2], META_FMT_SIZE, "format") ||
+	    meta_check_table(&r, off[3], cnt[3], META_ELEM_SIZE, "element") ||
+	    meta_check_table(&r, off[4], cnt[4], 1, "string table"))
+		return -EINVAL;
+	r.strtab = r.buf + off[4];
+	r.strtab_size = cnt[4];
+
+	r.m = aot_meta_new();
+	if (!r.m)
+		return -ENOMEM;
+	r.m->nparams = meta_get32(h + 16);
+	err = meta_read_probes(&r, off[0], cnt[0]);
+	if (!err)
+		err = meta_read_maps(&r, off[1], cnt[1]);
+	if (!err)
+		err = meta_read_fmts(&r, off[2], cnt[2]);
+	if (err)
+		goto out;
+
+	err = -ENOMEM;
+	r.m->elems = calloc(cnt[3] ? cnt[3] : 1, sizeof(*r.m->elems));
+	r.elem_state = calloc(cnt[3] ? cnt[3] : 1, 1);
+	if (!r.m->elems || !r.elem_state)
+		goto out;
+	r.m->nelems = cnt[3];
+	for (i = 0; i < cnt[3]; i++) {
+		const uint8_t *p = r.buf + off[3] + (size_t)i * META_ELEM_SIZE;
+
+		r.m->elems[i].offset = meta_get32(p);
+		meta_read_type(p + 4, &r.m->elems[i].type);
+	}
+	err = meta_check_types(&r);
+out:
+	free(r.elem_state);
+	if (err == -ENOMEM && errbuf && errlen && !errbuf[0])
+		snprintf(errbuf, errlen, "out of memory reading %s", AOT_META_SECTION);
+	if (err) {
+		aot_meta_free(r.m);
+		return err;
+	}
+	*out = r.m;
+	return 0;
+}

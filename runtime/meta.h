@@ -29,6 +29,18 @@
 #define AOT_META_VERSION 1
 #define AOT_EVENTS_MAP "aot_events"
 
+/*
+ * Serialised form (documented in full at the top of runtime/meta.c): a 64-byte header with the
+ * magic, version, total size and nparams, then offset + count of fixed-size little-endian
+ * records for probes, maps, formats and tuple elements, and a string table. Strings are offsets
+ * into the table, AOT_META_NOSTR for NULL (only aot_probe.target and .name may be NULL).
+ * Limits the reader enforces:
+ */
+#define AOT_META_NOSTR 0xffffffffu
+#define AOT_META_MAX_DEPTH 8       /* tuples inside tuples */
+#define AOT_META_MAX_TUPLE 256     /* elements of one tuple */
+#define AOT_META_MAX_SIZE (1u << 20) /* bytes of one type */
+
 enum aot_event_kind {
 	AOT_EV_PRINTF = 1,
 	AOT_EV_EXIT = 2,

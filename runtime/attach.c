@@ -1,0 +1,116 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Attach: each probe of the metadata goes to its probe type's attach callback. BEGIN and END
+ * have none: they are SEC("raw_tp") programs with no target, run once with BPF_PROG_TEST_RUN
+ * and a zero-size context, which executes them in our own process.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+
+#include "probe.h"
+#include "rt.h"
+
+static const char *attach_name(const struct aot_probe *p)
+{
+	return p->name ? p->name : p->prog;
+}
+
+/* The program and probe type of a probe, or an error already reported. */
+static int attach_lookup(struct rt *rt, const struct aot_probe *p, struct bpf_program **prog,
+			 const struct probe_type **pt)
+{
+	*prog = bpf_object__find_program_by_name(rt->obj, p->prog);
+	if (!*prog) {
+		fprintf(stderr, "ERROR: probe %s: no program '%s' in the object\n", attach_name(p),
+			p->prog);
+		return -ENOENT;
+	}
+	*pt = probe_type_find(p->type);
+	if (!*pt) {
+		fprintf(stderr, "ERROR: probe %s: unknown probe type '%s'\n", attach_name(p),
+			p->type);
+		return -ENOENT;
+	}
+	return 0;
+}
+
+int rt_attach(struct rt *rt)
+{
+	const struct aot_meta *m = rt->meta;
+	const struct probe_type *pt;
+	struct bpf_program *prog;
+	uint32_t i;
+	int err;
+
+	rt->links = calloc(m->nprobes ? m->nprobes : 1, sizeof(*rt->links));
+	if (!rt->links)
+		return -ENOMEM;
+	rt->nlinks = m->nprobes;
+	for (i = 0; i < m->nprobes; i++) {
+		const struct aot_probe *p = &m->probes[i];
+		struct probe_err perr = {0};
+
+		err = attach_lookup(rt, p, &prog, &pt);
+		if (err)
+			return err;
+		if (!pt->attach) {
+			if ((p->flags | pt->flags) & (AOT_PROBE_BEGIN | AOT_PROBE_END))
+				continue; /* run by rt_run_flagged() */
+			fprintf(stderr, "ERROR: probe %s: probe type '%s' cannot attach\n",
+				attach_name(p), pt->name);
+			return -EOPNOTSUPP;
+		}
+		err = pt->attach(prog, p, &rt->links[i], &perr);
+		if (err) {
+			fprintf(stderr, "ERROR: could not attach probe %s: %s\n", attach_name(p),
+				perr.msg[0] ? perr.msg : strerror(err < 0 ? -err : err));
+			if (perr.hint[0])
+				fprintf(stderr, "HINT: %s\n", perr.hint);
+			return err < 0 ? err : -err;
+		}
+	}
+	return 0;
+}
+
+int rt_run_flagged(struct rt *rt, uint32_t flag)
+{
+	const struct probe_type *pt;
+	struct bpf_program *prog;
+	uint32_t i;
+	int err;
+
+	for (i = 0; i < rt->meta->nprobes; i++) {
+		const struct aot_probe *p = &rt->meta->probes[i];
+		LIBBPF_OPTS(bpf_test_run_opts, topts);
+
+		err = attach_lookup(rt, p, &prog, &pt);
+		if (err)
+			return err;
+		if (pt->attach || !((p->flags | pt->flags) & flag))
+			continue;
+		err = bpf_prog_test_run_opts(bpf_program__fd(prog), &topts);
+		if (err) {
+			err = -errno;
+			fprintf(stderr, "ERROR: could not run probe %s: %s\n", attach_name(p),
+				strerror(-err));
+			return err;
+		}
+	}
+	return 0;
+}
+
+void rt_detach(struct rt *rt)
+{
+	size_t i;
+
+	for (i = 0; i < rt->nlinks; i++)
+		bpf_link__destroy(rt->links[i]);
+	free(rt->links);
+	rt->links = NULL;
+	rt->nlinks = 0;
+}

@@ -1,0 +1,214 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Loader: finds and parses the metadata section in the ELF bytes, then opens and loads the
+ * object with libbpf. libbpf's log goes through one callback, silent unless -v; a verifier
+ * rejection is reported as the program's name and the end of its verifier log.
+ */
+#include <elf.h>
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <bpf/libbpf.h>
+
+#include "rt.h"
+
+#define LOADER_LOG_SIZE (256 * 1024)        /* per program: plenty for the last lines */
+#define LOADER_LOG_SIZE_VERBOSE (16 << 20)  /* -v prints the whole log */
+#define LOADER_LOG_TAIL 20                  /* lines shown without -v */
+
+/*
+ * libbpf's print callback takes no context, so its verbosity is the one piece of global
+ * mutable state in the runtime (STYLE.md allows the log callback).
+ */
+static int loader_verbose;
+
+static int loader_libbpf_print(enum libbpf_print_level level, const char *fmt, va_list ap)
+{
+	if (!loader_verbose || (level == LIBBPF_DEBUG && loader_verbose < 2))
+		return 0;
+	return vfprintf(stderr, fmt, ap);
+}
+
+/* Reads an ELF64 section header into sh; the image may be unaligned. */
+static int loader_shdr(const uint8_t *elf, size_t size, const Elf64_Ehdr *eh, size_t i,
+		       Elf64_Shdr *sh)
+{
+	uint64_t off = eh->e_shoff + (uint64_t)i * eh->e_shentsize;
+
+	if (off > size || size - off < sizeof(*sh))
+		return -EINVAL;
+	memcpy(sh, elf + off, sizeof(*sh));
+	return 0;
+}
+
+int rt_elf_section(const void *image, size_t size, const char *name, const void **data,
+		   size_t *len)
+{
+	const uint8_t *elf = image;
+	Elf64_Shdr sh, strsh;
+	Elf64_Ehdr eh;
+	uint64_t shnum, shstrndx, i;
+	size_t nlen = strlen(name);
+
+	if (size < sizeof(eh))
+		return -EINVAL;
+	memcpy(&eh, elf, sizeof(eh));
+	if (memcmp(eh.e_ident, ELFMAG, SELFMAG) || eh.e_ident[EI_CLASS] != ELFCLASS64 ||
+	    eh.e_ident[EI_DATA] != ELFDATA2LSB || eh.e_shentsize < sizeof(Elf64_Shdr))
+		return -EINVAL;
+	shnum = eh.e_shnum;
+	shstrndx = eh.e_shstrndx;
+	/* Extended numbering keeps the real values in section header 0. */
+	if (loader_shdr(elf, size, &eh, 0, &sh))
+		return -EINVAL;
+	if (shnum == 0)
+		shnum = sh.sh_size;
+	if (shstrndx == SHN_XINDEX)
+		shstrndx = sh.sh_link;
+	if (shnum > size / eh.e_shentsize || shstrndx >= shnum)
+		return -EINVAL;
+	if (loader_shdr(elf, size, &eh, shstrndx, &strsh) || strsh.sh_type == SHT_NOBITS ||
+	    strsh.sh_offset > size || strsh.sh_size > size - strsh.sh_offset)
+		return -EINVAL;
+	for (i = 1; i < shnum; i++) {
+		if (loader_shdr(elf, size, &eh, i, &sh))
+			return -EINVAL;
+		if (sh.sh_name >= strsh.sh_size || strsh.sh_size - sh.sh_name < nlen + 1 ||
+		    memcmp(elf + strsh.sh_offset + sh.sh_name, name, nlen + 1))
+			continue;
+		if (sh.sh_type == SHT_NOBITS || sh.sh_offset > size || sh.sh_size > size - sh.sh_offset)
+			return -EINVAL;
+		*data = elf + sh.sh_offset;
+		*len = sh.sh_size;
+		return 0;
+	}
+	return -ENOENT;
+}
+
+/* Which probe a program belongs to, for messages. */
+static const char *loader_probe_name(const struct rt *rt, const char *prog)
+{
+	uint32_t i;
+
+	for (i = 0; i < rt->meta->nprobes; i++)
+		if (!strcmp(rt->meta->probes[i].prog, prog) && rt->meta->probes[i].name)
+			return rt->meta->probes[i].name;
+	return NULL;
+}
+
+/* Prints the last LOADER_LOG_TAIL lines of a verifier log, or all of it with -v. */
+static void loader_print_log(const struct rt *rt, const char *log)
+{
+	size_t len = strlen(log), start;
+	int lines = 0;
+
+	while (len && log[len - 1] == '\n')
+		len--;
+	start = len;
+	while (start && (rt->opts->verbose || lines < LOADER_LOG_TAIL)) {
+		start--;
+		if (start && log[start - 1] == '\n')
+			lines++;
+	}
+	if (start)
+		fprintf(stderr, "... (the last %d lines; -v shows the whole log)\n", lines);
+	fprintf(stderr, "%.*s\n", (int)(len - start), log + start);
+}
+
+static void loader_report_failure(const struct rt *rt, int err)
+{
+	struct bpf_program *prog;
+	size_t i = 0;
+
+	bpf_object__for_each_program(prog, rt->obj) {
+		const char *log = i < rt->nlogbufs ? rt->logbufs[i] : NULL;
+		const char *probe;
+
+		i++;
+		/* Only the rejected program has a log: the others load without asking for one. */
+		if (!log || !log[0])
+			continue;
+		probe = loader_probe_name(rt, bpf_program__name(prog));
+		fprintf(stderr, "ERROR: the kernel rejected program '%s'%s%s%s: %s\n",
+			bpf_program__name(prog), probe ? " (probe " : "", probe ? probe : "",
+			probe ? ")" : "", strerror(-err));
+		loader_print_log(rt, log);
+		return;
+	}
+	fprintf(stderr, "ERROR: %s: could not load the BPF object: %s%s\n", rt->opts->obj_name,
+		strerror(-err), err == -EPERM ? " (are you root?)" : "");
+}
+
+int rt_load(struct rt *rt, const void *elf, size_t size)
+{
+	LIBBPF_OPTS(bpf_object_open_opts, oopts, .object_name = rt->opts->obj_name);
+	size_t logsize = rt->opts->verbose ? LOADER_LOG_SIZE_VERBOSE : LOADER_LOG_SIZE;
+	struct bpf_program *prog;
+	const void *sec;
+	char msg[256];
+	size_t len, n = 0, i;
+	int err;
+
+	loader_verbose = rt->opts->verbose;
+	libbpf_set_print(loader_libbpf_print);
+
+	err = rt_elf_section(elf, size, AOT_META_SECTION, &sec, &len);
+	if (err) {
+		fprintf(stderr, "ERROR: %s: %s\n", rt->opts->obj_name,
+			err == -ENOENT ? "no " AOT_META_SECTION " section: not built by aotrace?"
+				       : "not a valid 64-bit little-endian ELF object");
+		return err;
+	}
+	err = aot_meta_read(sec, len, &rt->meta, msg, sizeof(msg));
+	if (err) {
+		fprintf(stderr, "ERROR: %s: %s\n", rt->opts->obj_name, msg);
+		return err;
+	}
+	rt->obj = bpf_object__open_mem(elf, size, &oopts);
+	if (!rt->obj) {
+		err = -errno;
+		fprintf(stderr, "ERROR: %s: could not open the BPF object: %s\n",
+			rt->opts->obj_name, strerror(-err));
+		return err;
+	}
+	bpf_object__for_each_program(prog, rt->obj)
+		n++;
+	rt->logbufs = calloc(n ? n : 1, sizeof(*rt->logbufs));
+	if (!rt->logbufs)
+		return -ENOMEM;
+	rt->nlogbufs = n;
+	i = 0;
+	bpf_object__for_each_program(prog, rt->obj) {
+		/* Untouched pages of a large buffer cost nothing until the verifier writes. */
+		rt->logbufs[i] = calloc(1, logsize);
+		if (!rt->logbufs[i])
+			return -ENOMEM;
+		/* One byte short, so the log always ends in a NUL of ours. */
+		bpf_program__set_log_buf(prog, rt->logbufs[i], logsize - 1);
+		i++;
+	}
+	err = bpf_object__load(rt->obj);
+	if (err) {
+		loader_report_failure(rt, err);
+		return err;
+	}
+	return 0;
+}
+
+void rt_unload(struct rt *rt)
+{
+	size_t i;
+
+	bpf_object__close(rt->obj);
+	rt->obj = NULL;
+	for (i = 0; i < rt->nlogbufs; i++)
+		free(rt->logbufs[i]);
+	free(rt->logbufs);
+	rt->logbufs = NULL;
+	rt->nlogbufs = 0;
+	aot_meta_free(rt->meta);
+	rt->meta = NULL;
+}

@@ -1,0 +1,243 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The printf engine: formats a ring-buffer payload by its aot_fmt's argument tuple. Like
+ * bpftrace, which hands each conversion to C printf with the argument as a 64-bit integer, every
+ * conversion is rebuilt from parsed pieces (never the user's bytes) and passed to snprintf with
+ * the C type its length modifier names, so %d of a u64 truncates exactly as bpftrace's does.
+ * Also renders typed values as text for %s of non-strings and for map printing.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "rt.h"
+
+#define PRINTF_MAX_WIDTH 4096 /* wider fields are clamped: no multi-megabyte padding */
+
+uint64_t rt_value_int(const struct aot_type *t, const void *data)
+{
+	const uint8_t *p = data;
+	uint64_t v = 0;
+	uint32_t i;
+
+	if (t->kind != AOT_K_INT && t->kind != AOT_K_BOOL)
+		return 0;
+	/* Little-endian by contract, whatever the host. */
+	for (i = 0; i < t->size && i < 8; i++)
+		v |= (uint64_t)p[i] << (8 * i);
+	if (t->kind == AOT_K_INT && t->is_signed && t->size < 8 && (v >> (8 * t->size - 1)) & 1)
+		v |= ~(uint64_t)0 << (8 * t->size);
+	return v;
+}
+
+/* Length of a string value: up to its NUL or the whole buffer. */
+static size_t printf_strlen(const struct aot_type *t, const void *data)
+{
+	const char *nul = memchr(data, 0, t->size);
+
+	return nul ? (size_t)(nul - (const char *)data) : t->size;
+}
+
+void rt_value_text(struct rt_buf *out, const struct aot_meta *m, const struct aot_type *t,
+		   const void *data, bool bare)
+{
+	const uint8_t *p = data;
+	uint32_t i;
+
+	switch (t->kind) {
+	case AOT_K_INT:
+		if (t->is_signed)
+			rt_buf_printf(out, "%" PRId64, (int64_t)rt_value_int(t, data));
+		else
+			rt_buf_printf(out, "%" PRIu64, rt_value_int(t, data));
+		break;
+	case AOT_K_BOOL:
+		rt_buf_printf(out, "%s", p[0] ? "true" : "false");
+		break;
+	case AOT_K_STR:
+		rt_buf_add(out, data, printf_strlen(t, data));
+		break;
+	case AOT_K_TUPLE:
+		if (!bare)
+			rt_buf_add(out, "(", 1);
+		/* The reader checked the element range and that each lies inside the tuple. */
+		for (i = 0; i < t->nelems; i++) {
+			const struct aot_elem *e = &m->elems[t->elems + i];
+
+			if (i)
+				rt_buf_add(out, ", ", 2);
+			rt_value_text(out, m, &e->type, p + e->offset, false);
+		}
+		if (!bare)
+			rt_buf_add(out, ")", 1);
+		break;
+	default:
+		break;
+	}
+}
+
+/* One parsed conversion: "%" flags width "." precision length conv. */
+struct printf_spec {
+	char flags[6];
+	int nflags;
+	int width;     /* -1: none */
+	int precision; /* -1: none */
+	char length[3];
+	char conv;
+};
+
+static const char *printf_parse(const char *s, struct printf_spec *sp)
+{
+	memset(sp, 0, sizeof(*sp));
+	sp->width = sp->precision = -1;
+	while (*s && strchr("-0+ #", *s)) {
+		if (!memchr(sp->flags, *s, sp->nflags) && sp->nflags < 5)
+			sp->flags[sp->nflags++] = *s;
+		s++;
+	}
+	if (*s >= '0' && *s <= '9') {
+		sp->width = 0;
+		for (; *s >= '0' && *s <= '9'; s++)
+			if (sp->width < PRINTF_MAX_WIDTH)
+				sp->width = sp->width * 10 + (*s - '0');
+		if (sp->width > PRINTF_MAX_WIDTH)
+			sp->width = PRINTF_MAX_WIDTH;
+	}
+	if (*s == '.') {
+		s++;
+		sp->precision = 0;
+		for (; *s >= '0' && *s <= '9'; s++)
+			if (sp->precision < PRINTF_MAX_WIDTH)
+				sp->precision = sp->precision * 10 + (*s - '0');
+		if (sp->precision > PRINTF_MAX_WIDTH)
+			sp->precision = PRINTF_MAX_WIDTH;
+	}
+	if ((s[0] == 'h' && s[1] == 'h') || (s[0] == 'l' && s[1] == 'l')) {
+		memcpy(sp->length, s, 2);
+		s += 2;
+	} else if (*s && strchr("hlzjt", *s)) {
+		sp->length[0] = *s++;
+	}
+	sp->conv = *s;
+	return *s ? s + 1 : s;
+}
+
+/* Rebuilds the conversion for snprintf, with length modifier len and conversion conv. */
+static void printf_spec_str(const struct printf_spec *sp, const char *len, char conv, char *buf,
+			    size_t size)
+{
+	int n = snprintf(buf, size, "%%%.*s", sp->nflags, sp->flags);
+
+	if (sp->width >= 0)
+		n += snprintf(buf + n, size - n, "%d", sp->width);
+	if (sp->precision >= 0)
+		n += snprintf(buf + n, size - n, ".%d", sp->precision);
+	snprintf(buf + n, size - n, "%s%c", len, conv);
+}
+
+/* %s (and any conversion given a non-integer) of already rendered text. */
+static void printf_text(struct rt_buf *out, const struct printf_spec *sp, const char *s,
+			size_t len)
+{
+	char spec[48];
+
+	printf_spec_str(sp, "", 's', spec, sizeof(spec));
+	/* The precision bounds the read too: s need not be NUL-terminated past len. */
+	if (sp->precision < 0 || (size_t)sp->precision > len) {
+		struct printf_spec bounded = *sp;
+
+		bounded.precision = (int)len; /* at most AOT_META_MAX_SIZE or a rendered value */
+		printf_spec_str(&bounded, "", 's', spec, sizeof(spec));
+	}
+	rt_buf_printf(out, spec, s);
+}
+
+static void printf_int(struct rt_buf *out, const struct printf_spec *sp, uint64_t v)
+{
+	bool is_signed = sp->conv == 'd' || sp->conv == 'i';
+	char spec[48];
+
+	printf_spec_str(sp, sp->length, sp->conv, spec, sizeof(spec));
+	if (sp->conv == 'c') {
+		printf_spec_str(sp, "", 'c', spec, sizeof(spec));
+		rt_buf_printf(out, spec, (int)(unsigned char)v);
+	} else if (sp->conv == 'p') {
+		printf_spec_str(sp, "", 'p', spec, sizeof(spec));
+		rt_buf_printf(out, spec, (void *)(uintptr_t)v);
+	} else if (!strcmp(sp->length, "hh")) {
+		if (is_signed)
+			rt_buf_printf(out, spec, (signed char)v);
+		else
+			rt_buf_printf(out, spec, (unsigned char)v);
+	} else if (!strcmp(sp->length, "h")) {
+		if (is_signed)
+			rt_buf_printf(out, spec, (short)v);
+		else
+			rt_buf_printf(out, spec, (unsigned short)v);
+	} else if (sp->length[0]) {
+		/* l, ll, z, j, t are all 64 bits on the hosts BPF runs on; say ll to snprintf. */
+		printf_spec_str(sp, "ll", sp->conv, spec, sizeof(spec));
+		if (is_signed)
+			rt_buf_printf(out, spec, (long long)v);
+		else
+			rt_buf_printf(out, spec, (unsigned long long)v);
+	} else {
+		if (is_signed)
+			rt_buf_printf(out, spec, (int)v);
+		else
+			rt_buf_printf(out, spec, (unsigned int)v);
+	}
+}
+
+int rt_printf_format(struct rt_buf *out, const struct aot_meta *m, const struct aot_fmt *f,
+		     const void *payload, size_t len)
+{
+	const struct aot_type *args = &f->args;
+	const uint8_t *p = payload;
+	const char *s = f->fmt, *start;
+	struct printf_spec sp;
+	struct rt_buf tmp = {0};
+	uint32_t argi = 0;
+
+	if (args->kind != AOT_K_TUPLE || len < args->size)
+		return -EINVAL;
+	while (*s) {
+		const struct aot_elem *e;
+		const void *data;
+
+		if (*s != '%') {
+			start = s;
+			while (*s && *s != '%')
+				s++;
+			rt_buf_add(out, start, s - start);
+			continue;
+		}
+		start = s;
+		s = printf_parse(s + 1, &sp);
+		if (sp.conv == '%') {
+			rt_buf_add(out, "%", 1);
+			continue;
+		}
+		if (!sp.conv || !strchr("diuxXocsp", sp.conv) || argi >= args->nelems) {
+			/* Not a conversion we know, or no argument for it: print it as written. */
+			rt_buf_add(out, start, s - start);
+			continue;
+		}
+		e = &m->elems[args->elems + argi++];
+		data = p + e->offset;
+		if (sp.conv == 's' || (e->type.kind != AOT_K_INT && e->type.kind != AOT_K_BOOL)) {
+			if (e->type.kind == AOT_K_STR) {
+				printf_text(out, &sp, data, printf_strlen(&e->type, data));
+			} else {
+				rt_buf_reset(&tmp);
+				rt_value_text(&tmp, m, &e->type, data, false);
+				printf_text(out, &sp, tmp.s ? tmp.s : "", tmp.len);
+			}
+			continue;
+		}
+		printf_int(out, &sp, rt_value_int(&e->type, data));
+	}
+	rt_buf_free(&tmp);
+	return 0;
+}
