@@ -43,6 +43,7 @@ struct probe_type {
 	uint32_t flags;                  /* enum aot_probe_flags for every probe of this type */
 	uint32_t builtins;               /* enum probe_builtins */
 	bool has_target;                 /* false for BEGIN/END */
+	const char *list_all;            /* the pattern -l uses to list every target; NULL: unlisted */
 
 	/*
 	 * Expands a target pattern ("syscalls:sys_enter_open*") into *n concrete targets in *out
@@ -68,6 +69,12 @@ struct probe_type {
 const struct probe_type *probe_type_find(const char *name);
 /* NULL-terminated list of every probe type, for -l and help text. */
 extern const struct probe_type *const probe_types[];
+
+/*
+ * aotrace -l [PATTERN]: prints every probe matching "type:target-pattern" (or every probe), one a
+ * line, sorted, with args when verbose. 0 or -errno; nothing matched is -ENOENT.
+ */
+int probe_list(struct probe_env *env, const char *pattern, bool verbose, void *out_file);
 
 /* Shell-style wildcard match ('*', '?', '[...]'), as bpftrace matches probe names. */
 bool probe_wildcard_match(const char *pattern, const char *s);

@@ -158,6 +158,7 @@ static int tp_parse_field(struct arena *a, const char *line, bool user_ptrs, str
 		return 0;
 	memset(arg, 0, sizeof(*arg));
 	arg->name = arena_strndup(a, name_start, (size_t)(name_end - name_start));
+	arg->decl = arena_strndup(a, decl, (size_t)(end - decl));
 	arg->offset = offset;
 	if (strncmp(decl, "__data_loc", 10) == 0) {
 		arg->is_dataloc = true;
@@ -240,6 +241,7 @@ const struct probe_type probe_tracepoint = {
 	.spellings = (const char *const[]){ "t", NULL },
 	.builtins = PB_ARGS,
 	.has_target = true,
+	.list_all = "*:*",
 	.match = tp_match,
 	.section = tp_section,
 	.args = tp_args,

@@ -171,6 +171,7 @@ struct map_info {
 /* A tracepoint field (or, later, a BTF-typed argument) visible as args->name. */
 struct probe_arg {
 	char *name;
+	char *decl;       /* the declaration as the kernel spells it, for -lv: "const char * filename" */
 	struct type type;
 	uint32_t offset;  /* in the program's context */
 	bool is_dataloc;  /* __data_loc: a u32 (len << 16 | offset) to the bytes */

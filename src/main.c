@@ -37,6 +37,7 @@ struct cli {
 	unsigned dump;  /* enum cg_dump, plus DUMP_AST */
 	int verbose;
 	bool quiet;
+	bool list;            /* -l [PATTERN] */
 	char **params;
 	int nparams;
 };
@@ -55,6 +56,7 @@ static const struct cli_opt {
 	{ "format", required_argument, 'f', "FORMAT", "output format: text (json is planned)" },
 	{ "emit-elf", required_argument, 'E', "FILE", "write the BPF ELF object to FILE and do not run it" },
 	{ "dump", required_argument, 'd', "STAGES", "print the state after stages: ast, ir, ir-opt, asm, all (comma list)" },
+	{ "list", no_argument, 'l', NULL, "list probes matching the pattern given as FILE (all if none); with -v, their arguments" },
 	{ "verbose", no_argument, 'v', NULL, "say more: libbpf messages, full verifier logs" },
 	{ "quiet", no_argument, 'q', NULL, "do not print the \"Attaching N probes...\" line" },
 	{ "help", no_argument, 'h', NULL, "show this help and exit" },
@@ -65,7 +67,8 @@ static const struct cli_opt {
 static void cli_usage(FILE *f)
 {
 	fprintf(f, "usage: aotrace [OPTIONS] FILE|- [ARGS...]\n"
-		   "       aotrace [OPTIONS] -e PROGRAM [ARGS...]\n\n"
+		   "       aotrace [OPTIONS] -e PROGRAM [ARGS...]\n"
+		   "       aotrace -l [-v] [PATTERN]\n\n"
 		   "Compile a bpftrace program ahead of time into a BPF ELF object, and run it.\n\n"
 		   "options:\n");
 	for (size_t i = 0; i < NOPTS; i++) {
@@ -170,6 +173,9 @@ static int cli_parse(int argc, char **argv, struct cli *cli)
 		case 'q':
 			cli->quiet = true;
 			break;
+		case 'l':
+			cli->list = true;
+			break;
 		case 'h':
 			cli_usage(stdout);
 			return 1;
@@ -180,6 +186,10 @@ static int cli_parse(int argc, char **argv, struct cli *cli)
 			cli_usage(stderr);
 			return -EINVAL;
 		}
+	}
+	if (cli->list) {
+		cli->file = optind < argc ? argv[optind++] : NULL;
+		return 0;
 	}
 	if (!cli->prog_text) {
 		if (optind >= argc) {
@@ -398,6 +408,22 @@ out:
 	return status;
 }
 
+static int list_probes(const struct cli *cli)
+{
+	struct probe_env *env = probe_env__new();
+	int ret;
+
+	if (!env)
+		return EXIT_PROGRAM;
+	ret = probe_list(env, cli->file, cli->verbose > 0, stdout);
+	probe_env__free(env);
+	if (ret == -ENOENT && cli->file)
+		fprintf(stderr, "aotrace: no probe matches '%s'\n", cli->file);
+	else if (ret && ret != -ENOENT)
+		fprintf(stderr, "aotrace: cannot list probes: %s\n", strerror(-ret));
+	return ret ? EXIT_PROGRAM : EXIT_OK;
+}
+
 int main(int argc, char **argv)
 {
 	struct cli cli = { 0 };
@@ -407,6 +433,8 @@ int main(int argc, char **argv)
 	status = cli_parse(argc, argv, &cli);
 	if (status)
 		return status > 0 ? EXIT_OK : EXIT_USAGE;
+	if (cli.list)
+		return list_probes(&cli);
 	if (load_source(&cli, &src)) {
 		status = EXIT_USAGE;
 		goto out;

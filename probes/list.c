@@ -1,0 +1,69 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Listing probes (-l, -lv): every listable probe type matches the pattern's target part with the
+ * same match callback the compiler expands wildcards with, so -l shows exactly what would attach.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "arena.h"
+#include "ast.h"
+#include "probe_internal.h"
+
+static int list_type(struct probe_env *env, struct arena *a, const struct probe_type *pt,
+		     const char *target_pat, bool verbose, FILE *out)
+{
+	struct probe_err err = { { 0 }, { 0 } };
+	char **targets;
+	size_t n;
+	int ret = pt->match(env, a, target_pat, &targets, &n, &err);
+
+	if (ret < 0)
+		return ret;
+	for (size_t i = 0; i < n; i++) {
+		struct probe_arg *args = NULL;
+		uint32_t nargs = 0;
+
+		fprintf(out, "%s:%s\n", pt->name, targets[i]);
+		if (!verbose || !pt->args || pt->args(env, a, targets[i], &args, &nargs, &err))
+			continue;
+		for (uint32_t j = 0; j < nargs; j++)
+			fprintf(out, "    %s\n", args[j].decl);
+	}
+	return (int)n;
+}
+
+static bool list_type_matches(const struct probe_type *pt, const char *type_pat)
+{
+	if (probe_wildcard_match(type_pat, pt->name))
+		return true;
+	for (const char *const *sp = pt->spellings; sp && *sp; sp++)
+		if (probe_wildcard_match(type_pat, *sp))
+			return true;
+	return false;
+}
+
+int probe_list(struct probe_env *env, const char *pattern, bool verbose, void *out_file)
+{
+	struct arena *a = arena_new();
+	const char *colon = pattern ? strchr(pattern, ':') : NULL;
+	char *type_pat;
+	int total = 0, ret = 0;
+
+	if (!a)
+		return -ENOMEM;
+	type_pat = pattern ? arena_strndup(a, pattern, colon ? (size_t)(colon - pattern) : strlen(pattern))
+			   : arena_strdup(a, "*");
+	for (const struct probe_type *const *pt = probe_types; *pt; pt++) {
+		if (!(*pt)->list_all || !list_type_matches(*pt, type_pat))
+			continue;
+		ret = list_type(env, a, *pt, colon ? colon + 1 : (*pt)->list_all, verbose, out_file);
+		if (ret < 0)
+			break;
+		total += ret;
+		ret = 0;
+	}
+	arena_free(a);
+	return ret ? ret : total ? 0 : -ENOENT;
+}
