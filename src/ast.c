@@ -1,2 +1,191 @@
 // SPDX-License-Identifier: GPL-2.0
-/* stub: not written yet */
+/*
+ * AST nodes: allocation from the compilation's arena, kind names for messages, and the
+ * indented dump behind `-d ast` (one node a line: kind, name or value, line:col).
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "arena.h"
+#include "ast.h"
+
+struct node *node_new(struct arena *a, enum node_kind kind, struct loc loc)
+{
+	struct node *n = arena_alloc(a, sizeof(*n));
+
+	n->kind = kind;
+	n->loc = loc;
+	return n;
+}
+
+static const char *const node_kind_names[] = {
+	[NODE_INT] = "INT",
+	[NODE_STR] = "STR",
+	[NODE_BUILTIN] = "BUILTIN",
+	[NODE_POSPARAM] = "POSPARAM",
+	[NODE_VAR] = "VAR",
+	[NODE_MAP] = "MAP",
+	[NODE_CALL] = "CALL",
+	[NODE_BINOP] = "BINOP",
+	[NODE_UNOP] = "UNOP",
+	[NODE_TERNARY] = "TERNARY",
+	[NODE_FIELD] = "FIELD",
+	[NODE_INDEX] = "INDEX",
+	[NODE_CAST] = "CAST",
+	[NODE_TUPLE] = "TUPLE",
+	[NODE_EXPR_STMT] = "EXPR_STMT",
+	[NODE_ASSIGN] = "ASSIGN",
+	[NODE_IF] = "IF",
+	[NODE_WHILE] = "WHILE",
+	[NODE_UNROLL] = "UNROLL",
+	[NODE_FOR] = "FOR",
+	[NODE_BREAK] = "BREAK",
+	[NODE_CONTINUE] = "CONTINUE",
+	[NODE_RETURN] = "RETURN",
+	[NODE_BLOCK] = "BLOCK",
+	[NODE_ATTACH] = "ATTACH",
+	[NODE_PROBE] = "PROBE",
+	[NODE_CDEF] = "CDEF",
+	[NODE_INCLUDE] = "INCLUDE",
+	[NODE_PROGRAM] = "PROGRAM",
+};
+
+const char *node_kind_name(enum node_kind kind)
+{
+	if ((unsigned int)kind >= sizeof(node_kind_names) / sizeof(node_kind_names[0]) ||
+	    !node_kind_names[kind])
+		return "?";
+	return node_kind_names[kind];
+}
+
+/* Spells an operator the way it is written in the source. */
+static void ast_print_op(int op, FILE *f)
+{
+	static const char *const names[] = {
+		[OP_EQ - OP_EQ] = "==", [OP_NE - OP_EQ] = "!=", [OP_LE - OP_EQ] = "<=",
+		[OP_GE - OP_EQ] = ">=", [OP_AND - OP_EQ] = "&&", [OP_OR - OP_EQ] = "||",
+		[OP_SHL - OP_EQ] = "<<", [OP_SHR - OP_EQ] = ">>", [OP_INC - OP_EQ] = "++",
+		[OP_DEC - OP_EQ] = "--",
+	};
+
+	if (op >= OP_EQ && op <= OP_DEC)
+		fputs(names[op - OP_EQ], f);
+	else if (op > 0 && op < 256)
+		fputc(op, f);
+}
+
+/* Prints a string with C escapes so a dump stays one line per node. */
+static void ast_print_str(const char *s, size_t len, FILE *f)
+{
+	size_t i;
+
+	fputc('"', f);
+	for (i = 0; i < len; i++) {
+		unsigned char c = (unsigned char)s[i];
+
+		if (c == '\n')
+			fputs("\\n", f);
+		else if (c == '\t')
+			fputs("\\t", f);
+		else if (c == '"' || c == '\\')
+			fprintf(f, "\\%c", c);
+		else if (c < 0x20 || c >= 0x7f)
+			fprintf(f, "\\x%02x", c);
+		else
+			fputc(c, f);
+	}
+	fputc('"', f);
+}
+
+static void ast_dump_list(const struct node *n, int depth, const char *label, FILE *f);
+
+static void ast_dump_node(const struct node *n, int depth, const char *label, FILE *f)
+{
+	fprintf(f, "%*s", depth * 2, "");
+	if (label)
+		fprintf(f, "%s: ", label);
+	fputs(node_kind_name(n->kind), f);
+
+	switch (n->kind) {
+	case NODE_INT:
+		fprintf(f, " %" PRIu64, n->num);
+		break;
+	case NODE_STR:
+		fputc(' ', f);
+		ast_print_str(n->str ? n->str : "", n->str ? n->str_len : 0, f);
+		break;
+	case NODE_POSPARAM:
+		if (n->is_count)
+			fputs(" $#", f);
+		else
+			fprintf(f, " $%" PRIu64, n->num);
+		break;
+	case NODE_BINOP:
+	case NODE_UNOP:
+	case NODE_ASSIGN:
+		fputc(' ', f);
+		if (n->kind == NODE_ASSIGN && n->op != OP_INC && n->op != OP_DEC) {
+			ast_print_op(n->op, f);
+			fputc('=', f);
+		} else {
+			ast_print_op(n->op, f);
+		}
+		if (n->is_post)
+			fputs(" post", f);
+		break;
+	case NODE_FIELD:
+		fprintf(f, " %s%s", n->is_arrow ? "->" : ".", n->name ? n->name : "?");
+		break;
+	case NODE_CAST:
+		fprintf(f, " (%s)", n->cast_type ? n->cast_type : "?");
+		break;
+	case NODE_UNROLL:
+		fprintf(f, " %" PRIu64, n->num);
+		break;
+	case NODE_ATTACH:
+		fprintf(f, " %s", n->str ? n->str : "");
+		break;
+	case NODE_CDEF:
+	case NODE_INCLUDE:
+		fputc(' ', f);
+		ast_print_str(n->str ? n->str : "", n->str ? strlen(n->str) : 0, f);
+		break;
+	default:
+		if (n->name)
+			fprintf(f, " %s", n->name);
+		if (n->kind == NODE_CALL && n->cast_type)
+			fprintf(f, " (%s)", n->cast_type);
+		break;
+	}
+	fprintf(f, " %u:%u\n", n->loc.line, n->loc.col);
+
+	ast_dump_list(n->args, depth + 1, NULL, f);
+	if (n->cond)
+		ast_dump_node(n->cond, depth + 1, "cond", f);
+	if (n->lhs)
+		ast_dump_node(n->lhs, depth + 1, NULL, f);
+	if (n->rhs)
+		ast_dump_node(n->rhs, depth + 1, NULL, f);
+	if (n->body) {
+		/* Blocks and the program chain their statements through body->next. */
+		if (n->kind == NODE_BLOCK || n->kind == NODE_PROGRAM)
+			ast_dump_list(n->body, depth + 1, NULL, f);
+		else
+			ast_dump_node(n->body, depth + 1, NULL, f);
+	}
+	if (n->else_body)
+		ast_dump_node(n->else_body, depth + 1, "else", f);
+}
+
+static void ast_dump_list(const struct node *n, int depth, const char *label, FILE *f)
+{
+	for (; n; n = n->next)
+		ast_dump_node(n, depth, label, f);
+}
+
+void ast_dump(const struct node *n, FILE *f)
+{
+	if (n)
+		ast_dump_node(n, 0, NULL, f);
+}

@@ -1,2 +1,173 @@
 // SPDX-License-Identifier: GPL-2.0
-/* stub: not written yet */
+/*
+ * Diagnostics: every pass appends errors and warnings here with a location and an optional
+ * hint; the driver prints them all at once, each with its source line and a caret under it.
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "diag.h"
+
+#define DIAG_TABSTOP 8
+
+void diags_init(struct diags *d, const struct source *src)
+{
+	memset(d, 0, sizeof(*d));
+	d->src = src;
+}
+
+void diags_free(struct diags *d)
+{
+	size_t i;
+
+	for (i = 0; i < d->n; i++) {
+		free(d->v[i].msg);
+		free(d->v[i].hint);
+	}
+	free(d->v);
+	d->v = NULL;
+	d->n = d->cap = d->nerrors = 0;
+}
+
+static char *diag_strdup(const char *s)
+{
+	char *p;
+
+	if (!s)
+		return NULL;
+	p = strdup(s);
+	if (!p)
+		abort();
+	return p;
+}
+
+static void diag_add(struct diags *d, enum diag_level level, struct loc loc, const char *hint,
+		     const char *fmt, va_list ap)
+{
+	struct diag *dg;
+	char *msg;
+
+	if (d->n == d->cap) {
+		size_t cap = d->cap ? d->cap * 2 : 16;
+		struct diag *v = realloc(d->v, cap * sizeof(*v));
+
+		if (!v)
+			abort();
+		d->v = v;
+		d->cap = cap;
+	}
+	if (vasprintf(&msg, fmt, ap) < 0)
+		abort();
+	dg = &d->v[d->n++];
+	dg->level = level;
+	dg->loc = loc;
+	dg->msg = msg;
+	dg->hint = diag_strdup(hint);
+	if (level == DIAG_ERROR)
+		d->nerrors++;
+}
+
+void diag_error(struct diags *d, struct loc loc, const char *hint, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	diag_add(d, DIAG_ERROR, loc, hint, fmt, ap);
+	va_end(ap);
+}
+
+void diag_warn(struct diags *d, struct loc loc, const char *hint, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	diag_add(d, DIAG_WARNING, loc, hint, fmt, ap);
+	va_end(ap);
+}
+
+/* Finds line `line` (1-based) in the source; returns its start and sets *len (no newline). */
+static const char *diag_find_line(const struct source *src, unsigned int line, size_t *len)
+{
+	const char *p, *end, *nl;
+	unsigned int cur = 1;
+
+	if (!src || !src->text)
+		return NULL;
+	p = src->text;
+	end = src->text + src->len;
+	while (cur < line) {
+		nl = memchr(p, '\n', (size_t)(end - p));
+		if (!nl)
+			return NULL;
+		p = nl + 1;
+		cur++;
+	}
+	nl = memchr(p, '\n', (size_t)(end - p));
+	*len = nl ? (size_t)(nl - p) : (size_t)(end - p);
+	if (*len && p[*len - 1] == '\r')
+		(*len)--;
+	return p;
+}
+
+/* Visual width of bytes [0, n) of a line once tabs are expanded, starting at column `start`. */
+static size_t diag_width(const char *s, size_t n, size_t start)
+{
+	size_t w = start, i;
+
+	for (i = 0; i < n; i++)
+		w = s[i] == '\t' ? (w / DIAG_TABSTOP + 1) * DIAG_TABSTOP : w + 1;
+	return w - start;
+}
+
+static void diag_print_snippet(const struct diags *d, const struct diag *dg, FILE *f)
+{
+	size_t len, col, end, i, lead, width;
+	const char *line = diag_find_line(d->src, dg->loc.line, &len);
+
+	if (!line)
+		return;
+	fputs("    ", f);
+	for (i = 0; i < len; i++) {
+		if (line[i] == '\t')
+			fprintf(f, "%*s", (int)(DIAG_TABSTOP - diag_width(line, i, 0) % DIAG_TABSTOP),
+				"");
+		else
+			fputc(line[i], f);
+	}
+	fputc('\n', f);
+
+	col = dg->loc.col ? dg->loc.col - 1 : 0;
+	if (col > len)
+		col = len;
+	end = col + (dg->loc.len ? dg->loc.len : 1);
+	if (end > len)
+		end = len;
+	lead = diag_width(line, col, 0);
+	width = end > col ? diag_width(line + col, end - col, lead) : 1;
+	fprintf(f, "    %*s^", (int)lead, "");
+	for (i = 1; i < width; i++)
+		fputc('~', f);
+	fputc('\n', f);
+}
+
+void diags_print(const struct diags *d, FILE *f)
+{
+	const char *name = d->src && d->src->name ? d->src->name : "<input>";
+	size_t i;
+
+	for (i = 0; i < d->n; i++) {
+		const struct diag *dg = &d->v[i];
+		const char *lvl = dg->level == DIAG_ERROR ? "error" : "warning";
+
+		if (dg->loc.line == 0) {
+			fprintf(f, "%s: %s: %s\n", name, lvl, dg->msg);
+		} else {
+			fprintf(f, "%s:%u:%u: %s: %s\n", name, dg->loc.line, dg->loc.col, lvl, dg->msg);
+			diag_print_snippet(d, dg, f);
+		}
+		if (dg->hint)
+			fprintf(f, "hint: %s\n", dg->hint);
+	}
+}
