@@ -1,0 +1,322 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Unit tests of the semantic pass: programs through parse, expand and sema, asserting on the
+ * types, resolved names, metadata layouts, and the diagnostics each class of error produces.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "arena.h"
+#include "frontend.h"
+#include "meta.h"
+#include "probe.h"
+
+struct compiled {
+	struct source src;
+	struct program prog;
+	struct diags d;
+	struct probe_env *env;
+	int ret;
+};
+
+static struct compiled *compile(const char *text, char **params, int nparams)
+{
+	struct compiled *c = calloc(1, sizeof(*c));
+
+	c->src.name = "test.bt";
+	c->src.text = (char *)text;
+	c->src.len = strlen(text);
+	c->prog.src = &c->src;
+	c->prog.arena = arena_new();
+	c->prog.meta = aot_meta_new();
+	c->prog.params = params;
+	c->prog.nparams = nparams;
+	c->prog.strlen_max = 64;
+	c->env = probe_env__new();
+	diags_init(&c->d, &c->src);
+	c->ret = parse_program(&c->prog, &c->d);
+	if (!c->ret)
+		c->ret = expand_probes(&c->prog, c->env, &c->d);
+	if (!c->ret)
+		c->ret = sema_check(&c->prog, c->env, &c->d);
+	return c;
+}
+
+static void compiled_free(struct compiled *c)
+{
+	diags_free(&c->d);
+	probe_env__free(c->env);
+	aot_meta_free(c->prog.meta);
+	arena_free(c->prog.arena);
+	free(c);
+}
+
+/* True if some error's message contains needle. */
+static bool has_error(struct compiled *c, const char *needle)
+{
+	for (size_t i = 0; i < c->d.n; i++)
+		if (c->d.v[i].level == DIAG_ERROR && strstr(c->d.v[i].msg, needle))
+			return true;
+	return false;
+}
+
+static struct map_info *find_map(struct compiled *c, const char *name)
+{
+	for (struct map_info *m = c->prog.maps; m; m = m->next)
+		if (strcmp(m->name, name) == 0)
+			return m;
+	return NULL;
+}
+
+static struct node *first_stmt(struct compiled *c)
+{
+	return c->prog.root->body->body->body;
+}
+
+static void test_aggregations_and_tuple_keys(void **state)
+{
+	struct compiled *c = compile("BEGIN { @x = count(); @y[1, \"ab\"] = sum(5); @z = avg(-3); }",
+				     NULL, 0);
+	struct map_info *x, *y;
+	const struct aot_map *my;
+
+	(void)state;
+	assert_int_equal(c->ret, 0);
+	x = find_map(c, "@x");
+	y = find_map(c, "@y");
+	assert_non_null(x);
+	assert_non_null(y);
+	assert_int_equal(x->value.kind, TYPE_COUNT);
+	assert_int_equal(x->nkeys, 0);
+	assert_string_equal(x->elf_name, "AT_x");
+	assert_int_equal(y->value.kind, TYPE_SUM);
+	assert_int_equal(y->nkeys, 2);
+	assert_int_equal(y->key.kind, TYPE_TUPLE);
+	assert_int_equal(y->key.elems[0].size, 8);
+	assert_int_equal(y->key.offsets[1], 8);
+	assert_int_equal(y->key.elems[1].kind, TYPE_STR);
+	assert_int_equal(y->key.size, 16); /* 8 + 3, padded to the 8-byte alignment */
+	assert_int_equal(c->prog.meta->nmaps, 3);
+	my = &c->prog.meta->maps[y->meta_idx];
+	assert_int_equal(my->agg, AOT_AGG_SUM);
+	assert_int_equal(my->key.kind, AOT_K_TUPLE);
+	assert_int_equal(my->key.nelems, 2);
+	assert_int_equal(c->prog.meta->elems[my->key.elems + 1].offset, 8);
+	assert_true(c->prog.meta->maps[find_map(c, "@z")->meta_idx].value.is_signed);
+	compiled_free(c);
+}
+
+static void test_string_keys_grow_and_cast(void **state)
+{
+	struct compiled *c = compile("BEGIN { @[\"a\"] = 1; @[comm] = 2; }", NULL, 0);
+	struct map_info *m;
+	struct node *first;
+
+	(void)state;
+	assert_int_equal(c->ret, 0);
+	m = find_map(c, "@");
+	assert_int_equal(m->key.kind, TYPE_STR);
+	assert_int_equal(m->key.size, 16);
+	/* The literal key "a" (2 bytes) meets a 16-byte slot: sema made the conversion explicit. */
+	first = first_stmt(c);
+	assert_int_equal(first->kind, NODE_ASSIGN);
+	assert_int_equal(first->lhs->args->kind, NODE_CAST);
+	assert_int_equal(first->lhs->args->type.size, 16);
+	assert_int_equal(first->lhs->args->lhs->kind, NODE_STR);
+	compiled_free(c);
+}
+
+static void test_printf_layout(void **state)
+{
+	struct compiled *c = compile("BEGIN { printf(\"%d %s %x\\n\", pid, comm, (uint8)3); }", NULL, 0);
+	const struct aot_fmt *f;
+	const struct aot_elem *e;
+
+	(void)state;
+	assert_int_equal(c->ret, 0);
+	assert_int_equal(c->prog.meta->nfmts, 1);
+	f = &c->prog.meta->fmts[0];
+	assert_string_equal(f->fmt, "%d %s %x\n");
+	assert_int_equal(f->args.nelems, 3);
+	e = &c->prog.meta->elems[f->args.elems];
+	assert_int_equal(e[0].type.kind, AOT_K_INT);
+	assert_int_equal(e[0].type.size, 8);
+	assert_int_equal(e[1].type.kind, AOT_K_STR);
+	assert_int_equal(e[1].type.size, 16);
+	assert_int_equal(e[1].offset, 8);
+	assert_int_equal(e[2].offset, 24);
+	assert_int_equal(e[2].type.size, 8); /* printf arguments widen to 64 bits */
+	compiled_free(c);
+}
+
+static void test_printf_errors(void **state)
+{
+	struct compiled *c = compile("BEGIN { printf(\"%d %d\\n\", 1); }", NULL, 0);
+
+	(void)state;
+	assert_int_not_equal(c->ret, 0);
+	assert_true(has_error(c, "2 conversions but 1 argument"));
+	compiled_free(c);
+	c = compile("BEGIN { printf(\"%d\\n\", comm); }", NULL, 0);
+	assert_true(has_error(c, "%d cannot print string[16]"));
+	compiled_free(c);
+}
+
+static void test_type_conflicts(void **state)
+{
+	struct compiled *c = compile("BEGIN { $x = 1; $x = \"a\"; @m = count(); @m = 1; }", NULL, 0);
+
+	(void)state;
+	assert_true(has_error(c, "variable $x cannot hold both"));
+	assert_true(has_error(c, "@m cannot hold both count and int64"));
+	compiled_free(c);
+	c = compile("BEGIN { @k[1] = 1; @k[1, 2] = 2; }", NULL, 0);
+	assert_true(has_error(c, "@k used with 2 keys"));
+	compiled_free(c);
+}
+
+static void test_unknown_names(void **state)
+{
+	struct compiled *c = compile("BEGIN { @x = foo; bar(1); printf(\"%d\", $y); }", NULL, 0);
+
+	(void)state;
+	assert_true(has_error(c, "unknown identifier 'foo'"));
+	assert_true(has_error(c, "unknown function 'bar'"));
+	assert_true(has_error(c, "variable $y is used before it is assigned"));
+	/* Every error of the pass is reported, not just the first. */
+	assert_int_equal(c->d.nerrors, 3);
+	compiled_free(c);
+}
+
+static void test_map_read_before_assignment(void **state)
+{
+	/* END is above BEGIN in the text: the map's type comes from the later probe. */
+	struct compiled *c = compile("END { printf(\"%d\\n\", @x); } BEGIN { @x = 1; }", NULL, 0);
+
+	(void)state;
+	assert_int_equal(c->ret, 0);
+	compiled_free(c);
+	c = compile("BEGIN { printf(\"%d\\n\", @never); }", NULL, 0);
+	assert_true(has_error(c, "@never is read but never assigned"));
+	compiled_free(c);
+}
+
+static void test_aggregation_outside_assignment(void **state)
+{
+	struct compiled *c = compile("BEGIN { $x = count(); printf(\"%d\", sum(1)); }", NULL, 0);
+
+	(void)state;
+	assert_true(has_error(c, "count() can only be assigned to a map"));
+	assert_true(has_error(c, "sum() can only be assigned to a map"));
+	compiled_free(c);
+}
+
+static void test_positional_parameters(void **state)
+{
+	char *params[] = { "42", "hello" };
+	struct compiled *c = compile("BEGIN { @a = $1; @b = $2; @n = $#; }", params, 2);
+
+	(void)state;
+	assert_int_equal(c->ret, 0);
+	assert_int_equal(find_map(c, "@a")->value.kind, TYPE_INT);
+	assert_int_equal(find_map(c, "@b")->value.kind, TYPE_STR);
+	assert_int_equal(first_stmt(c)->rhs->kind, NODE_INT);
+	assert_int_equal(first_stmt(c)->rhs->num, 42);
+	assert_int_equal(c->prog.meta->nparams, 2);
+	compiled_free(c);
+	c = compile("BEGIN { @a = $3; }", params, 2);
+	assert_true(has_error(c, "positional parameter $3 was not given"));
+	compiled_free(c);
+}
+
+static void test_builtin_availability(void **state)
+{
+	struct compiled *c = compile("BEGIN { @ = args->x; }", NULL, 0);
+
+	(void)state;
+	assert_true(has_error(c, "'args' is not available in BEGIN probes"));
+	compiled_free(c);
+}
+
+static void test_tracepoint_args(void **state)
+{
+	struct compiled *c;
+	struct node *key;
+
+	(void)state;
+	if (access("/sys/kernel/tracing/events/syscalls/sys_enter_openat/format", R_OK)) {
+		skip();
+		return;
+	}
+	c = compile("tracepoint:syscalls:sys_enter_openat { @[str(args->filename)] = count(); "
+		    "@f[args->flags] = 1; }", NULL, 0);
+	assert_int_equal(c->ret, 0);
+	key = first_stmt(c)->lhs->args;
+	assert_int_equal(key->kind, NODE_CALL);
+	assert_int_equal(key->func, FN_STR);
+	assert_true(key->is_user);
+	assert_int_equal(key->type.size, 64);
+	compiled_free(c);
+	c = compile("tracepoint:syscalls:sys_enter_openat { @ = args->nonexistent; }", NULL, 0);
+	assert_true(has_error(c, "has no field 'nonexistent'"));
+	compiled_free(c);
+}
+
+static void test_wildcard_probe_names(void **state)
+{
+	struct compiled *c;
+	uint32_t n = 0;
+
+	(void)state;
+	if (access("/sys/kernel/tracing/events/syscalls", R_OK)) {
+		skip();
+		return;
+	}
+	c = compile("tracepoint:syscalls:sys_enter_open* { @[probe] = count(); }", NULL, 0);
+	assert_int_equal(c->ret, 0);
+	for (struct node *ap = c->prog.root->body->args; ap; ap = ap->next)
+		n += ap->nmatches;
+	assert_true(n >= 2);
+	assert_int_equal(c->prog.meta->nprobes, n);
+	/* Each match is its own program with a unique function name and a canonical section. */
+	assert_string_not_equal(c->prog.meta->probes[0].prog, c->prog.meta->probes[1].prog);
+	assert_non_null(strstr(c->prog.root->body->args->matches[0].section, "tracepoint/syscalls/"));
+	compiled_free(c);
+}
+
+static void test_unknown_probe_type(void **state)
+{
+	struct compiled *c = compile("nosuch:thing { }", NULL, 0);
+
+	(void)state;
+	assert_true(has_error(c, "unknown probe type 'nosuch'"));
+	compiled_free(c);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_aggregations_and_tuple_keys),
+		cmocka_unit_test(test_string_keys_grow_and_cast),
+		cmocka_unit_test(test_printf_layout),
+		cmocka_unit_test(test_printf_errors),
+		cmocka_unit_test(test_type_conflicts),
+		cmocka_unit_test(test_unknown_names),
+		cmocka_unit_test(test_map_read_before_assignment),
+		cmocka_unit_test(test_aggregation_outside_assignment),
+		cmocka_unit_test(test_positional_parameters),
+		cmocka_unit_test(test_builtin_availability),
+		cmocka_unit_test(test_tracepoint_args),
+		cmocka_unit_test(test_wildcard_probe_names),
+		cmocka_unit_test(test_unknown_probe_type),
+	};
+
+	return cmocka_run_group_tests_name("sema", tests, NULL, NULL);
+}
