@@ -63,7 +63,8 @@ int rt_events_open(struct rt *rt)
 	if (!rt->rb) {
 		int err = -errno;
 
-		fprintf(stderr, "ERROR: could not open the event ring buffer: %s\n", strerror(-err));
+		fprintf(stderr, "ERROR: could not open the event ring buffer: %s\n",
+			strerror(-err));
 		return err;
 	}
 	return 0;

@@ -15,9 +15,9 @@
 
 #include "rt.h"
 
-#define LOADER_LOG_SIZE (256 * 1024)        /* per program: plenty for the last lines */
-#define LOADER_LOG_SIZE_VERBOSE (16 << 20)  /* -v prints the whole log */
-#define LOADER_LOG_TAIL 20                  /* lines shown without -v */
+#define LOADER_LOG_SIZE (256 * 1024)	   /* per program: plenty for the last lines */
+#define LOADER_LOG_SIZE_VERBOSE (16 << 20) /* -v prints the whole log */
+#define LOADER_LOG_TAIL 20		   /* lines shown without -v */
 
 /*
  * libbpf's print callback takes no context, so its verbosity is the one piece of global
@@ -44,8 +44,7 @@ static int loader_shdr(const uint8_t *elf, size_t size, const Elf64_Ehdr *eh, si
 	return 0;
 }
 
-int rt_elf_section(const void *image, size_t size, const char *name, const void **data,
-		   size_t *len)
+int rt_elf_section(const void *image, size_t size, const char *name, const void **data, size_t *len)
 {
 	const uint8_t *elf = image;
 	Elf64_Shdr sh, strsh;
@@ -79,7 +78,8 @@ int rt_elf_section(const void *image, size_t size, const char *name, const void 
 		if (sh.sh_name >= strsh.sh_size || strsh.sh_size - sh.sh_name < nlen + 1 ||
 		    memcmp(elf + strsh.sh_offset + sh.sh_name, name, nlen + 1))
 			continue;
-		if (sh.sh_type == SHT_NOBITS || sh.sh_offset > size || sh.sh_size > size - sh.sh_offset)
+		if (sh.sh_type == SHT_NOBITS || sh.sh_offset > size ||
+		    sh.sh_size > size - sh.sh_offset)
 			return -EINVAL;
 		*data = elf + sh.sh_offset;
 		*len = sh.sh_size;
@@ -123,7 +123,8 @@ static void loader_report_failure(const struct rt *rt, int err)
 	struct bpf_program *prog;
 	size_t i = 0;
 
-	bpf_object__for_each_program(prog, rt->obj) {
+	bpf_object__for_each_program(prog, rt->obj)
+	{
 		const char *log = i < rt->nlogbufs ? rt->logbufs[i] : NULL;
 		const char *probe;
 
@@ -174,14 +175,14 @@ int rt_load(struct rt *rt, const void *elf, size_t size)
 			rt->opts->obj_name, strerror(-err));
 		return err;
 	}
-	bpf_object__for_each_program(prog, rt->obj)
-		n++;
+	bpf_object__for_each_program(prog, rt->obj) n++;
 	rt->logbufs = calloc(n ? n : 1, sizeof(*rt->logbufs));
 	if (!rt->logbufs)
 		return -ENOMEM;
 	rt->nlogbufs = n;
 	i = 0;
-	bpf_object__for_each_program(prog, rt->obj) {
+	bpf_object__for_each_program(prog, rt->obj)
+	{
 		/* Untouched pages of a large buffer cost nothing until the verifier writes. */
 		rt->logbufs[i] = calloc(1, logsize);
 		if (!rt->logbufs[i])

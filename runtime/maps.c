@@ -89,7 +89,8 @@ static int maps_cmp(const void *pa, const void *pb, void *ctx)
 
 	if (s->by_value) {
 		if (s->val_signed)
-			c = (int64_t)a->val < (int64_t)b->val ? -1 : (int64_t)a->val > (int64_t)b->val;
+			c = (int64_t)a->val < (int64_t)b->val ? -1
+							      : (int64_t)a->val > (int64_t)b->val;
 		else
 			c = maps_cmp_u64(a->val, b->val);
 	} else {
@@ -111,9 +112,9 @@ int rt_maps_fold(const struct aot_meta *m, const struct aot_map *map, const void
 
 	*out = NULL;
 	*nout = 0;
-	s.val_signed = map->agg == AOT_AGG_MIN || map->agg == AOT_AGG_MAX ||
-		       map->agg == AOT_AGG_AVG ||
-		       ((map->agg == AOT_AGG_SUM || map->agg == AOT_AGG_NONE) && map->value.is_signed);
+	s.val_signed =
+		map->agg == AOT_AGG_MIN || map->agg == AOT_AGG_MAX || map->agg == AOT_AGG_AVG ||
+		((map->agg == AOT_AGG_SUM || map->agg == AOT_AGG_NONE) && map->value.is_signed);
 	s.by_value = map->agg != AOT_AGG_NONE || map->value.kind == AOT_K_INT ||
 		     map->value.kind == AOT_K_BOOL;
 	*val_signed = s.val_signed;
@@ -240,7 +241,10 @@ static int maps_print_one(struct rt *rt, const struct aot_map *map)
 			   &val_signed);
 	if (err)
 		goto out;
-	om = (struct output_map){.meta = rt->meta, .map = map, .entries = ents, .n = nents,
+	om = (struct output_map){.meta = rt->meta,
+				 .map = map,
+				 .entries = ents,
+				 .n = nents,
 				 .val_signed = val_signed};
 	rt->out.ops->map(&rt->out, &om);
 out:

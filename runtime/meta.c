@@ -370,8 +370,8 @@ struct meta_reader {
 	size_t errlen;
 };
 
-__attribute__((format(printf, 2, 3))) static int meta_fail(struct meta_reader *r,
-							     const char *fmt, ...)
+__attribute__((format(printf, 2, 3))) static int meta_fail(struct meta_reader *r, const char *fmt,
+							   ...)
 {
 	va_list ap;
 
@@ -449,7 +449,8 @@ static int meta_check_tuple(struct meta_reader *r, const struct aot_type *t, uin
 		const struct aot_elem *e = &m->elems[i];
 
 		if (e->offset > t->size || e->type.size > t->size - e->offset)
-			return meta_fail(r, "element %u: bytes %u..%u outside its tuple of %u bytes",
+			return meta_fail(r,
+					 "element %u: bytes %u..%u outside its tuple of %u bytes",
 					 i, e->offset, e->offset + e->type.size, t->size);
 		if (r->elem_state[i] == 2)
 			continue;
@@ -617,7 +618,8 @@ static int meta_check_types(struct meta_reader *r)
 			err = meta_check_type(r, &map->value, 0, "map value", i);
 		if (err)
 			return err;
-		if (map->nkeys > 1 && (map->key.kind != AOT_K_TUPLE || map->key.nelems != map->nkeys))
+		if (map->nkeys > 1 &&
+		    (map->key.kind != AOT_K_TUPLE || map->key.nelems != map->nkeys))
 			return meta_fail(r, "map %u: %u keys but the key is not a tuple of %u", i,
 					 map->nkeys, map->nkeys);
 		if (map->nkeys == 1 && map->key.kind == AOT_K_NONE)

@@ -17,8 +17,8 @@
 struct output_entry {
 	const void *key;   /* map->key bytes; NULL for a scalar map */
 	const void *value; /* AOT_AGG_NONE: map->value bytes */
-	uint64_t val;      /* an aggregation's result (two's complement when val_signed) */
-	uint64_t seq;      /* position in the kernel's iteration order */
+	uint64_t val;	   /* an aggregation's result (two's complement when val_signed) */
+	uint64_t seq;	   /* position in the kernel's iteration order */
 };
 
 /* A whole map, entries already in the order to print them. */
@@ -47,8 +47,8 @@ struct output_ops {
 
 struct output {
 	const struct output_ops *ops;
-	FILE *f;    /* program output: -o FILE or stdout */
-	FILE *err;  /* warnings: stderr */
+	FILE *f;   /* program output: -o FILE or stdout */
+	FILE *err; /* warnings: stderr */
 };
 
 extern const struct output_ops output_text_ops;

@@ -137,8 +137,7 @@ static void printf_spec_str(const struct printf_spec *sp, const char *len, char 
 }
 
 /* %s (and any conversion given a non-integer) of already rendered text. */
-static void printf_text(struct rt_buf *out, const struct printf_spec *sp, const char *s,
-			size_t len)
+static void printf_text(struct rt_buf *out, const struct printf_spec *sp, const char *s, size_t len)
 {
 	char spec[48];
 

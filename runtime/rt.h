@@ -52,22 +52,21 @@ struct rt {
 	const struct aot_run_opts *opts;
 	struct aot_meta *meta;
 	struct bpf_object *obj;
-	char **logbufs;  /* per program, verifier logs; indexed like bpf_object__for_each_program */
+	char **logbufs; /* per program, verifier logs; indexed like bpf_object__for_each_program */
 	size_t nlogbufs;
 	struct bpf_link **links;
 	size_t nlinks;
 	struct output out;
 	struct ring_buffer *rb;
-	int sigfd;       /* signalfd for SIGINT/SIGTERM/SIGHUP, -1 if none */
-	bool exiting;    /* exit() seen or signal received */
+	int sigfd;	    /* signalfd for SIGINT/SIGTERM/SIGHUP, -1 if none */
+	bool exiting;	    /* exit() seen or signal received */
 	uint64_t malformed; /* ring buffer records we could not make sense of */
 	struct rt_buf text; /* scratch for formatting events */
 };
 
 /* loader.c */
 /* Finds a section's bytes in an ELF image, bounds-checked. 0, -ENOENT or -EINVAL. */
-int rt_elf_section(const void *elf, size_t size, const char *name, const void **data,
-		   size_t *len);
+int rt_elf_section(const void *elf, size_t size, const char *name, const void **data, size_t *len);
 int rt_load(struct rt *rt, const void *elf, size_t size);
 void rt_unload(struct rt *rt);
 

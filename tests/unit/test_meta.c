@@ -33,11 +33,18 @@ static struct aot_meta *build(void)
 	int e, inner;
 
 	assert_non_null(m);
-	assert_int_equal(aot_meta_add_probe(m, &(struct aot_probe){.prog = "begin", .type = "BEGIN",
-				.name = "BEGIN", .flags = AOT_PROBE_BEGIN}), 0);
-	assert_int_equal(aot_meta_add_probe(m, &(struct aot_probe){.prog = "tp_openat",
-				.type = "tracepoint", .target = "syscalls:sys_enter_openat",
-				.name = "tracepoint:syscalls:sys_enter_openat"}), 1);
+	assert_int_equal(aot_meta_add_probe(m, &(struct aot_probe){.prog = "begin",
+								   .type = "BEGIN",
+								   .name = "BEGIN",
+								   .flags = AOT_PROBE_BEGIN}),
+			 0);
+	assert_int_equal(
+		aot_meta_add_probe(
+			m, &(struct aot_probe){.prog = "tp_openat",
+					       .type = "tracepoint",
+					       .target = "syscalls:sys_enter_openat",
+					       .name = "tracepoint:syscalls:sys_enter_openat"}),
+		1);
 	/* printf("%d %s %d\n", a, s, (b, (c, "x"))): outer tuple first, inner after it */
 	e = aot_meta_add_elems(m, 3);
 	inner = aot_meta_add_elems(m, 2);
@@ -48,18 +55,30 @@ static struct aot_meta *build(void)
 	m->elems[e + 2] = (struct aot_elem){24, {AOT_K_TUPLE, 24, 0, 2, inner}};
 	m->elems[inner] = (struct aot_elem){0, t_int(4, 0)};
 	m->elems[inner + 1] = (struct aot_elem){8, t_str(16)};
-	assert_int_equal(aot_meta_add_fmt(m, &(struct aot_fmt){AOT_FMT_PRINTF, "%d %s %d\n",
-				{AOT_K_TUPLE, 48, 0, 3, e}}), 0);
-	assert_int_equal(aot_meta_add_map(m, &(struct aot_map){.name = "@", .elf_name = "m0",
-				.agg = AOT_AGG_COUNT, .nkeys = 1, .key = t_str(16)}), 0);
+	assert_int_equal(aot_meta_add_fmt(m, &(struct aot_fmt){AOT_FMT_PRINTF,
+							       "%d %s %d\n",
+							       {AOT_K_TUPLE, 48, 0, 3, e}}),
+			 0);
+	assert_int_equal(aot_meta_add_map(m, &(struct aot_map){.name = "@",
+							       .elf_name = "m0",
+							       .agg = AOT_AGG_COUNT,
+							       .nkeys = 1,
+							       .key = t_str(16)}),
+			 0);
 	e = aot_meta_add_elems(m, 2);
 	m->elems[e] = (struct aot_elem){0, t_int(8, 0)};
 	m->elems[e + 1] = (struct aot_elem){8, t_str(8)};
-	assert_int_equal(aot_meta_add_map(m, &(struct aot_map){.name = "@x", .elf_name = "m1",
-				.agg = AOT_AGG_AVG, .nkeys = 2, .key = {AOT_K_TUPLE, 16, 0, 2, e},
-				.value = t_int(8, 1)}), 1);
-	assert_int_equal(aot_meta_add_map(m, &(struct aot_map){.name = "@s", .elf_name = "m2",
-				.value = t_int(4, 1)}), 2);
+	assert_int_equal(aot_meta_add_map(m, &(struct aot_map){.name = "@x",
+							       .elf_name = "m1",
+							       .agg = AOT_AGG_AVG,
+							       .nkeys = 2,
+							       .key = {AOT_K_TUPLE, 16, 0, 2, e},
+							       .value = t_int(8, 1)}),
+			 1);
+	assert_int_equal(
+		aot_meta_add_map(
+			m, &(struct aot_map){.name = "@s", .elf_name = "m2", .value = t_int(4, 1)}),
+		2);
 	m->nparams = 2;
 	return m;
 }
@@ -277,16 +296,16 @@ static void test_corruptions(void **state)
 	corrupt(buf, size, maps + 8, 77, "aggregation");
 	corrupt(buf, size, fmts, 9, "kind");
 	/* types: kind, sizes */
-	corrupt(buf, size, maps + 16, 99, "kind");                 /* map 0 key kind */
+	corrupt(buf, size, maps + 16, 99, "kind");		   /* map 0 key kind */
 	corrupt(buf, size, maps + 16 + 4, 0, "string of 0 bytes"); /* map 0 key size */
 	corrupt(buf, size, maps + 16 + 4, 0x7fffffff, "bytes");
 	corrupt(buf, size, maps + MAP_SIZE * 2 + 36 + 4, 3, "integer of 3 bytes"); /* @s value */
-	corrupt(buf, size, maps + MAP_SIZE + 16 + 12, 1, "key is not a tuple");     /* @x nelems */
-	corrupt(buf, size, maps + 12, 1000, "not a tuple");                         /* @ nkeys */
+	corrupt(buf, size, maps + MAP_SIZE + 16 + 12, 1, "key is not a tuple");	   /* @x nelems */
+	corrupt(buf, size, maps + 12, 1000, "not a tuple");			   /* @ nkeys */
 	corrupt(buf, size, fmts + 8, AOT_K_INT, "integer of");
 	/* tuples: element range, offsets inside the tuple, cycles, depth */
-	corrupt(buf, size, fmts + 8 + 16, 5, "outside");           /* args elems 5..8 of 7 */
-	corrupt(buf, size, fmts + 8 + 16, 0xfffffffe, "outside");  /* wraps around */
+	corrupt(buf, size, fmts + 8 + 16, 5, "outside");	  /* args elems 5..8 of 7 */
+	corrupt(buf, size, fmts + 8 + 16, 0xfffffffe, "outside"); /* wraps around */
 	corrupt(buf, size, fmts + 8 + 12, 0xffffffff, "tuple of");
 	corrupt(buf, size, fmts + 8 + 4, 20, "outside its tuple"); /* args size < elements */
 	corrupt(buf, size, elems + ELEM_SIZE * 1, 40, "outside its tuple");
@@ -367,12 +386,9 @@ static void test_byte_flips(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_round_trip),
-		cmocka_unit_test(test_empty),
-		cmocka_unit_test(test_truncations),
-		cmocka_unit_test(test_corruptions),
-		cmocka_unit_test(test_depth),
-		cmocka_unit_test(test_cycle),
+		cmocka_unit_test(test_round_trip),  cmocka_unit_test(test_empty),
+		cmocka_unit_test(test_truncations), cmocka_unit_test(test_corruptions),
+		cmocka_unit_test(test_depth),	    cmocka_unit_test(test_cycle),
 		cmocka_unit_test(test_byte_flips),
 	};
 

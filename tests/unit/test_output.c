@@ -94,7 +94,7 @@ static void test_printf_ints(void **state)
 	fmt_int("%p", u64, 0, "(nil)");
 	fmt_int("%hhd", u64, 300, "44");
 	fmt_int("%hd", u64, 70000, "4464");
-	fmt_int("%d", s32, 0xffffffff, "-1");     /* sign-extended from 4 bytes */
+	fmt_int("%d", s32, 0xffffffff, "-1"); /* sign-extended from 4 bytes */
 	fmt_int("%d", s8, 0xff, "-1");
 	fmt_int("%u", t_int(4, 0), 0xffffffff, "4294967295");
 	fmt_int("%d", u64, 0x100000005ULL, "5"); /* truncated to int, as bpftrace's C printf */
@@ -112,9 +112,9 @@ static void test_printf_ints(void **state)
 	fmt_int("[%-4lld|]", s64, (uint64_t)-1, "[-1  |]");
 	/* text around, %% and what is not a conversion */
 	fmt_int("a%%b %d c\n", s64, 1, "a%b 1 c\n");
-	fmt_int("%d %d", s64, 1, "1 %d");     /* no argument left: printed as written */
-	fmt_int("%q %d", s64, 3, "%q 3");     /* unknown conversion kept, takes no argument */
-	fmt_int("%d%", s64, 3, "3%");          /* a lone % at the end */
+	fmt_int("%d %d", s64, 1, "1 %d"); /* no argument left: printed as written */
+	fmt_int("%q %d", s64, 3, "%q 3"); /* unknown conversion kept, takes no argument */
+	fmt_int("%d%", s64, 3, "3%");	  /* a lone % at the end */
 }
 
 static void test_printf_width_clamp(void **state)
@@ -199,7 +199,8 @@ static void map_expect(struct map_case *c, size_t key_size, size_t stride, int n
 			memcpy(vals + i * stride * ncpus + stride, c->vals[i][1], stride);
 	}
 	assert_int_equal(rt_maps_fold(c->m, &c->map, keys, key_size, vals, stride, ncpus, c->n,
-				      &ents, &n, &val_signed), 0);
+				      &ents, &n, &val_signed),
+			 0);
 	om = (struct output_map){c->m, &c->map, ents, n, val_signed};
 	output_text_map(&b, &om);
 	if (strcmp(b.s ? b.s : "", expected))
@@ -277,8 +278,8 @@ static void test_map_keys_and_sort(void **state)
 
 	(void)state;
 	/* int keys, count values: ascending by value, ties in kernel order */
-	c.map = (struct aot_map){.name = "@b", .agg = AOT_AGG_COUNT, .nkeys = 1,
-				 .key = t_int(8, 1)};
+	c.map = (struct aot_map){
+		.name = "@b", .agg = AOT_AGG_COUNT, .nkeys = 1, .key = t_int(8, 1)};
 	put64(c.keys[0], 1);
 	put64(c.vals[0][0], 2);
 	put64(c.keys[1], 2);
@@ -288,7 +289,10 @@ static void test_map_keys_and_sort(void **state)
 	map_expect(&c, 8, 8, 1, "@b[2]: 1\n@b[1]: 2\n@b[-3]: 2\n");
 
 	/* signed sums sort as signed */
-	c.map = (struct aot_map){.name = "@s", .agg = AOT_AGG_SUM, .nkeys = 1, .key = t_int(8, 1),
+	c.map = (struct aot_map){.name = "@s",
+				 .agg = AOT_AGG_SUM,
+				 .nkeys = 1,
+				 .key = t_int(8, 1),
 				 .value = t_int(8, 1)};
 	put64(c.vals[0][0], (uint64_t)-4);
 	put64(c.vals[1][0], 5);
@@ -314,8 +318,8 @@ static void test_map_keys_and_sort(void **state)
 	e = aot_meta_add_elems(c.m, 2);
 	c.m->elems[e] = (struct aot_elem){0, t_int(4, 0)};
 	c.m->elems[e + 1] = (struct aot_elem){8, t_str(8)};
-	c.map = (struct aot_map){.name = "@u", .nkeys = 2, .key = {AOT_K_TUPLE, 16, 0, 2, e},
-				 .value = t_str(8)};
+	c.map = (struct aot_map){
+		.name = "@u", .nkeys = 2, .key = {AOT_K_TUPLE, 16, 0, 2, e}, .value = t_str(8)};
 	memset(c.keys, 0, sizeof(c.keys));
 	put64(c.keys[0], 2);
 	memcpy(c.keys[0] + 8, "a", 2);
@@ -334,7 +338,9 @@ static void test_map_keys_and_sort(void **state)
 		c.m->elems[in + 1] = (struct aot_elem){1, t_str(3)};
 		c.m->elems[out] = (struct aot_elem){0, t_int(2, 0)};
 		c.m->elems[out + 1] = (struct aot_elem){2, {AOT_K_TUPLE, 4, 0, 2, in}};
-		c.map = (struct aot_map){.name = "@w", .nkeys = 1, .key = t_int(8, 0),
+		c.map = (struct aot_map){.name = "@w",
+					 .nkeys = 1,
+					 .key = t_int(8, 0),
 					 .value = {AOT_K_TUPLE, 6, 0, 2, out}};
 		c.n = 1;
 		put64(c.keys[0], 7);
