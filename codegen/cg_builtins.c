@@ -1,0 +1,259 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Builtins (pid, comm, probe, ...) and functions (printf, exit, str) as tables from the id sema
+ * resolved to an emit callback. Aggregations (count, sum, ...) live with the maps.
+ */
+#include <string.h>
+
+#include "arena.h"
+#include "cg_internal.h"
+#include "meta.h"
+
+typedef LLVMValueRef (*cg_emit_fn)(struct cg *cg, struct node *n);
+
+static LLVMValueRef cg_call0(struct cg *cg, enum cg_helper id)
+{
+	return cg_helper(cg, id, cg->t_i64, NULL, 0);
+}
+
+static LLVMValueRef cg_hi32(struct cg *cg, LLVMValueRef v)
+{
+	return LLVMBuildLShr(cg->b, v, cg_i64(cg, 32), "");
+}
+
+static LLVMValueRef cg_lo32(struct cg *cg, LLVMValueRef v)
+{
+	return LLVMBuildAnd(cg->b, v, cg_i64(cg, 0xffffffff), "");
+}
+
+static LLVMValueRef cg_bi_pid(struct cg *cg, struct node *n)
+{
+	(void)n;
+	return cg_hi32(cg, cg_call0(cg, CG_H_GET_CURRENT_PID_TGID));
+}
+
+static LLVMValueRef cg_bi_tid(struct cg *cg, struct node *n)
+{
+	(void)n;
+	return cg_lo32(cg, cg_call0(cg, CG_H_GET_CURRENT_PID_TGID));
+}
+
+static LLVMValueRef cg_bi_uid(struct cg *cg, struct node *n)
+{
+	(void)n;
+	return cg_lo32(cg, cg_call0(cg, CG_H_GET_CURRENT_UID_GID));
+}
+
+static LLVMValueRef cg_bi_gid(struct cg *cg, struct node *n)
+{
+	(void)n;
+	return cg_hi32(cg, cg_call0(cg, CG_H_GET_CURRENT_UID_GID));
+}
+
+static LLVMValueRef cg_bi_nsecs(struct cg *cg, struct node *n)
+{
+	(void)n;
+	return cg_call0(cg, CG_H_KTIME_GET_NS);
+}
+
+static LLVMValueRef cg_bi_cpu(struct cg *cg, struct node *n)
+{
+	(void)n;
+	return cg_lo32(cg, cg_call0(cg, CG_H_GET_SMP_PROCESSOR_ID));
+}
+
+static LLVMValueRef cg_bi_rand(struct cg *cg, struct node *n)
+{
+	(void)n;
+	return cg_lo32(cg, cg_call0(cg, CG_H_GET_PRANDOM_U32));
+}
+
+static LLVMValueRef cg_bi_comm(struct cg *cg, struct node *n)
+{
+	uint32_t size = n->type.size ? n->type.size : 16;
+	LLVMValueRef buf = cg_alloca(cg, size, "comm");
+	LLVMValueRef args[] = { buf, cg_i64(cg, size) };
+
+	/* the kernel pads the rest of the buffer with zeros */
+	cg_helper(cg, CG_H_GET_CURRENT_COMM, cg->t_i64, args, 2);
+	return buf;
+}
+
+static LLVMValueRef cg_bi_probe(struct cg *cg, struct node *n)
+{
+	const char *name = cg->match ? cg->match->name : "";
+
+	return cg_str_lit(cg, name, strlen(name), n->type.size);
+}
+
+static const cg_emit_fn cg_builtins[] = {
+	[BI_PID] = cg_bi_pid,	  [BI_TID] = cg_bi_tid,	    [BI_UID] = cg_bi_uid,
+	[BI_GID] = cg_bi_gid,	  [BI_NSECS] = cg_bi_nsecs, [BI_CPU] = cg_bi_cpu,
+	[BI_COMM] = cg_bi_comm,	  [BI_PROBE] = cg_bi_probe, [BI_RAND] = cg_bi_rand,
+};
+
+LLVMValueRef cg_builtin(struct cg *cg, struct node *n)
+{
+	size_t nb = sizeof(cg_builtins) / sizeof(cg_builtins[0]);
+
+	if ((size_t)n->builtin < nb && cg_builtins[n->builtin])
+		return cg_builtins[n->builtin](cg, n);
+	cg_error(cg, n->loc, NULL, "builtin %s is not supported yet", n->name);
+	return cg_type_is_buf(&n->type) ? cg_alloca_zero(cg, n->type.size, "") : cg_i64(cg, 0);
+}
+
+const struct probe_arg *cg_probe_arg(struct cg *cg, const struct node *field)
+{
+	const struct probe_match *m = cg->match;
+
+	if (!m || !field || field->kind != NODE_FIELD || !field->lhs ||
+	    field->lhs->kind != NODE_BUILTIN || field->lhs->builtin != BI_ARGS)
+		return NULL;
+	for (uint32_t i = 0; i < m->nargs; i++)
+		if (!strcmp(m->args[i].name, field->name))
+			return &m->args[i];
+	return NULL;
+}
+
+/* The metadata's view of a type, back as an AST type (printf record layouts live there). */
+static void cg_type_from_aot(struct cg *cg, const struct aot_type *at, struct type *t)
+{
+	const struct aot_meta *m = cg->prog->meta;
+	static const enum type_kind kinds[] = {
+		[AOT_K_INT] = TYPE_INT,
+		[AOT_K_STR] = TYPE_STR,
+		[AOT_K_TUPLE] = TYPE_TUPLE,
+		[AOT_K_BOOL] = TYPE_BOOL,
+	};
+
+	*t = (struct type){
+		.kind = at->kind < sizeof(kinds) / sizeof(kinds[0]) ? kinds[at->kind] : TYPE_NONE,
+		.size = at->size,
+		.is_signed = at->is_signed,
+	};
+	if (t->kind != TYPE_TUPLE || at->elems + (uint64_t)at->nelems > m->nelems)
+		return;
+	t->nelems = at->nelems;
+	t->elems = arena_alloc(cg->prog->arena, at->nelems * sizeof(*t->elems));
+	t->offsets = arena_alloc(cg->prog->arena, at->nelems * sizeof(*t->offsets));
+	for (uint32_t i = 0; i < at->nelems; i++) {
+		t->offsets[i] = m->elems[at->elems + i].offset;
+		cg_type_from_aot(cg, &m->elems[at->elems + i].type, &t->elems[i]);
+	}
+}
+
+static void cg_event_hdr(struct cg *cg, LLVMValueRef p, uint32_t kind, uint32_t index)
+{
+	LLVMSetAlignment(LLVMBuildStore(cg->b, cg_i32(cg, kind), p), 4);
+	LLVMSetAlignment(LLVMBuildStore(cg->b, cg_i32(cg, index), cg_gep(cg, p, 4)), 4);
+}
+
+/*
+ * printf(fmt, args...): a ring buffer record of the header and the arguments laid out as the
+ * format's TUPLE in the metadata; the runtime formats it.
+ */
+static LLVMValueRef cg_fn_printf(struct cg *cg, struct node *n)
+{
+	const struct aot_meta *m = cg->prog->meta;
+	const uint32_t hdr = sizeof(struct aot_event_hdr);
+	LLVMValueRef vals[64], rec;
+	LLVMBasicBlockRef done;
+	struct type layout;
+	struct node *a;
+	uint32_t i, used = 0;
+
+	if (!m || n->idx >= m->nfmts) {
+		cg_error(cg, n->loc, "this is a bug in aotrace", "printf has no format metadata");
+		return cg_i64(cg, 0);
+	}
+	cg_type_from_aot(cg, &m->fmts[n->idx].args, &layout);
+	for (a = n->args ? n->args->next : NULL, i = 0; a; a = a->next, i++) {
+		if (i >= layout.nelems || i >= 64) {
+			cg_error(cg, a->loc, NULL, "printf argument does not match the format");
+			return cg_i64(cg, 0);
+		}
+		vals[i] = cg_expr(cg, a);
+		used += layout.elems[i].size;
+	}
+
+	rec = cg_event_reserve(cg, hdr + layout.size, &done);
+	cg_event_hdr(cg, rec, AOT_EV_PRINTF, n->idx);
+	if (used != layout.size)
+		cg_memset0(cg, cg_gep(cg, rec, hdr), layout.size, 8);
+	for (a = n->args->next, i = 0; a; a = a->next, i++)
+		cg_store(cg, cg_gep(cg, rec, hdr + layout.offsets[i]), &layout.elems[i],
+			 cg_align_at(8, hdr + layout.offsets[i]), vals[i], &a->type);
+	cg_event_submit(cg, rec, done);
+	return cg_i64(cg, 0);
+}
+
+/* exit(): tell the runtime, and end this probe's run here. */
+static LLVMValueRef cg_fn_exit(struct cg *cg, struct node *n)
+{
+	LLVMValueRef ev = cg_alloca(cg, sizeof(struct aot_event_hdr), "exit");
+
+	(void)n;
+	cg_event_hdr(cg, ev, AOT_EV_EXIT, 0);
+	cg_event_output(cg, ev, sizeof(struct aot_event_hdr));
+	cg_ret0_and_continue(cg);
+	return cg_i64(cg, 0);
+}
+
+/* str(p [, len]): reads a NUL-terminated string from kernel or user memory. */
+static LLVMValueRef cg_fn_str(struct cg *cg, struct node *n)
+{
+	uint32_t size = n->type.size;
+	const struct probe_arg *pa;
+	struct node *a = n->args;
+	LLVMValueRef buf, len, args[3];
+	enum cg_helper id = CG_H_PROBE_READ_KERNEL_STR;
+
+	if (!a || !size) {
+		cg_error(cg, n->loc, NULL, "str() needs an argument");
+		return cg_alloca_zero(cg, size ? size : 1, "");
+	}
+	buf = cg_alloca_zero(cg, size, "str");
+	if (a->type.kind == TYPE_STR) {
+		cg_store(cg, buf, &n->type, 8, cg_expr(cg, a), &a->type);
+		return buf;
+	}
+	if (cg_type_is_buf(&a->type)) {
+		cg_error(cg, a->loc, NULL, "str() needs a pointer or a string");
+		return buf;
+	}
+	args[2] = LLVMBuildIntToPtr(cg->b, cg_expr(cg, a), cg->t_ptr, "");
+	len = cg_i64(cg, size);
+	if (a->next) {
+		LLVMValueRef l = cg_expr(cg, a->next);
+		LLVMValueRef big = LLVMBuildICmp(cg->b, LLVMIntUGT, l, len, "");
+
+		len = LLVMBuildSelect(cg->b, big, len, l, "strlen");
+	}
+	pa = cg_probe_arg(cg, a);
+	if (pa && pa->is_user_ptr)
+		id = CG_H_PROBE_READ_USER_STR;
+	args[0] = buf;
+	args[1] = len;
+	cg_helper(cg, id, cg->t_i64, args, 3);
+	return buf;
+}
+
+static const cg_emit_fn cg_funcs[] = {
+	[FN_PRINTF] = cg_fn_printf,
+	[FN_EXIT] = cg_fn_exit,
+	[FN_STR] = cg_fn_str,
+};
+
+LLVMValueRef cg_call(struct cg *cg, struct node *n)
+{
+	size_t nf = sizeof(cg_funcs) / sizeof(cg_funcs[0]);
+
+	if ((size_t)n->func < nf && cg_funcs[n->func])
+		return cg_funcs[n->func](cg, n);
+	if (n->func >= FN_COUNT && n->func <= FN_AVG)
+		cg_error(cg, n->loc, "assign it to a map: @name = count()", "%s() is only a map's value",
+			 n->name);
+	else
+		cg_error(cg, n->loc, NULL, "%s() is not supported yet", n->name);
+	return cg_type_is_buf(&n->type) ? cg_alloca_zero(cg, n->type.size, "") : cg_i64(cg, 0);
+}

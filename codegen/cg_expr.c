@@ -1,0 +1,658 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Expressions: each AST expression becomes an i64 (INT, BOOL) or a pointer to a stack buffer
+ * (STR, TUPLE), following the types sema annotated. Also the memory primitives the other
+ * codegen files build on: stack buffers, typed loads and stores, helper calls.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "cg_internal.h"
+
+LLVMValueRef cg_i64(struct cg *cg, uint64_t v)
+{
+	return LLVMConstInt(cg->t_i64, v, false);
+}
+
+LLVMValueRef cg_i32(struct cg *cg, uint32_t v)
+{
+	return LLVMConstInt(cg->t_i32, v, false);
+}
+
+bool cg_type_is_buf(const struct type *t)
+{
+	return t->kind == TYPE_STR || t->kind == TYPE_TUPLE;
+}
+
+/* BPF helpers are called through their id as a constant address, as libbpf's headers do. */
+LLVMValueRef cg_helper(struct cg *cg, enum cg_helper id, LLVMTypeRef ret, LLVMValueRef *args,
+		       unsigned nargs)
+{
+	LLVMTypeRef params[5];
+	LLVMTypeRef fty;
+	LLVMValueRef fp;
+
+	for (unsigned i = 0; i < nargs && i < 5; i++)
+		params[i] = LLVMTypeOf(args[i]);
+	fty = LLVMFunctionType(ret, params, nargs, false);
+	fp = LLVMConstIntToPtr(cg_i64(cg, id), cg->t_ptr);
+	return LLVMBuildCall2(cg->b, fty, fp, args, nargs, "");
+}
+
+/* In the entry block, so the stack frame is static and the backend can size it. */
+LLVMValueRef cg_alloca(struct cg *cg, uint32_t size, const char *name)
+{
+	LLVMBuilderRef ab = LLVMCreateBuilderInContext(cg->ctx);
+	LLVMTypeRef ty = LLVMArrayType2(cg->t_i8, size ? size : 1);
+	LLVMValueRef p;
+
+	LLVMPositionBuilderAtEnd(ab, cg->alloca_bb);
+	p = LLVMBuildAlloca(ab, ty, name);
+	LLVMSetAlignment(p, 8);
+	LLVMDisposeBuilder(ab);
+	return p;
+}
+
+LLVMValueRef cg_alloca_zero(struct cg *cg, uint32_t size, const char *name)
+{
+	LLVMValueRef p = cg_alloca(cg, size, name);
+
+	cg_memset0(cg, p, size, 8);
+	return p;
+}
+
+LLVMValueRef cg_gep(struct cg *cg, LLVMValueRef p, uint64_t off)
+{
+	LLVMValueRef idx = cg_i64(cg, off);
+
+	if (!off)
+		return p;
+	return LLVMBuildInBoundsGEP2(cg->b, cg->t_i8, p, &idx, 1, "");
+}
+
+void cg_memset0(struct cg *cg, LLVMValueRef p, uint32_t size, unsigned align)
+{
+	if (size)
+		LLVMBuildMemSet(cg->b, p, LLVMConstInt(cg->t_i8, 0, false), cg_i64(cg, size),
+				align);
+}
+
+void cg_memcpy(struct cg *cg, LLVMValueRef dst, unsigned dalign, LLVMValueRef src,
+	       unsigned salign, uint32_t size)
+{
+	if (size)
+		LLVMBuildMemCpy(cg->b, dst, dalign, src, salign, cg_i64(cg, size));
+}
+
+/* The alignment known at base + off; the verifier rejects misaligned stack accesses. */
+unsigned cg_align_at(unsigned base, uint64_t off)
+{
+	uint64_t low = off & -off;
+
+	if (!off || low >= base)
+		return base;
+	return (unsigned)low;
+}
+
+static LLVMValueRef cg_int_ext(struct cg *cg, LLVMValueRef v, bool is_signed)
+{
+	if (LLVMGetIntTypeWidth(LLVMTypeOf(v)) == 64)
+		return v;
+	return is_signed ? LLVMBuildSExt(cg->b, v, cg->t_i64, "")
+			 : LLVMBuildZExt(cg->b, v, cg->t_i64, "");
+}
+
+/* Truncates an i64 to t's width and extends it back, as storing and reloading would. */
+static LLVMValueRef cg_int_norm(struct cg *cg, LLVMValueRef v, const struct type *t)
+{
+	if (t->kind != TYPE_INT || !t->size || t->size >= 8)
+		return v;
+	v = LLVMBuildTrunc(cg->b, v, LLVMIntTypeInContext(cg->ctx, t->size * 8), "");
+	return cg_int_ext(cg, v, t->is_signed);
+}
+
+LLVMValueRef cg_load(struct cg *cg, LLVMValueRef p, const struct type *t, unsigned align)
+{
+	uint32_t size = t->kind == TYPE_BOOL ? 1 : t->size;
+	LLVMValueRef v;
+
+	if (cg_type_is_buf(t))
+		return p;
+	if (!size || size > 8)
+		size = 8;
+	v = LLVMBuildLoad2(cg->b, LLVMIntTypeInContext(cg->ctx, size * 8), p, "");
+	LLVMSetAlignment(v, align < size ? align : size);
+	return cg_int_ext(cg, v, t->kind == TYPE_INT && t->is_signed);
+}
+
+static bool cg_type_same_layout(const struct type *a, const struct type *b)
+{
+	if (a->kind != b->kind || a->size != b->size)
+		return false;
+	if (a->kind != TYPE_TUPLE)
+		return true;
+	if (a->nelems != b->nelems)
+		return false;
+	for (uint32_t i = 0; i < a->nelems; i++)
+		if (a->offsets[i] != b->offsets[i] || !cg_type_same_layout(&a->elems[i], &b->elems[i]))
+			return false;
+	return true;
+}
+
+static void cg_store_aligned(struct cg *cg, LLVMValueRef p, const struct type *dt,
+			     unsigned dalign, LLVMValueRef val, const struct type *vt,
+			     unsigned salign)
+{
+	uint32_t size, n;
+	LLVMValueRef s;
+
+	if (cg_type_is_buf(dt) != cg_type_is_buf(vt)) {
+		cg_error(cg, (struct loc){ 0 }, "this is a bug in aotrace",
+			 "cannot store a value of type kind %d as kind %d", vt->kind, dt->kind);
+		return;
+	}
+	switch (dt->kind) {
+	case TYPE_STR:
+		n = dt->size < vt->size ? dt->size : vt->size;
+		cg_memcpy(cg, p, dalign, val, salign, n);
+		cg_memset0(cg, cg_gep(cg, p, n), dt->size - n, cg_align_at(dalign, n));
+		return;
+	case TYPE_TUPLE:
+		if (cg_type_same_layout(dt, vt)) {
+			cg_memcpy(cg, p, dalign, val, salign, dt->size);
+			return;
+		}
+		/* zero the pad bytes: tuples end up in map keys and are compared bytewise */
+		cg_memset0(cg, p, dt->size, dalign);
+		for (uint32_t i = 0; i < dt->nelems && i < vt->nelems; i++) {
+			unsigned ea = cg_align_at(salign, vt->offsets[i]);
+			LLVMValueRef ev = cg_load(cg, cg_gep(cg, val, vt->offsets[i]), &vt->elems[i],
+						  ea);
+
+			cg_store_aligned(cg, cg_gep(cg, p, dt->offsets[i]), &dt->elems[i],
+					 cg_align_at(dalign, dt->offsets[i]), ev, &vt->elems[i],
+					 ea);
+		}
+		return;
+	default:
+		size = dt->kind == TYPE_BOOL ? 1 : dt->size;
+		if (!size || size > 8)
+			size = 8;
+		if (size < 8)
+			val = LLVMBuildTrunc(cg->b, val, LLVMIntTypeInContext(cg->ctx, size * 8), "");
+		s = LLVMBuildStore(cg->b, val, p);
+		LLVMSetAlignment(s, dalign < size ? dalign : size);
+		return;
+	}
+}
+
+void cg_store(struct cg *cg, LLVMValueRef p, const struct type *dt, unsigned align,
+	      LLVMValueRef val, const struct type *vt)
+{
+	cg_store_aligned(cg, p, dt, align, val, vt, 8);
+}
+
+/* Constant bytes go in as immediate stores: no .rodata map for libbpf to create. */
+void cg_store_cstr(struct cg *cg, LLVMValueRef p, const char *s, size_t len, uint32_t size)
+{
+	uint32_t off = 0;
+
+	while (off < size) {
+		uint32_t chunk = 8;
+		uint64_t v = 0;
+
+		while (chunk > size - off)
+			chunk /= 2;
+		for (uint32_t i = 0; i < chunk; i++)
+			if (off + i < len)
+				v |= (uint64_t)(unsigned char)s[off + i] << (8 * i);
+		LLVMSetAlignment(LLVMBuildStore(cg->b,
+						LLVMConstInt(LLVMIntTypeInContext(cg->ctx, chunk * 8),
+							     v, false),
+						cg_gep(cg, p, off)),
+				 chunk);
+		off += chunk;
+	}
+}
+
+LLVMValueRef cg_str_lit(struct cg *cg, const char *s, size_t len, uint32_t size)
+{
+	LLVMValueRef buf;
+
+	if (!size)
+		size = (uint32_t)len + 1;
+	buf = cg_alloca(cg, size, "str");
+	cg_store_cstr(cg, buf, s, len, size);
+	return buf;
+}
+
+/* BPF cpu v3 has no signed division: divide magnitudes and fix the sign. */
+static LLVMValueRef cg_sdivrem(struct cg *cg, LLVMValueRef l, LLVMValueRef r, bool is_rem)
+{
+	LLVMBuilderRef b = cg->b;
+	LLVMValueRef zero = cg_i64(cg, 0);
+	LLVMValueRef nl = LLVMBuildICmp(b, LLVMIntSLT, l, zero, "");
+	LLVMValueRef nr = LLVMBuildICmp(b, LLVMIntSLT, r, zero, "");
+	LLVMValueRef ul = LLVMBuildSelect(b, nl, LLVMBuildNeg(b, l, ""), l, "");
+	LLVMValueRef ur = LLVMBuildSelect(b, nr, LLVMBuildNeg(b, r, ""), r, "");
+	LLVMValueRef q, neg;
+
+	if (is_rem) {
+		q = LLVMBuildURem(b, ul, ur, "");
+		neg = nl;
+	} else {
+		q = LLVMBuildUDiv(b, ul, ur, "");
+		neg = LLVMBuildXor(b, nl, nr, "");
+	}
+	return LLVMBuildSelect(b, neg, LLVMBuildNeg(b, q, ""), q, "");
+}
+
+/*
+ * Division by zero yields 0. Dividing by zero is undefined in LLVM IR (the BPF instruction
+ * would give 0), so divide by 1 instead and select 0 afterwards.
+ */
+static LLVMValueRef cg_divrem(struct cg *cg, LLVMValueRef l, LLVMValueRef r, bool is_rem,
+			      bool is_signed)
+{
+	LLVMBuilderRef b = cg->b;
+	LLVMValueRef rz = LLVMBuildICmp(b, LLVMIntEQ, r, cg_i64(cg, 0), "divzero");
+	LLVMValueRef r1 = LLVMBuildSelect(b, rz, cg_i64(cg, 1), r, "");
+	LLVMValueRef v;
+
+	if (is_signed)
+		v = cg_sdivrem(cg, l, r1, is_rem);
+	else
+		v = is_rem ? LLVMBuildURem(b, l, r1, "") : LLVMBuildUDiv(b, l, r1, "");
+	return LLVMBuildSelect(b, rz, cg_i64(cg, 0), v, "");
+}
+
+LLVMValueRef cg_arith(struct cg *cg, int op, LLVMValueRef l, LLVMValueRef r, bool is_signed)
+{
+	LLVMBuilderRef b = cg->b;
+
+	switch (op) {
+	case '+':
+		return LLVMBuildAdd(b, l, r, "");
+	case '-':
+		return LLVMBuildSub(b, l, r, "");
+	case '*':
+		return LLVMBuildMul(b, l, r, "");
+	case '/':
+		return cg_divrem(cg, l, r, false, is_signed);
+	case '%':
+		return cg_divrem(cg, l, r, true, is_signed);
+	case '&':
+		return LLVMBuildAnd(b, l, r, "");
+	case '|':
+		return LLVMBuildOr(b, l, r, "");
+	case '^':
+		return LLVMBuildXor(b, l, r, "");
+	case OP_SHL:
+		/* a shift by 64 or more is poison in LLVM; BPF masks the amount the same way */
+		return LLVMBuildShl(b, l, LLVMBuildAnd(b, r, cg_i64(cg, 63), ""), "");
+	case OP_SHR:
+		r = LLVMBuildAnd(b, r, cg_i64(cg, 63), "");
+		return is_signed ? LLVMBuildAShr(b, l, r, "") : LLVMBuildLShr(b, l, r, "");
+	default:
+		return NULL;
+	}
+}
+
+/* Byte by byte up to the shorter buffer, stopping at the first NUL: strings end there. */
+static LLVMValueRef cg_str_eq(struct cg *cg, LLVMValueRef a, uint32_t sa, LLVMValueRef bp,
+			      uint32_t sb)
+{
+	uint32_t n = sa < sb ? sa : sb;
+	LLVMBasicBlockRef cur = LLVMGetInsertBlock(cg->b), join = cg_block(cg, "streq.join"), next;
+	LLVMValueRef phi, t = LLVMConstInt(cg->t_i1, 1, false), f = LLVMConstInt(cg->t_i1, 0, 0);
+	LLVMValueRef ca, cb;
+
+	LLVMPositionBuilderAtEnd(cg->b, join);
+	phi = LLVMBuildPhi(cg->b, cg->t_i1, "streq");
+	LLVMPositionBuilderAtEnd(cg->b, cur);
+	for (uint32_t i = 0; i < n; i++) {
+		ca = LLVMBuildLoad2(cg->b, cg->t_i8, cg_gep(cg, a, i), "");
+		cb = LLVMBuildLoad2(cg->b, cg->t_i8, cg_gep(cg, bp, i), "");
+		next = cg_block(cg, "streq.nul");
+		LLVMAddIncoming(phi, &f, (LLVMBasicBlockRef[]){ LLVMGetInsertBlock(cg->b) }, 1);
+		LLVMBuildCondBr(cg->b, LLVMBuildICmp(cg->b, LLVMIntEQ, ca, cb, ""), next, join);
+		LLVMPositionBuilderAtEnd(cg->b, next);
+		next = cg_block(cg, "streq.next");
+		LLVMAddIncoming(phi, &t, (LLVMBasicBlockRef[]){ LLVMGetInsertBlock(cg->b) }, 1);
+		LLVMBuildCondBr(cg->b,
+				LLVMBuildICmp(cg->b, LLVMIntEQ, ca, LLVMConstInt(cg->t_i8, 0, 0), ""),
+				join, next);
+		LLVMPositionBuilderAtEnd(cg->b, next);
+	}
+	LLVMAddIncoming(phi, &t, (LLVMBasicBlockRef[]){ LLVMGetInsertBlock(cg->b) }, 1);
+	LLVMBuildBr(cg->b, join);
+	LLVMMoveBasicBlockAfter(join, LLVMGetInsertBlock(cg->b));
+	LLVMPositionBuilderAtEnd(cg->b, join);
+	return phi;
+}
+
+static LLVMValueRef cg_zext(struct cg *cg, LLVMValueRef i1)
+{
+	return LLVMBuildZExt(cg->b, i1, cg->t_i64, "");
+}
+
+static LLVMValueRef cg_compare(struct cg *cg, struct node *n)
+{
+	const struct type *lt = &n->lhs->type, *rt = &n->rhs->type;
+	bool is_signed = lt->is_signed && rt->is_signed;
+	LLVMValueRef l = cg_expr(cg, n->lhs), r = cg_expr(cg, n->rhs), eq;
+	LLVMIntPredicate pred;
+
+	if (lt->kind == TYPE_STR || rt->kind == TYPE_STR) {
+		if (lt->kind != rt->kind || (n->op != OP_EQ && n->op != OP_NE)) {
+			cg_error(cg, n->loc, NULL, "strings compare only with == and != to strings");
+			return cg_i64(cg, 0);
+		}
+		eq = cg_str_eq(cg, l, lt->size, r, rt->size);
+		if (n->op == OP_NE)
+			eq = LLVMBuildNot(cg->b, eq, "");
+		return cg_zext(cg, eq);
+	}
+	switch (n->op) {
+	case OP_EQ:
+		pred = LLVMIntEQ;
+		break;
+	case OP_NE:
+		pred = LLVMIntNE;
+		break;
+	case '<':
+		pred = is_signed ? LLVMIntSLT : LLVMIntULT;
+		break;
+	case '>':
+		pred = is_signed ? LLVMIntSGT : LLVMIntUGT;
+		break;
+	case OP_LE:
+		pred = is_signed ? LLVMIntSLE : LLVMIntULE;
+		break;
+	default:
+		pred = is_signed ? LLVMIntSGE : LLVMIntUGE;
+		break;
+	}
+	return cg_zext(cg, LLVMBuildICmp(cg->b, pred, l, r, ""));
+}
+
+/* a && b, a || b: b runs only when a does not decide. */
+static LLVMValueRef cg_logical(struct cg *cg, struct node *n)
+{
+	bool is_and = n->op == OP_AND;
+	LLVMBasicBlockRef rhs_bb = cg_block(cg, is_and ? "and.rhs" : "or.rhs");
+	LLVMBasicBlockRef join = cg_block(cg, is_and ? "and.join" : "or.join");
+	LLVMValueRef l = cg_cond(cg, n->lhs), r, phi, vals[2];
+	LLVMBasicBlockRef from[2];
+
+	from[0] = LLVMGetInsertBlock(cg->b);
+	if (is_and)
+		LLVMBuildCondBr(cg->b, l, rhs_bb, join);
+	else
+		LLVMBuildCondBr(cg->b, l, join, rhs_bb);
+	LLVMMoveBasicBlockAfter(rhs_bb, from[0]);
+	LLVMPositionBuilderAtEnd(cg->b, rhs_bb);
+	r = cg_cond(cg, n->rhs);
+	from[1] = LLVMGetInsertBlock(cg->b);
+	LLVMBuildBr(cg->b, join);
+	LLVMMoveBasicBlockAfter(join, from[1]);
+	LLVMPositionBuilderAtEnd(cg->b, join);
+	phi = LLVMBuildPhi(cg->b, cg->t_i1, "");
+	vals[0] = LLVMConstInt(cg->t_i1, !is_and, false);
+	vals[1] = r;
+	LLVMAddIncoming(phi, vals, from, 2);
+	return cg_zext(cg, phi);
+}
+
+static LLVMValueRef cg_binop(struct cg *cg, struct node *n)
+{
+	LLVMValueRef l, r, v;
+
+	switch (n->op) {
+	case OP_AND:
+	case OP_OR:
+		return cg_logical(cg, n);
+	case OP_EQ:
+	case OP_NE:
+	case OP_LE:
+	case OP_GE:
+	case '<':
+	case '>':
+		return cg_compare(cg, n);
+	default:
+		break;
+	}
+	if (cg_type_is_buf(&n->lhs->type) || cg_type_is_buf(&n->rhs->type)) {
+		cg_error(cg, n->loc, NULL, "arithmetic needs integer operands");
+		return cg_i64(cg, 0);
+	}
+	l = cg_expr(cg, n->lhs);
+	r = cg_expr(cg, n->rhs);
+	v = cg_arith(cg, n->op, l, r, n->type.is_signed);
+	if (!v) {
+		cg_error(cg, n->loc, NULL, "operator not supported yet");
+		return cg_i64(cg, 0);
+	}
+	return cg_int_norm(cg, v, &n->type);
+}
+
+static LLVMValueRef *cg_var_slot(struct cg *cg, const struct var_info *vi)
+{
+	for (uint32_t i = 0; i < cg->nvars; i++)
+		if (cg->vars[i].info == vi)
+			return &cg->vars[i].ptr;
+	return NULL;
+}
+
+LLVMValueRef cg_var_ptr(struct cg *cg, struct node *n)
+{
+	LLVMValueRef *slot = n->var ? cg_var_slot(cg, n->var) : NULL;
+
+	if (!slot) {
+		cg_error(cg, n->loc, "this is a bug in aotrace", "variable %s has no storage",
+			 n->name);
+		return cg_alloca_zero(cg, n->type.size ? n->type.size : 8, "");
+	}
+	return *slot;
+}
+
+/* x++, ++x, x--, --x on a variable or map: the old value for post forms. */
+static LLVMValueRef cg_incdec(struct cg *cg, struct node *n)
+{
+	struct node *lv = n->lhs;
+	LLVMValueRef old, new;
+
+	if (lv->kind != NODE_VAR && lv->kind != NODE_MAP) {
+		cg_error(cg, n->loc, NULL, "++ and -- need a variable or a map");
+		return cg_i64(cg, 0);
+	}
+	old = cg_expr(cg, lv);
+	new = cg_arith(cg, n->op == OP_INC ? '+' : '-', old, cg_i64(cg, 1), false);
+	if (lv->kind == NODE_VAR)
+		cg_store(cg, cg_var_ptr(cg, lv), &lv->var->type, 8, new, &lv->type);
+	else
+		cg_map_write(cg, lv, new, &lv->type);
+	return n->is_post ? old : cg_int_norm(cg, new, &lv->type);
+}
+
+static LLVMValueRef cg_unop(struct cg *cg, struct node *n)
+{
+	LLVMValueRef v;
+
+	if (n->op == OP_INC || n->op == OP_DEC)
+		return cg_incdec(cg, n);
+	if (cg_type_is_buf(&n->lhs->type)) {
+		cg_error(cg, n->loc, NULL, "operator needs an integer operand");
+		return cg_i64(cg, 0);
+	}
+	v = cg_expr(cg, n->lhs);
+	switch (n->op) {
+	case '-':
+		return cg_int_norm(cg, LLVMBuildNeg(cg->b, v, ""), &n->type);
+	case '~':
+		return cg_int_norm(cg, LLVMBuildNot(cg->b, v, ""), &n->type);
+	case '!':
+		return cg_zext(cg, LLVMBuildICmp(cg->b, LLVMIntEQ, v, cg_i64(cg, 0), ""));
+	default:
+		cg_error(cg, n->loc, NULL, "operator not supported yet");
+		return cg_i64(cg, 0);
+	}
+}
+
+static LLVMValueRef cg_ternary(struct cg *cg, struct node *n)
+{
+	LLVMBasicBlockRef then_bb = cg_block(cg, "tern.then"), else_bb = cg_block(cg, "tern.else");
+	LLVMBasicBlockRef join = cg_block(cg, "tern.join"), from[2];
+	bool is_buf = cg_type_is_buf(&n->type);
+	LLVMValueRef c = cg_cond(cg, n->cond), res = NULL, vals[2], phi;
+
+	if (is_buf)
+		res = cg_alloca(cg, n->type.size, "tern");
+	LLVMBuildCondBr(cg->b, c, then_bb, else_bb);
+	for (int i = 0; i < 2; i++) {
+		struct node *e = i ? n->rhs : n->lhs;
+
+		LLVMPositionBuilderAtEnd(cg->b, i ? else_bb : then_bb);
+		vals[i] = cg_expr(cg, e);
+		if (is_buf)
+			cg_store(cg, res, &n->type, 8, vals[i], &e->type);
+		from[i] = LLVMGetInsertBlock(cg->b);
+		LLVMBuildBr(cg->b, join);
+	}
+	LLVMMoveBasicBlockAfter(join, from[1]);
+	LLVMPositionBuilderAtEnd(cg->b, join);
+	if (is_buf)
+		return res;
+	phi = LLVMBuildPhi(cg->b, cg->t_i64, "");
+	LLVMAddIncoming(phi, vals, from, 2);
+	return phi;
+}
+
+static LLVMValueRef cg_tuple(struct cg *cg, struct node *n)
+{
+	const struct type *t = &n->type;
+	LLVMValueRef buf = cg_alloca_zero(cg, t->size, "tuple"), v;
+	uint32_t i = 0;
+
+	for (struct node *a = n->args; a && i < t->nelems; a = a->next, i++) {
+		v = cg_expr(cg, a);
+		cg_store(cg, cg_gep(cg, buf, t->offsets[i]), &t->elems[i],
+			 cg_align_at(8, t->offsets[i]), v, &a->type);
+	}
+	return buf;
+}
+
+/* Positional parameters are known when compiling: they become constants. */
+static LLVMValueRef cg_posparam(struct cg *cg, struct node *n)
+{
+	const char *s = "";
+
+	if (n->is_count)
+		return cg_i64(cg, (uint64_t)cg->prog->nparams);
+	if (n->num >= 1 && n->num <= (uint64_t)cg->prog->nparams)
+		s = cg->prog->params[n->num - 1];
+	if (n->type.kind == TYPE_STR)
+		return cg_str_lit(cg, s, strlen(s), n->type.size);
+	return cg_i64(cg, (uint64_t)strtoll(s, NULL, 0));
+}
+
+/* args->name: a load from the context at the offset this match's tracepoint has. */
+static LLVMValueRef cg_args_field(struct cg *cg, struct node *n)
+{
+	const struct probe_arg *arg = cg_probe_arg(cg, n);
+	LLVMValueRef p, dl, off, buf, args[3];
+
+	if (!arg) {
+		cg_error(cg, n->loc, NULL, "%s has no argument '%s'",
+			 cg->match ? cg->match->name : "this probe", n->name);
+		return cg_type_is_buf(&n->type) ? cg_alloca_zero(cg, n->type.size, "")
+						: cg_i64(cg, 0);
+	}
+	p = cg_gep(cg, cg->ctxp, arg->offset);
+	if (!arg->is_dataloc)
+		return cg_load(cg, p, &arg->type, 8);
+	/* __data_loc: a u32 (len << 16 | offset), the bytes at ctx + offset */
+	dl = LLVMBuildLoad2(cg->b, cg->t_i32, p, "dataloc");
+	LLVMSetAlignment(dl, 4);
+	off = LLVMBuildAnd(cg->b, LLVMBuildZExt(cg->b, dl, cg->t_i64, ""), cg_i64(cg, 0xffff), "");
+	buf = cg_alloca_zero(cg, n->type.size, "dataloc.str");
+	args[0] = buf;
+	args[1] = cg_i64(cg, n->type.size);
+	args[2] = LLVMBuildInBoundsGEP2(cg->b, cg->t_i8, cg->ctxp, &off, 1, "");
+	cg_helper(cg, CG_H_PROBE_READ_KERNEL_STR, cg->t_i64, args, 3);
+	return buf;
+}
+
+static LLVMValueRef cg_field(struct cg *cg, struct node *n)
+{
+	if (n->lhs && n->lhs->kind == NODE_BUILTIN && n->lhs->builtin == BI_ARGS)
+		return cg_args_field(cg, n);
+	cg_error(cg, n->loc, NULL, "field access is supported only on args for now");
+	return cg_i64(cg, 0);
+}
+
+static LLVMValueRef cg_cast(struct cg *cg, struct node *n)
+{
+	LLVMValueRef v = cg_expr(cg, n->lhs);
+
+	if (n->type.kind != TYPE_INT || cg_type_is_buf(&n->lhs->type)) {
+		cg_error(cg, n->loc, NULL, "only integer casts are supported yet");
+		return cg_i64(cg, 0);
+	}
+	return cg_int_norm(cg, v, &n->type);
+}
+
+LLVMValueRef cg_expr(struct cg *cg, struct node *n)
+{
+	switch (n->kind) {
+	case NODE_INT:
+		return cg_i64(cg, n->num);
+	case NODE_STR:
+		return cg_str_lit(cg, n->str, n->str_len, n->type.size);
+	case NODE_BUILTIN:
+		return cg_builtin(cg, n);
+	case NODE_POSPARAM:
+		return cg_posparam(cg, n);
+	case NODE_VAR:
+		return cg_load(cg, cg_var_ptr(cg, n), &n->var->type, 8);
+	case NODE_MAP:
+		return cg_map_read(cg, n);
+	case NODE_CALL:
+		return cg_call(cg, n);
+	case NODE_BINOP:
+		return cg_binop(cg, n);
+	case NODE_UNOP:
+		return cg_unop(cg, n);
+	case NODE_TERNARY:
+		return cg_ternary(cg, n);
+	case NODE_FIELD:
+		return cg_field(cg, n);
+	case NODE_CAST:
+		return cg_cast(cg, n);
+	case NODE_TUPLE:
+		return cg_tuple(cg, n);
+	default:
+		cg_error(cg, n->loc, NULL, "%s expressions are not supported yet",
+			 node_kind_name(n->kind));
+		return cg_type_is_buf(&n->type) ? cg_alloca_zero(cg, n->type.size, "")
+						: cg_i64(cg, 0);
+	}
+}
+
+LLVMValueRef cg_cond(struct cg *cg, struct node *n)
+{
+	LLVMValueRef v;
+
+	if (cg_type_is_buf(&n->type)) {
+		cg_error(cg, n->loc, "compare it with == or !=", "a string or tuple is no condition");
+		return LLVMConstInt(cg->t_i1, 0, false);
+	}
+	v = cg_expr(cg, n);
+	return LLVMBuildICmp(cg->b, LLVMIntNE, v, cg_i64(cg, 0), "cond");
+}
+
+void cg_ret0_and_continue(struct cg *cg)
+{
+	LLVMBuildRet(cg->b, cg_i32(cg, 0));
+	LLVMPositionBuilderAtEnd(cg->b, cg_block(cg, "dead"));
+}

@@ -1,0 +1,164 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Code generation internals shared by the codegen files, one section per file. Values follow
+ * one convention: INT and BOOL expressions are i64 (extended per their type's signedness); STR
+ * and TUPLE expressions are pointers to 8-byte aligned stack buffers of type.size bytes.
+ */
+#ifndef AOT_CG_INTERNAL_H
+#define AOT_CG_INTERNAL_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <llvm-c/Core.h>
+#include <llvm-c/DebugInfo.h>
+
+#include "ast.h"
+#include "codegen.h"
+#include "diag.h"
+
+/* BPF helper ids (include/uapi/linux/bpf.h); calls go to the constant address. */
+enum cg_helper {
+	CG_H_MAP_LOOKUP = 1,
+	CG_H_MAP_UPDATE = 2,
+	CG_H_KTIME_GET_NS = 5,
+	CG_H_GET_PRANDOM_U32 = 7,
+	CG_H_GET_SMP_PROCESSOR_ID = 8,
+	CG_H_GET_CURRENT_PID_TGID = 14,
+	CG_H_GET_CURRENT_UID_GID = 15,
+	CG_H_GET_CURRENT_COMM = 16,
+	CG_H_PROBE_READ_USER_STR = 114,
+	CG_H_PROBE_READ_KERNEL_STR = 115,
+	CG_H_RINGBUF_OUTPUT = 130,
+	CG_H_RINGBUF_RESERVE = 131,
+	CG_H_RINGBUF_SUBMIT = 132,
+};
+
+/* BPF map types and update flags used here. */
+#define CG_MAP_HASH 1
+#define CG_MAP_PERCPU_HASH 5
+#define CG_MAP_RINGBUF 27
+#define CG_BPF_ANY 0
+#define CG_BPF_NOEXIST 1
+#define CG_MAP_MAX_ENTRIES 4096
+#define CG_EVENTS_SIZE (256 * 1024)
+
+struct cg_var {
+	const struct var_info *info;
+	LLVMValueRef ptr;
+};
+
+struct cg {
+	struct program *prog;
+	struct diags *d;
+	const struct cg_opts *opts;
+
+	LLVMContextRef ctx;
+	LLVMModuleRef mod;
+	LLVMBuilderRef b;
+	LLVMDIBuilderRef dib;
+	LLVMMetadataRef di_file, di_cu;
+	LLVMTypeRef t_i1, t_i8, t_i16, t_i32, t_i64, t_ptr, t_void;
+	LLVMValueRef events; /* the ring buffer map */
+	LLVMMetadataRef di_agg[TYPE_AVG + 1]; /* value structs of aggregations, made once */
+
+	/* the program function being emitted */
+	LLVMValueRef fn;
+	LLVMValueRef ctxp;
+	LLVMBasicBlockRef alloca_bb;
+	LLVMMetadataRef di_sp;
+	const struct node *probe;
+	const struct probe_match *match;
+	struct cg_var *vars;
+	uint32_t nvars;
+};
+
+/* ---- codegen.c ---- */
+
+/* An error at loc; codegen goes on (with a dummy value) so every error gets reported. */
+void cg_error(struct cg *cg, struct loc loc, const char *hint, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+
+/* ---- cg_debug.c: debug info, from which the BPF backend writes .BTF and .BTF.ext ---- */
+
+void cg_di_init(struct cg *cg);
+LLVMMetadataRef cg_di_int(struct cg *cg, uint32_t size, bool is_signed);
+/* C's int, as the map definition fields and the program return type have it. */
+LLVMMetadataRef cg_di_c_int(struct cg *cg);
+/* The BTF-visible type of a stored key or value; name is used for structs it creates. */
+LLVMMetadataRef cg_di_type(struct cg *cg, const struct type *t, const char *name);
+/* A struct of 64-bit fields, as the map value layouts of runtime/meta.h are. */
+LLVMMetadataRef cg_di_struct_u64s(struct cg *cg, const char *name, const char *const *fields,
+				  const bool *is_signed, unsigned n);
+LLVMMetadataRef cg_di_ptr(struct cg *cg, LLVMMetadataRef pointee);
+void cg_di_func(struct cg *cg, LLVMValueRef fn, const char *name, struct loc loc);
+void cg_di_set_loc(struct cg *cg, struct loc loc);
+void cg_di_global(struct cg *cg, LLVMValueRef g, const char *name, LLVMMetadataRef ty);
+
+/* ---- cg_maps.c: BTF-defined maps and the helper calls that use them ---- */
+
+int cg_maps_define(struct cg *cg);
+/* @x as a value: the stored value, or zero if the key is missing. */
+LLVMValueRef cg_map_read(struct cg *cg, struct node *n);
+/* @x = val, where val has type vt. */
+void cg_map_write(struct cg *cg, struct node *n, LLVMValueRef val, const struct type *vt);
+/* @x = count() and friends; arg is the call's argument or NULL. */
+void cg_map_aggregate(struct cg *cg, struct node *n, enum func fn, struct node *arg);
+/*
+ * Reserves a ring buffer record of size bytes; code after it runs only if that worked, up to
+ * cg_event_submit(), which joins the paths again at *done.
+ */
+LLVMValueRef cg_event_reserve(struct cg *cg, uint32_t size, LLVMBasicBlockRef *done);
+void cg_event_submit(struct cg *cg, LLVMValueRef rec, LLVMBasicBlockRef done);
+/* Copies size bytes at data into the ring buffer as one record. */
+void cg_event_output(struct cg *cg, LLVMValueRef data, uint32_t size);
+/* A new basic block in the current function. */
+LLVMBasicBlockRef cg_block(struct cg *cg, const char *name);
+
+/* ---- cg_expr.c: expressions ---- */
+
+LLVMValueRef cg_expr(struct cg *cg, struct node *n);
+/* An expression as an i1 truth value. */
+LLVMValueRef cg_cond(struct cg *cg, struct node *n);
+LLVMValueRef cg_helper(struct cg *cg, enum cg_helper id, LLVMTypeRef ret, LLVMValueRef *args,
+		       unsigned nargs);
+LLVMValueRef cg_i64(struct cg *cg, uint64_t v);
+LLVMValueRef cg_i32(struct cg *cg, uint32_t v);
+/* A stack buffer in the entry block, 8-byte aligned. */
+LLVMValueRef cg_alloca(struct cg *cg, uint32_t size, const char *name);
+/* A zeroed stack buffer. */
+LLVMValueRef cg_alloca_zero(struct cg *cg, uint32_t size, const char *name);
+LLVMValueRef cg_gep(struct cg *cg, LLVMValueRef p, uint64_t off);
+void cg_memset0(struct cg *cg, LLVMValueRef p, uint32_t size, unsigned align);
+void cg_memcpy(struct cg *cg, LLVMValueRef dst, unsigned dalign, LLVMValueRef src,
+	       unsigned salign, uint32_t size);
+unsigned cg_align_at(unsigned base, uint64_t off);
+/* A value of the convention above from memory of type t. */
+LLVMValueRef cg_load(struct cg *cg, LLVMValueRef p, const struct type *t, unsigned align);
+/* Stores val (of type vt) into memory of type dt: truncates, pads with zeros. */
+void cg_store(struct cg *cg, LLVMValueRef p, const struct type *dt, unsigned align,
+	      LLVMValueRef val, const struct type *vt);
+/* A stack buffer of size bytes (len + 1 if 0) holding a constant string. */
+LLVMValueRef cg_str_lit(struct cg *cg, const char *s, size_t len, uint32_t size);
+/* The storage of a scratch variable. */
+LLVMValueRef cg_var_ptr(struct cg *cg, struct node *n);
+/* Writes a constant string into a buffer of size bytes, zero-padded. */
+void cg_store_cstr(struct cg *cg, LLVMValueRef p, const char *s, size_t len, uint32_t size);
+/* An integer binary operator on i64 values. */
+LLVMValueRef cg_arith(struct cg *cg, int op, LLVMValueRef l, LLVMValueRef r, bool is_signed);
+bool cg_type_is_buf(const struct type *t);
+/* Where execution continues after a statement ended the program (exit, return). */
+void cg_ret0_and_continue(struct cg *cg);
+
+/* ---- cg_stmt.c: statements and program functions ---- */
+
+int cg_probe(struct cg *cg, struct node *probe);
+
+/* ---- cg_builtins.c: builtins and functions as tables of emit callbacks ---- */
+
+LLVMValueRef cg_builtin(struct cg *cg, struct node *n);
+LLVMValueRef cg_call(struct cg *cg, struct node *n);
+/* The probe argument args->name of the current match, or NULL. */
+const struct probe_arg *cg_probe_arg(struct cg *cg, const struct node *field);
+
+#endif

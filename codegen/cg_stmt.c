@@ -1,0 +1,202 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Statements and program functions: every probe match becomes one function in its own ELF
+ * section, taking the context pointer: scratch variables zeroed at entry, the predicate, the
+ * body, return 0.
+ */
+#include <errno.h>
+#include <stdlib.h>
+
+#include "cg_internal.h"
+
+static void cg_stmt(struct cg *cg, struct node *n);
+
+static void cg_stmts(struct cg *cg, struct node *block)
+{
+	for (struct node *s = block ? block->body : NULL; s; s = s->next)
+		cg_stmt(cg, s);
+}
+
+static bool cg_is_agg_call(const struct node *n)
+{
+	return n && n->kind == NODE_CALL && n->func >= FN_COUNT && n->func <= FN_AVG;
+}
+
+/* `lv = rhs`, `lv op= rhs`, `lv++`, `@m = count()` and the other aggregations. */
+static void cg_assign(struct cg *cg, struct node *n)
+{
+	struct node *lv = n->lhs;
+	const struct type *vt;
+	LLVMValueRef v, cur, r, p;
+	int op = n->op;
+
+	if (lv->kind != NODE_VAR && lv->kind != NODE_MAP) {
+		cg_error(cg, n->loc, NULL, "can only assign to a variable or a map");
+		return;
+	}
+	if (cg_is_agg_call(n->rhs)) {
+		if (lv->kind != NODE_MAP || op) {
+			cg_error(cg, n->loc, NULL, "%s() can only be assigned to a map",
+				 n->rhs->name);
+			return;
+		}
+		cg_map_aggregate(cg, lv, n->rhs->func, n->rhs->args);
+		return;
+	}
+	if (!op) {
+		v = cg_expr(cg, n->rhs);
+		vt = &n->rhs->type;
+	} else {
+		if (cg_type_is_buf(&lv->type)) {
+			cg_error(cg, n->loc, NULL, "arithmetic assignment needs an integer");
+			return;
+		}
+		cur = cg_expr(cg, lv);
+		r = op == OP_INC || op == OP_DEC ? cg_i64(cg, 1) : cg_expr(cg, n->rhs);
+		if (op == OP_INC || op == OP_DEC)
+			op = op == OP_INC ? '+' : '-';
+		v = cg_arith(cg, op, cur, r, lv->type.is_signed);
+		if (!v) {
+			cg_error(cg, n->loc, NULL, "operator not supported yet");
+			return;
+		}
+		vt = &lv->type;
+	}
+	if (lv->kind == NODE_MAP) {
+		cg_map_write(cg, lv, v, vt);
+		return;
+	}
+	p = cg_var_ptr(cg, lv);
+	cg_store(cg, p, lv->var ? &lv->var->type : &lv->type, 8, v, vt);
+}
+
+static void cg_if(struct cg *cg, struct node *n)
+{
+	LLVMBasicBlockRef then_bb = cg_block(cg, "if.then");
+	LLVMBasicBlockRef else_bb = n->else_body ? cg_block(cg, "if.else") : NULL;
+	LLVMBasicBlockRef join = cg_block(cg, "if.end");
+
+	LLVMBuildCondBr(cg->b, cg_cond(cg, n->cond), then_bb, else_bb ? else_bb : join);
+	LLVMPositionBuilderAtEnd(cg->b, then_bb);
+	cg_stmts(cg, n->body);
+	LLVMBuildBr(cg->b, join);
+	if (else_bb) {
+		LLVMMoveBasicBlockAfter(else_bb, LLVMGetInsertBlock(cg->b));
+		LLVMPositionBuilderAtEnd(cg->b, else_bb);
+		if (n->else_body->kind == NODE_IF)
+			cg_stmt(cg, n->else_body);
+		else
+			cg_stmts(cg, n->else_body);
+		LLVMBuildBr(cg->b, join);
+	}
+	LLVMMoveBasicBlockAfter(join, LLVMGetInsertBlock(cg->b));
+	LLVMPositionBuilderAtEnd(cg->b, join);
+}
+
+static void cg_stmt(struct cg *cg, struct node *n)
+{
+	cg_di_set_loc(cg, n->loc);
+	switch (n->kind) {
+	case NODE_EXPR_STMT:
+		cg_expr(cg, n->lhs);
+		break;
+	case NODE_ASSIGN:
+		cg_assign(cg, n);
+		break;
+	case NODE_IF:
+		cg_if(cg, n);
+		break;
+	case NODE_BLOCK:
+		cg_stmts(cg, n);
+		break;
+	case NODE_RETURN:
+		cg_ret0_and_continue(cg);
+		break;
+	default:
+		cg_error(cg, n->loc, NULL, "%s statements are not supported yet",
+			 node_kind_name(n->kind));
+		break;
+	}
+}
+
+static int cg_vars(struct cg *cg, const struct node *probe)
+{
+	uint32_t n = 0;
+
+	for (const struct var_info *vi = probe->vars; vi; vi = vi->next)
+		n++;
+	free(cg->vars);
+	cg->vars = calloc(n ? n : 1, sizeof(*cg->vars));
+	if (!cg->vars)
+		return -ENOMEM;
+	cg->nvars = n;
+	n = 0;
+	for (const struct var_info *vi = probe->vars; vi; vi = vi->next, n++) {
+		uint32_t size = vi->type.kind == TYPE_BOOL ? 1 : vi->type.size;
+
+		cg->vars[n].info = vi;
+		cg->vars[n].ptr = cg_alloca_zero(cg, size ? size : 8, vi->name);
+	}
+	return 0;
+}
+
+static int cg_probe_fn(struct cg *cg, struct node *probe, const struct probe_match *m)
+{
+	LLVMTypeRef fty = LLVMFunctionType(cg->t_i32, &cg->t_ptr, 1, false);
+	LLVMBasicBlockRef start, pred_false, body;
+	int ret;
+
+	cg->fn = LLVMAddFunction(cg->mod, m->func, fty);
+	LLVMSetSection(cg->fn, m->section);
+	LLVMSetLinkage(cg->fn, LLVMExternalLinkage);
+	/* BPF has no unwinding; without this the object gets an .eh_frame */
+	LLVMAddAttributeToFunction(cg->fn, LLVMAttributeFunctionIndex,
+				   LLVMCreateEnumAttribute(cg->ctx,
+							   LLVMGetEnumAttributeKindForName("nounwind", 8),
+							   0));
+	cg->ctxp = LLVMGetParam(cg->fn, 0);
+	LLVMSetValueName2(cg->ctxp, "ctx", 3);
+	cg->probe = probe;
+	cg->match = m;
+	cg_di_func(cg, cg->fn, m->func, probe->loc);
+	cg->alloca_bb = cg_block(cg, "entry");
+	start = cg_block(cg, "start");
+	LLVMPositionBuilderAtEnd(cg->b, start);
+	cg_di_set_loc(cg, probe->loc);
+
+	ret = cg_vars(cg, probe);
+	if (ret < 0)
+		return ret;
+	if (probe->cond) {
+		body = cg_block(cg, "body");
+		pred_false = cg_block(cg, "pred.false");
+		LLVMBuildCondBr(cg->b, cg_cond(cg, probe->cond), body, pred_false);
+		LLVMPositionBuilderAtEnd(cg->b, pred_false);
+		LLVMBuildRet(cg->b, cg_i32(cg, 0));
+		LLVMPositionBuilderAtEnd(cg->b, body);
+	}
+	cg_stmts(cg, probe->body);
+	if (!LLVMGetBasicBlockTerminator(LLVMGetInsertBlock(cg->b)))
+		LLVMBuildRet(cg->b, cg_i32(cg, 0));
+
+	LLVMPositionBuilderAtEnd(cg->b, cg->alloca_bb);
+	LLVMSetCurrentDebugLocation2(cg->b, NULL);
+	LLVMBuildBr(cg->b, start);
+	cg->di_sp = NULL;
+	cg->match = NULL;
+	return 0;
+}
+
+int cg_probe(struct cg *cg, struct node *probe)
+{
+	int ret;
+
+	for (struct node *ap = probe->args; ap; ap = ap->next) {
+		for (uint32_t i = 0; i < ap->nmatches; i++) {
+			ret = cg_probe_fn(cg, probe, &ap->matches[i]);
+			if (ret < 0)
+				return ret;
+		}
+	}
+	return 0;
+}
