@@ -150,7 +150,7 @@ static int cg_probe_fn(struct cg *cg, struct node *probe, const struct probe_mat
 	LLVMSetSection(cg->fn, m->section);
 	LLVMSetLinkage(cg->fn, LLVMExternalLinkage);
 	/* BPF has no unwinding; without this the object gets an .eh_frame */
-	LLVMAddAttributeToFunction(cg->fn, LLVMAttributeFunctionIndex,
+	LLVMAddAttributeAtIndex(cg->fn, LLVMAttributeFunctionIndex,
 				   LLVMCreateEnumAttribute(cg->ctx,
 							   LLVMGetEnumAttributeKindForName("nounwind", 8),
 							   0));
