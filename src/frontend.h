@@ -55,6 +55,11 @@ struct lexer *lexer_new(struct arena *a, const struct source *src, struct diags 
  */
 void lexer_set_toplevel(struct lexer *lx, bool toplevel);
 struct token lexer_next(struct lexer *lx);
+/*
+ * Restarts lexing at loc (a token's start) in the given mode: the parser's way back to the top
+ * level when a probe's block lacks its '}' and the next probe's attach point was lexed as code.
+ */
+void lexer_reset(struct lexer *lx, struct loc loc, bool toplevel);
 
 /* ---- parser ---- */
 

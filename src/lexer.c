@@ -584,3 +584,19 @@ struct token lexer_next(struct lexer *lx)
 	}
 	return lx->toplevel ? lx_next_toplevel(lx) : lx_next_block(lx);
 }
+
+void lexer_reset(struct lexer *lx, struct loc loc, bool toplevel)
+{
+	const char *p = lx->src->text;
+	uint32_t line = 1;
+
+	/* Only used on error paths, so walking from the start is fine. */
+	while (line < loc.line && p < lx->end) {
+		if (*p++ == '\n')
+			line++;
+	}
+	lx->line = line;
+	lx->line_start = p;
+	lx->p = loc.col - 1 <= (size_t)(lx->end - p) ? p + loc.col - 1 : lx->end;
+	lexer_set_toplevel(lx, toplevel);
+}

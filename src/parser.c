@@ -29,6 +29,12 @@ struct parser {
 	/* Inside `/ ... /`: a '/' followed by '{' ends the predicate instead of dividing. */
 	bool in_pred;
 	int depth;
+	/*
+	 * A block ran into the next probe's attach point: every open block ends there and the
+	 * probe's block restarts top-level lexing at reopen_loc.
+	 */
+	bool reopen;
+	struct loc reopen_loc;
 };
 
 static const char *const parse_keywords[] = {
@@ -144,15 +150,25 @@ static void parse_error_at(struct parser *p, const struct token *t, const char *
 static void parse_error_at(struct parser *p, const struct token *t, const char *hint,
 			   const char *fmt, ...)
 {
+	struct loc loc = t->loc;
 	char msg[512];
 	va_list ap;
 
-	if (!p->panic && t->kind != TOK_ERROR) {
-		va_start(ap, fmt);
-		vsnprintf(msg, sizeof(msg), fmt, ap);
-		va_end(ap);
-		diag_error(p->d, t->loc, hint, "%s", msg);
+	/* Right after a token the lexer rejected, what follows is usually fallout from it. */
+	if (p->panic || t->kind == TOK_ERROR || p->prev.kind == TOK_ERROR) {
+		p->panic = true;
+		return;
 	}
+	/* Point just past the last real token, not at a blank line at the end of the file. */
+	if (t->kind == TOK_EOF && p->prev.text) {
+		loc = p->prev.loc;
+		loc.col += p->prev.loc.len;
+		loc.len = 1;
+	}
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	diag_error(p->d, loc, hint, "%s", msg);
 	p->panic = true;
 }
 
@@ -883,6 +899,20 @@ static struct node *parse_stmt(struct parser *p, bool *braced)
 	return parse_simple_stmt(p);
 }
 
+/*
+ * An attach point at the start of a statement ("kprobe:f", "END {", "BEGIN,") is never code:
+ * the block before it lacks its '}'.
+ */
+static bool parse_at_next_probe(struct parser *p)
+{
+	const struct token *next;
+
+	if (p->tok.kind != TOK_IDENT || PARSE_IN(p->tok.text, parse_keywords))
+		return false;
+	next = parse_peek(p, 1);
+	return tok_is(next, ':') || tok_is(next, '{') || tok_is(next, ',');
+}
+
 /* block = "{" (stmt (";" | <after a braced stmt>))* stmt? "}" */
 static struct node *parse_block(struct parser *p, bool probe_body)
 {
@@ -897,9 +927,22 @@ static struct node *parse_block(struct parser *p, bool probe_body)
 		return NULL;
 	}
 	parse_next(p); /* '{' */
-	while (!parse_is(p, '}') && p->tok.kind != TOK_EOF) {
+	while (!p->reopen && !parse_is(p, '}') && p->tok.kind != TOK_EOF) {
 		struct node *s;
 		bool braced;
+
+		if (parse_at_next_probe(p)) {
+			char hint[96];
+
+			snprintf(hint, sizeof(hint), "the '{' at line %u, column %u is never closed",
+				 open.loc.line, open.loc.col);
+			p->panic = false;
+			parse_error_at(p, &p->tok, hint, "expected '}' before the next probe");
+			p->panic = false;
+			p->reopen = true;
+			p->reopen_loc = p->tok.loc;
+			break;
+		}
 
 		if (parse_is(p, ';')) {
 			parse_next(p);
@@ -929,6 +972,15 @@ static struct node *parse_block(struct parser *p, bool probe_body)
 		parse_sync_stmt(p);
 	}
 	p->depth--;
+	if (p->reopen) {
+		if (probe_body) {
+			lexer_reset(p->lx, p->reopen_loc, true);
+			p->nahead = 0;
+			p->reopen = false;
+			parse_next(p);
+		}
+		return n;
+	}
 	if (p->tok.kind == TOK_EOF) {
 		char hint[96];
 
