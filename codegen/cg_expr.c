@@ -591,15 +591,24 @@ static LLVMValueRef cg_field(struct cg *cg, struct node *n)
 	return cg_i64(cg, 0);
 }
 
+/* Sema makes every conversion explicit: widening strings and tuples, integer sizes, to bool. */
 static LLVMValueRef cg_cast(struct cg *cg, struct node *n)
 {
-	LLVMValueRef v = cg_expr(cg, n->lhs);
+	const struct type *from = &n->lhs->type, *to = &n->type;
+	LLVMValueRef v = cg_expr(cg, n->lhs), buf;
 
-	if (n->type.kind != TYPE_INT || cg_type_is_buf(&n->lhs->type)) {
-		cg_error(cg, n->loc, NULL, "only integer casts are supported yet");
-		return cg_i64(cg, 0);
+	if (cg_type_is_buf(to) != cg_type_is_buf(from)) {
+		cg_error(cg, n->loc, NULL, "this cast is not supported yet");
+		return cg_type_is_buf(to) ? cg_alloca_zero(cg, to->size, "") : cg_i64(cg, 0);
 	}
-	return cg_int_norm(cg, v, &n->type);
+	if (cg_type_is_buf(to)) {
+		buf = cg_alloca(cg, to->size, "cast");
+		cg_store(cg, buf, to, 8, v, from);
+		return buf;
+	}
+	if (to->kind == TYPE_BOOL)
+		return cg_zext(cg, LLVMBuildICmp(cg->b, LLVMIntNE, v, cg_i64(cg, 0), ""));
+	return cg_int_norm(cg, v, to);
 }
 
 LLVMValueRef cg_expr(struct cg *cg, struct node *n)
