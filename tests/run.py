@@ -38,9 +38,9 @@ are `KEY value`; blank lines and lines starting with '#' are ignored.
                                before
     SKIP reason                skip this test unconditionally (say why)
 
-Error cases (tests/errors/CASE.bt): `aotrace --emit-elf /dev/null CASE.bt` runs in
-tests/errors (so diagnostics name the file `CASE.bt`); it must exit 1 and its stderr must
-equal tests/errors/CASE.err byte for byte.
+Error cases (tests/errors/CASE.bt): `aotrace --emit-elf /dev/null tests/errors/CASE.bt` runs
+in the repository (so diagnostics name the file `tests/errors/CASE.bt`); it must exit 1 and its
+stderr must equal tests/errors/CASE.err byte for byte.
 """
 
 import argparse
@@ -269,6 +269,8 @@ class Test:
 
     @property
     def label(self):
+        if self.error_case:
+            return self.name
         base = os.path.basename(self.path).rsplit('.', 1)[0]
         return '%s: %s' % (base, self.name) if self.name != base else base
 
@@ -502,15 +504,15 @@ def run_error_case(env, t, scale):
         return Result(t, 'FAIL', 'missing ' + os.path.relpath(errf, SRCDIR))
     with open(errf) as f:
         want = f.read()
-    cmd = [env.aotrace, '--emit-elf', '/dev/null', os.path.basename(bt)]
-    status, out, err = run_process(cmd, os.path.dirname(bt), None, 30 * scale, None)
+    cmd = [env.aotrace, '--emit-elf', '/dev/null', os.path.relpath(bt, SRCDIR)]
+    status, out, err = run_process(cmd, SRCDIR, None, 30 * scale, None)
     if status == t.exit and err == want:
         return Result(t, 'PASS')
     if status != t.exit:
         reason = 'exit status %s, expected %d' % (status, t.exit)
     else:
         reason = 'stderr differs from %s' % os.path.basename(errf)
-    text = '$ (cd tests/errors && aotrace %s)\n--- expected stderr\n%s--- actual stderr\n%s' % (
+    text = '$ aotrace %s\n--- expected stderr\n%s--- actual stderr\n%s' % (
         ' '.join(cmd[1:]), want, err)
     return Result(t, 'FAIL', reason, text)
 
