@@ -39,6 +39,31 @@ LLVMValueRef cg_helper(struct cg *cg, enum cg_helper id, LLVMTypeRef ret, LLVMVa
 	return LLVMBuildCall2(cg->b, fty, fp, args, nargs, "");
 }
 
+static void cg_lifetime(struct cg *cg, const char *which, LLVMValueRef p, uint32_t size)
+{
+	unsigned id = LLVMLookupIntrinsicID(which, strlen(which));
+	LLVMValueRef fn = LLVMGetIntrinsicDeclaration(cg->mod, id, &cg->t_ptr, 1);
+	LLVMValueRef args[] = { cg_i64(cg, size), p };
+
+	LLVMBuildCall2(cg->b, LLVMGlobalGetValueType(fn), fn, args, 2, "");
+}
+
+static void cg_temp_track(struct cg *cg, LLVMValueRef p, uint32_t size)
+{
+	if (cg->ntemps == cg->captemps) {
+		uint32_t cap = cg->captemps ? cg->captemps * 2 : 16;
+		LLVMValueRef *t = realloc(cg->temps, cap * sizeof(*t));
+
+		/* without the marker the slot is just not shared: correct, only bigger */
+		if (!t)
+			return;
+		cg->temps = t;
+		cg->captemps = cap;
+	}
+	cg->temps[cg->ntemps++] = p;
+	cg_lifetime(cg, "llvm.lifetime.start", p, size);
+}
+
 /* In the entry block, so the stack frame is static and the backend can size it. */
 LLVMValueRef cg_alloca(struct cg *cg, uint32_t size, const char *name)
 {
@@ -50,7 +75,26 @@ LLVMValueRef cg_alloca(struct cg *cg, uint32_t size, const char *name)
 	p = LLVMBuildAlloca(ab, ty, name);
 	LLVMSetAlignment(p, 8);
 	LLVMDisposeBuilder(ab);
+	if (cg->stmt_depth)
+		cg_temp_track(cg, p, size ? size : 1);
 	return p;
+}
+
+uint32_t cg_temps_begin(struct cg *cg)
+{
+	cg->stmt_depth++;
+	return cg->ntemps;
+}
+
+void cg_temps_end(struct cg *cg, uint32_t mark)
+{
+	for (uint32_t i = mark; i < cg->ntemps; i++) {
+		LLVMTypeRef ty = LLVMGetAllocatedType(cg->temps[i]);
+
+		cg_lifetime(cg, "llvm.lifetime.end", cg->temps[i], (uint32_t)LLVMGetArrayLength2(ty));
+	}
+	cg->ntemps = mark;
+	cg->stmt_depth--;
 }
 
 LLVMValueRef cg_alloca_zero(struct cg *cg, uint32_t size, const char *name)

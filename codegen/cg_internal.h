@@ -71,6 +71,11 @@ struct cg {
 	const struct probe_match *match;
 	struct cg_var *vars;
 	uint32_t nvars;
+	/* stack temporaries of the statements being emitted, ended when their statement ends */
+	LLVMValueRef *temps;
+	uint32_t ntemps, captemps;
+	uint32_t stmt_depth;
+	bool stack_reported;
 };
 
 /* ---- codegen.c ---- */
@@ -124,7 +129,10 @@ LLVMValueRef cg_helper(struct cg *cg, enum cg_helper id, LLVMTypeRef ret, LLVMVa
 		       unsigned nargs);
 LLVMValueRef cg_i64(struct cg *cg, uint64_t v);
 LLVMValueRef cg_i32(struct cg *cg, uint32_t v);
-/* A stack buffer in the entry block, 8-byte aligned. */
+/*
+ * A stack buffer in the entry block, 8-byte aligned. Inside a statement it is a temporary:
+ * its lifetime ends with the statement, so the backend can share its stack slot.
+ */
 LLVMValueRef cg_alloca(struct cg *cg, uint32_t size, const char *name);
 /* A zeroed stack buffer. */
 LLVMValueRef cg_alloca_zero(struct cg *cg, uint32_t size, const char *name);
@@ -151,6 +159,10 @@ bool cg_type_is_buf(const struct type *t);
 void cg_ret0_and_continue(struct cg *cg);
 
 /* ---- cg_stmt.c: statements and program functions ---- */
+
+/* Brackets code whose temporaries die at its end; returns the mark to pass to cg_temps_end. */
+uint32_t cg_temps_begin(struct cg *cg);
+void cg_temps_end(struct cg *cg, uint32_t mark);
 
 int cg_probe(struct cg *cg, struct node *probe);
 

@@ -95,6 +95,8 @@ static void cg_if(struct cg *cg, struct node *n)
 
 static void cg_stmt(struct cg *cg, struct node *n)
 {
+	uint32_t mark = cg_temps_begin(cg);
+
 	cg_di_set_loc(cg, n->loc);
 	switch (n->kind) {
 	case NODE_EXPR_STMT:
@@ -117,6 +119,7 @@ static void cg_stmt(struct cg *cg, struct node *n)
 			 node_kind_name(n->kind));
 		break;
 	}
+	cg_temps_end(cg, mark);
 }
 
 static int cg_vars(struct cg *cg, const struct node *probe)
@@ -168,9 +171,13 @@ static int cg_probe_fn(struct cg *cg, struct node *probe, const struct probe_mat
 	if (ret < 0)
 		return ret;
 	if (probe->cond) {
+		uint32_t mark = cg_temps_begin(cg);
+		LLVMValueRef c = cg_cond(cg, probe->cond);
+
+		cg_temps_end(cg, mark);
 		body = cg_block(cg, "body");
 		pred_false = cg_block(cg, "pred.false");
-		LLVMBuildCondBr(cg->b, cg_cond(cg, probe->cond), body, pred_false);
+		LLVMBuildCondBr(cg->b, c, body, pred_false);
 		LLVMPositionBuilderAtEnd(cg->b, pred_false);
 		LLVMBuildRet(cg->b, cg_i32(cg, 0));
 		LLVMPositionBuilderAtEnd(cg->b, body);

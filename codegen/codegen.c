@@ -39,17 +39,24 @@ void cg_error(struct cg *cg, struct loc loc, const char *hint, const char *fmt, 
 static void cg_llvm_diag(LLVMDiagnosticInfoRef di, void *arg)
 {
 	struct cg *cg = arg;
-	char *desc;
+	char *desc, *fn;
+	int len;
 
 	if (LLVMGetDiagInfoSeverity(di) != LLVMDSError)
 		return;
 	desc = LLVMGetDiagInfoDescription(di);
-	if (strstr(desc, "stack limit"))
+	if (!strstr(desc, "stack limit")) {
+		cg_error(cg, (struct loc){ 0 }, NULL, "BPF backend: %s", desc);
+	} else if (!cg->stack_reported) {
+		/* reported for each stack slot out of range: say it once */
+		cg->stack_reported = true;
+		fn = strstr(desc, "in function ");
+		fn = fn ? fn + strlen("in function ") : "";
+		len = (int)strcspn(fn, " ");
 		cg_error(cg, (struct loc){ 0 },
 			 "use fewer or shorter strings (BPFTRACE_STRLEN) in one probe",
-			 "program needs more than the 512 bytes of BPF stack: %s", desc);
-	else
-		cg_error(cg, (struct loc){ 0 }, NULL, "BPF backend: %s", desc);
+			 "program %.*s needs more than the 512 bytes of BPF stack", len, fn);
+	}
 	LLVMDisposeMessage(desc);
 }
 
@@ -277,5 +284,6 @@ out:
 		LLVMDisposeTargetMachine(tm);
 	LLVMContextDispose(cg.ctx);
 	free(cg.vars);
+	free(cg.temps);
 	return ret;
 }

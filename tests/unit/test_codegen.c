@@ -1,0 +1,346 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Unit tests of code generation: programs through the whole front end and cg_compile(), then
+ * asserting on the ELF as libbpf sees it (programs, sections, map types and sizes, BTF, the
+ * metadata section), and, when running as root, that the kernel loads it and that a BEGIN
+ * program's test run writes the ring buffer record the metadata describes.
+ */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+#include <bpf/bpf.h>
+#include <bpf/btf.h>
+#include <bpf/libbpf.h>
+#include <gelf.h>
+
+#include "arena.h"
+#include "codegen.h"
+#include "frontend.h"
+#include "meta.h"
+#include "probe.h"
+
+struct built {
+	struct source src;
+	struct program prog;
+	struct diags d;
+	struct probe_env *env;
+	void *elf;
+	size_t elf_size;
+	struct bpf_object *obj;
+	int ret;
+};
+
+static struct built *build_strlen(const char *text, uint32_t strlen_max)
+{
+	struct built *c = calloc(1, sizeof(*c));
+
+	c->src.name = "test.bt";
+	c->src.text = (char *)text;
+	c->src.len = strlen(text);
+	c->prog.src = &c->src;
+	c->prog.arena = arena_new();
+	c->prog.meta = aot_meta_new();
+	c->prog.strlen_max = strlen_max;
+	c->env = probe_env__new();
+	diags_init(&c->d, &c->src);
+	c->ret = parse_program(&c->prog, &c->d);
+	if (!c->ret)
+		c->ret = expand_probes(&c->prog, c->env, &c->d);
+	if (!c->ret)
+		c->ret = sema_check(&c->prog, c->env, &c->d);
+	if (!c->ret)
+		c->ret = cg_compile(&c->prog, NULL, &c->d, &c->elf, &c->elf_size);
+	if (c->ret)
+		diags_print(&c->d, stderr);
+	if (!c->ret)
+		c->obj = bpf_object__open_mem(c->elf, c->elf_size, NULL);
+	return c;
+}
+
+static struct built *build(const char *text)
+{
+	return build_strlen(text, 64);
+}
+
+static void built_free(struct built *c)
+{
+	bpf_object__close(c->obj);
+	free(c->elf);
+	diags_free(&c->d);
+	probe_env__free(c->env);
+	aot_meta_free(c->prog.meta);
+	arena_free(c->prog.arena);
+	free(c);
+}
+
+static bool has_error(struct built *c, const char *needle)
+{
+	for (size_t i = 0; i < c->d.n; i++)
+		if (c->d.v[i].level == DIAG_ERROR && strstr(c->d.v[i].msg, needle))
+			return true;
+	return false;
+}
+
+static struct map_info *find_map_info(struct built *c, const char *name)
+{
+	for (struct map_info *m = c->prog.maps; m; m = m->next)
+		if (strcmp(m->name, name) == 0)
+			return m;
+	return NULL;
+}
+
+/* The bytes of an ELF section by name, or NULL. */
+static const void *elf_section(struct built *c, const char *name, size_t *size)
+{
+	Elf *e;
+	Elf_Scn *scn = NULL;
+	size_t shstrndx;
+	const void *ret = NULL;
+
+	elf_version(EV_CURRENT);
+	e = elf_memory(c->elf, c->elf_size);
+	assert_non_null(e);
+	assert_int_equal(elf_getshdrstrndx(e, &shstrndx), 0);
+	while ((scn = elf_nextscn(e, scn))) {
+		GElf_Shdr sh;
+		Elf_Data *data;
+
+		gelf_getshdr(scn, &sh);
+		if (strcmp(elf_strptr(e, shstrndx, sh.sh_name), name))
+			continue;
+		data = elf_getdata(scn, NULL);
+		*size = data->d_size;
+		ret = data->d_buf;
+		break;
+	}
+	elf_end(e);
+	return ret;
+}
+
+static bool can_load(void)
+{
+	return geteuid() == 0;
+}
+
+static void test_begin_printf_elf(void **state)
+{
+	struct built *c = build("BEGIN { printf(\"%d %s\\n\", pid, comm); exit(); }");
+	struct bpf_program *p;
+	struct bpf_map *m;
+	struct aot_meta *meta = NULL;
+	const struct btf *btf;
+	const void *sec;
+	size_t size = 0;
+	char err[128];
+
+	(void)state;
+	assert_int_equal(c->ret, 0);
+	assert_non_null(c->obj);
+	p = bpf_object__find_program_by_name(c->obj, "BEGIN");
+	assert_non_null(p);
+	assert_string_equal(bpf_program__section_name(p), "raw_tp");
+	assert_int_equal(bpf_program__type(p), BPF_PROG_TYPE_RAW_TRACEPOINT);
+	m = bpf_object__find_map_by_name(c->obj, AOT_EVENTS_MAP);
+	assert_non_null(m);
+	assert_int_equal(bpf_map__type(m), BPF_MAP_TYPE_RINGBUF);
+	assert_int_equal(bpf_map__max_entries(m), 256 * 1024);
+	/* no .rodata/.data maps: constants are immediates */
+	assert_int_equal(bpf_map__type(bpf_object__next_map(c->obj, NULL)), BPF_MAP_TYPE_RINGBUF);
+	assert_null(bpf_object__next_map(c->obj, m));
+
+	btf = bpf_object__btf(c->obj);
+	assert_non_null(btf);
+	assert_true(btf__find_by_name_kind(btf, "BEGIN", BTF_KIND_FUNC) > 0);
+
+	sec = elf_section(c, "license", &size);
+	assert_non_null(sec);
+	assert_string_equal(sec, "GPL");
+	sec = elf_section(c, AOT_META_SECTION, &size);
+	assert_non_null(sec);
+	assert_int_equal(aot_meta_read(sec, size, &meta, err, sizeof(err)), 0);
+	assert_int_equal(meta->nprobes, 1);
+	assert_string_equal(meta->probes[0].prog, "BEGIN");
+	assert_int_equal(meta->nfmts, 1);
+	aot_meta_free(meta);
+	/* the metadata must not turn into a map */
+	assert_null(btf__find_by_name_kind(btf, AOT_META_SECTION, BTF_KIND_DATASEC) > 0 ? btf : NULL);
+	built_free(c);
+}
+
+static void assert_map(struct built *c, const char *name, enum bpf_map_type type,
+		       uint32_t key_size, uint32_t value_size)
+{
+	struct map_info *mi = find_map_info(c, name);
+	struct bpf_map *m;
+
+	assert_non_null(mi);
+	m = bpf_object__find_map_by_name(c->obj, mi->elf_name);
+	assert_non_null(m);
+	assert_int_equal(bpf_map__type(m), type);
+	assert_int_equal(bpf_map__key_size(m), key_size);
+	assert_int_equal(bpf_map__value_size(m), value_size);
+	assert_int_equal(bpf_map__max_entries(m), 4096);
+}
+
+static void test_maps(void **state)
+{
+	struct built *c = build("BEGIN { @c = count(); @s[pid] = sum(5); @lo = min(3); @hi = max(3);"
+				" @a[1, \"ab\"] = avg(7); @v = 5; @str[\"k\"] = comm; @v += 2; @v++;"
+				" printf(\"%d\\n\", @v); }");
+
+	(void)state;
+	assert_int_equal(c->ret, 0);
+	assert_non_null(c->obj);
+	assert_map(c, "@c", BPF_MAP_TYPE_PERCPU_HASH, 8, 8);
+	assert_map(c, "@s", BPF_MAP_TYPE_PERCPU_HASH, find_map_info(c, "@s")->key.size, 8);
+	assert_map(c, "@lo", BPF_MAP_TYPE_PERCPU_HASH, 8, 16);
+	assert_map(c, "@hi", BPF_MAP_TYPE_PERCPU_HASH, 8, 16);
+	assert_map(c, "@a", BPF_MAP_TYPE_PERCPU_HASH, find_map_info(c, "@a")->key.size, 16);
+	assert_int_equal(find_map_info(c, "@a")->key.kind, TYPE_TUPLE);
+	assert_map(c, "@v", BPF_MAP_TYPE_HASH, 8, find_map_info(c, "@v")->value.size);
+	assert_map(c, "@str", BPF_MAP_TYPE_HASH, 2, 16);
+	if (can_load())
+		assert_int_equal(bpf_object__load(c->obj), 0);
+	built_free(c);
+}
+
+static void test_tracepoint_loads(void **state)
+{
+	struct built *c = build("tracepoint:syscalls:sys_enter_openat /pid > 0 && comm != \"x\"/ {"
+				" @[comm, args->flags] = count();"
+				" printf(\"%s %s\\n\", probe, str(args->filename)); }");
+	struct bpf_program *p;
+
+	(void)state;
+	assert_int_equal(c->ret, 0);
+	assert_non_null(c->obj);
+	p = bpf_object__next_program(c->obj, NULL);
+	assert_non_null(p);
+	assert_string_equal(bpf_program__section_name(p), "tracepoint/syscalls/sys_enter_openat");
+	assert_int_equal(bpf_program__type(p), BPF_PROG_TYPE_TRACEPOINT);
+	if (can_load())
+		assert_int_equal(bpf_object__load(c->obj), 0);
+	built_free(c);
+}
+
+static void test_interval_and_several_probes(void **state)
+{
+	struct built *c = build("interval:ms:100 { @t = count(); if (@x > 2) { exit(); } }"
+				" END { $s = \"a\"; $s = \"bc\"; @x = $s == \"bc\" ? 1 : -1; }");
+	struct bpf_program *p;
+
+	(void)state;
+	assert_int_equal(c->ret, 0);
+	assert_non_null(c->obj);
+	p = bpf_object__next_program(c->obj, NULL);
+	assert_string_equal(bpf_program__section_name(p), "perf_event");
+	assert_int_equal(bpf_program__type(p), BPF_PROG_TYPE_PERF_EVENT);
+	p = bpf_object__next_program(c->obj, p);
+	assert_non_null(p);
+	assert_string_equal(bpf_program__name(p), "END");
+	if (can_load())
+		assert_int_equal(bpf_object__load(c->obj), 0);
+	built_free(c);
+}
+
+static void test_stack_limit_is_a_diagnostic(void **state)
+{
+	struct built *c = build_strlen("BEGIN { $a = str(0); $b = str(1); $c = str(2);"
+				       " printf(\"%s %s %s\\n\", $a, $b, $c); }", 200);
+
+	(void)state;
+	assert_int_not_equal(c->ret, 0);
+	assert_true(has_error(c, "512 bytes"));
+	built_free(c);
+}
+
+struct rec_seen {
+	uint32_t kind, index;
+	int64_t num;
+	char str[8];
+	uint32_t off_num, off_str;
+	int n;
+};
+
+static int on_record(void *ctx, void *data, size_t size)
+{
+	struct rec_seen *r = ctx;
+	const struct aot_event_hdr *h = data;
+
+	if (size < sizeof(*h))
+		return 0;
+	r->kind = h->kind;
+	r->index = h->index;
+	if (h->kind == AOT_EV_PRINTF && size >= sizeof(*h) + r->off_str + 3) {
+		memcpy(&r->num, (char *)data + sizeof(*h) + r->off_num, sizeof(r->num));
+		memcpy(r->str, (char *)data + sizeof(*h) + r->off_str, 3);
+	}
+	r->n++;
+	return 0;
+}
+
+/* The record a BEGIN program writes is the one the format's layout in the metadata says. */
+static void test_begin_test_run_record(void **state)
+{
+	struct built *c = build("BEGIN { printf(\"%d %s\\n\", -42, \"ab\"); }");
+	LIBBPF_OPTS(bpf_test_run_opts, opts);
+	struct rec_seen seen = { 0 };
+	const struct aot_fmt *f;
+	struct ring_buffer *rb;
+
+	(void)state;
+	assert_int_equal(c->ret, 0);
+	if (!can_load()) {
+		built_free(c);
+		skip();
+	}
+	assert_int_equal(bpf_object__load(c->obj), 0);
+	f = &c->prog.meta->fmts[0];
+	assert_int_equal(f->args.nelems, 2);
+	seen.off_num = c->prog.meta->elems[f->args.elems].offset;
+	seen.off_str = c->prog.meta->elems[f->args.elems + 1].offset;
+	rb = ring_buffer__new(bpf_map__fd(bpf_object__find_map_by_name(c->obj, AOT_EVENTS_MAP)),
+			      on_record, &seen, NULL);
+	assert_non_null(rb);
+	assert_int_equal(bpf_prog_test_run_opts(bpf_program__fd(bpf_object__find_program_by_name(
+							c->obj, "BEGIN")),
+						&opts),
+			 0);
+	assert_true(ring_buffer__consume(rb) >= 1);
+	assert_int_equal(seen.n, 1);
+	assert_int_equal(seen.kind, AOT_EV_PRINTF);
+	assert_int_equal(seen.index, 0);
+	assert_int_equal(seen.num, -42);
+	assert_string_equal(seen.str, "ab");
+	ring_buffer__free(rb);
+	built_free(c);
+}
+
+static int quiet_libbpf(enum libbpf_print_level level, const char *fmt, va_list ap)
+{
+	if (level != LIBBPF_WARN)
+		return 0;
+	return vfprintf(stderr, fmt, ap);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_begin_printf_elf),
+		cmocka_unit_test(test_maps),
+		cmocka_unit_test(test_tracepoint_loads),
+		cmocka_unit_test(test_interval_and_several_probes),
+		cmocka_unit_test(test_stack_limit_is_a_diagnostic),
+		cmocka_unit_test(test_begin_test_run_record),
+	};
+
+	libbpf_set_print(quiet_libbpf);
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
