@@ -20,35 +20,16 @@ struct node *node_new(struct arena *a, enum node_kind kind, struct loc loc)
 }
 
 static const char *const node_kind_names[] = {
-	[NODE_INT] = "INT",
-	[NODE_STR] = "STR",
-	[NODE_BUILTIN] = "BUILTIN",
-	[NODE_POSPARAM] = "POSPARAM",
-	[NODE_VAR] = "VAR",
-	[NODE_MAP] = "MAP",
-	[NODE_CALL] = "CALL",
-	[NODE_BINOP] = "BINOP",
-	[NODE_UNOP] = "UNOP",
-	[NODE_TERNARY] = "TERNARY",
-	[NODE_FIELD] = "FIELD",
-	[NODE_INDEX] = "INDEX",
-	[NODE_CAST] = "CAST",
-	[NODE_TUPLE] = "TUPLE",
-	[NODE_EXPR_STMT] = "EXPR_STMT",
-	[NODE_ASSIGN] = "ASSIGN",
-	[NODE_IF] = "IF",
-	[NODE_WHILE] = "WHILE",
-	[NODE_UNROLL] = "UNROLL",
-	[NODE_FOR] = "FOR",
-	[NODE_BREAK] = "BREAK",
-	[NODE_CONTINUE] = "CONTINUE",
-	[NODE_RETURN] = "RETURN",
-	[NODE_BLOCK] = "BLOCK",
-	[NODE_ATTACH] = "ATTACH",
-	[NODE_PROBE] = "PROBE",
-	[NODE_CDEF] = "CDEF",
-	[NODE_INCLUDE] = "INCLUDE",
-	[NODE_PROGRAM] = "PROGRAM",
+	[NODE_INT] = "INT",	      [NODE_STR] = "STR",	  [NODE_BUILTIN] = "BUILTIN",
+	[NODE_POSPARAM] = "POSPARAM", [NODE_VAR] = "VAR",	  [NODE_MAP] = "MAP",
+	[NODE_CALL] = "CALL",	      [NODE_BINOP] = "BINOP",	  [NODE_UNOP] = "UNOP",
+	[NODE_TERNARY] = "TERNARY",   [NODE_FIELD] = "FIELD",	  [NODE_INDEX] = "INDEX",
+	[NODE_CAST] = "CAST",	      [NODE_TUPLE] = "TUPLE",	  [NODE_EXPR_STMT] = "EXPR_STMT",
+	[NODE_ASSIGN] = "ASSIGN",     [NODE_IF] = "IF",		  [NODE_WHILE] = "WHILE",
+	[NODE_UNROLL] = "UNROLL",     [NODE_FOR] = "FOR",	  [NODE_BREAK] = "BREAK",
+	[NODE_CONTINUE] = "CONTINUE", [NODE_RETURN] = "RETURN",	  [NODE_BLOCK] = "BLOCK",
+	[NODE_ATTACH] = "ATTACH",     [NODE_PROBE] = "PROBE",	  [NODE_CDEF] = "CDEF",
+	[NODE_INCLUDE] = "INCLUDE",   [NODE_PROGRAM] = "PROGRAM",
 };
 
 const char *node_kind_name(enum node_kind kind)
@@ -63,8 +44,8 @@ const char *node_kind_name(enum node_kind kind)
 static void ast_print_op(int op, FILE *f)
 {
 	static const char *const names[] = {
-		[OP_EQ - OP_EQ] = "==", [OP_NE - OP_EQ] = "!=", [OP_LE - OP_EQ] = "<=",
-		[OP_GE - OP_EQ] = ">=", [OP_AND - OP_EQ] = "&&", [OP_OR - OP_EQ] = "||",
+		[OP_EQ - OP_EQ] = "==",	 [OP_NE - OP_EQ] = "!=",  [OP_LE - OP_EQ] = "<=",
+		[OP_GE - OP_EQ] = ">=",	 [OP_AND - OP_EQ] = "&&", [OP_OR - OP_EQ] = "||",
 		[OP_SHL - OP_EQ] = "<<", [OP_SHR - OP_EQ] = ">>", [OP_INC - OP_EQ] = "++",
 		[OP_DEC - OP_EQ] = "--",
 	};

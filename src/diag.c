@@ -131,8 +131,8 @@ static void diag_print_snippet(const struct diags *d, const struct diag *dg, FIL
 	fputs("    ", f);
 	for (i = 0; i < len; i++) {
 		if (line[i] == '\t')
-			fprintf(f, "%*s", (int)(DIAG_TABSTOP - diag_width(line, i, 0) % DIAG_TABSTOP),
-				"");
+			fprintf(f, "%*s",
+				(int)(DIAG_TABSTOP - diag_width(line, i, 0) % DIAG_TABSTOP), "");
 		else
 			fputc(line[i], f);
 	}
@@ -164,7 +164,8 @@ void diags_print(const struct diags *d, FILE *f)
 		if (dg->loc.line == 0) {
 			fprintf(f, "%s: %s: %s\n", name, lvl, dg->msg);
 		} else {
-			fprintf(f, "%s:%u:%u: %s: %s\n", name, dg->loc.line, dg->loc.col, lvl, dg->msg);
+			fprintf(f, "%s:%u:%u: %s: %s\n", name, dg->loc.line, dg->loc.col, lvl,
+				dg->msg);
 			diag_print_snippet(d, dg, f);
 		}
 		if (dg->hint)

@@ -68,7 +68,7 @@ static void lx_adv(struct lexer *lx)
 
 static struct loc lx_loc(const struct lexer *lx)
 {
-	struct loc l = { lx->line, (uint32_t)(lx->p - lx->line_start) + 1, 1 };
+	struct loc l = {lx->line, (uint32_t)(lx->p - lx->line_start) + 1, 1};
 
 	return l;
 }
@@ -114,10 +114,9 @@ static void lx_skip_space(struct lexer *lx)
 	}
 }
 
-static struct token lx_make(struct lexer *lx, enum tok_kind kind, const char *start,
-			    struct loc l)
+static struct token lx_make(struct lexer *lx, enum tok_kind kind, const char *start, struct loc l)
 {
-	struct token t = { .kind = kind, .loc = l };
+	struct token t = {.kind = kind, .loc = l};
 	size_t n = (size_t)(lx->p - start);
 
 	/* A token spanning lines underlines to the end of its first line (diag clips it). */
@@ -372,12 +371,24 @@ static int lx_escape(struct lexer *lx)
 	l.col--; /* the backslash */
 	l.len = 2;
 	switch (c) {
-	case 'n': lx_adv(lx); return '\n';
-	case 't': lx_adv(lx); return '\t';
-	case 'r': lx_adv(lx); return '\r';
-	case '\\': lx_adv(lx); return '\\';
-	case '"': lx_adv(lx); return '"';
-	case '\'': lx_adv(lx); return '\'';
+	case 'n':
+		lx_adv(lx);
+		return '\n';
+	case 't':
+		lx_adv(lx);
+		return '\t';
+	case 'r':
+		lx_adv(lx);
+		return '\r';
+	case '\\':
+		lx_adv(lx);
+		return '\\';
+	case '"':
+		lx_adv(lx);
+		return '"';
+	case '\'':
+		lx_adv(lx);
+		return '\'';
 	case 'x':
 		lx_adv(lx);
 		for (n = 0; n < 2 && lx_digit_val(lx_peek(lx, 0)) < 16; n++) {
@@ -443,7 +454,8 @@ static struct token lx_quoted(struct lexer *lx, const char *start, struct loc l)
 		t = lx_make(lx, TOK_ERROR, start, l);
 		diag_error(lx->d, l,
 			   quote == '"' ? "strings cannot span lines; close it with '\"'" : NULL,
-			   quote == '"' ? "unterminated string" : "unterminated character constant");
+			   quote == '"' ? "unterminated string"
+					: "unterminated character constant");
 		return t;
 	}
 	lx_adv(lx);
@@ -473,13 +485,13 @@ struct lx_punct {
 
 /* Longest first, so that "<<=" wins over "<<" and "<". */
 static const struct lx_punct lx_puncts[] = {
-	{ "<<=", OP_SHL, true }, { ">>=", OP_SHR, true }, { "->", OP_ARROW, false },
-	{ "++", OP_INC, false }, { "--", OP_DEC, false }, { "+=", '+', true },
-	{ "-=", '-', true },	 { "*=", '*', true },	  { "/=", '/', true },
-	{ "%=", '%', true },	 { "&=", '&', true },	  { "|=", '|', true },
-	{ "^=", '^', true },	 { "<<", OP_SHL, false }, { ">>", OP_SHR, false },
-	{ "<=", OP_LE, false },	 { ">=", OP_GE, false },  { "==", OP_EQ, false },
-	{ "!=", OP_NE, false },	 { "&&", OP_AND, false }, { "||", OP_OR, false },
+	{"<<=", OP_SHL, true}, {">>=", OP_SHR, true}, {"->", OP_ARROW, false},
+	{"++", OP_INC, false}, {"--", OP_DEC, false}, {"+=", '+', true},
+	{"-=", '-', true},     {"*=", '*', true},     {"/=", '/', true},
+	{"%=", '%', true},     {"&=", '&', true},     {"|=", '|', true},
+	{"^=", '^', true},     {"<<", OP_SHL, false}, {">>", OP_SHR, false},
+	{"<=", OP_LE, false},  {">=", OP_GE, false},  {"==", OP_EQ, false},
+	{"!=", OP_NE, false},  {"&&", OP_AND, false}, {"||", OP_OR, false},
 };
 
 static const char lx_single[] = "(){}[],;:?.+-*/%&|^!~<>=";
@@ -521,7 +533,8 @@ static struct token lx_next_block(struct lexer *lx)
 			t = lx_make(lx, TOK_POSPARAM, start, l);
 			t.num = v;
 			if (overflow || v > INT32_MAX) {
-				diag_error(lx->d, t.loc, NULL, "positional parameter number too large");
+				diag_error(lx->d, t.loc, NULL,
+					   "positional parameter number too large");
 				t.kind = TOK_ERROR;
 			}
 			return t;

@@ -66,11 +66,11 @@ static void test_integers(void **state)
 		const char *text;
 		uint64_t v;
 	} cases[] = {
-		{ "0", 0 },	   { "42", 42 },	{ "1_000_000", 1000000 },
-		{ "1__0", 10 },	   { "0x1F", 31 },	{ "0XfF", 255 },
-		{ "010", 8 },	   { "2e3", 2000 },	{ "1e6", 1000000 },
-		{ "100u", 100 },   { "100ULL", 100 },	{ "7lu", 7 },
-		{ "'a'", 'a' },	   { "'\\n'", '\n' },	{ "18446744073709551615", UINT64_MAX },
+		{"0", 0},      {"42", 42},	{"1_000_000", 1000000},
+		{"1__0", 10},  {"0x1F", 31},	{"0XfF", 255},
+		{"010", 8},    {"2e3", 2000},	{"1e6", 1000000},
+		{"100u", 100}, {"100ULL", 100}, {"7lu", 7},
+		{"'a'", 'a'},  {"'\\n'", '\n'}, {"18446744073709551615", UINT64_MAX},
 	};
 	struct lex_fixture fx;
 	size_t i;
@@ -91,7 +91,8 @@ static void test_integers(void **state)
 static void test_bad_integers(void **state)
 {
 	static const char *const bad[] = {
-		"09", "0x", "0xffu", "1K", "1_000_", "18446744073709551616", "5e20", "1uuu", "0b101",
+		"09",	"0x",	"0xffu", "1K", "1_000_", "18446744073709551616",
+		"5e20", "1uuu", "0b101",
 	};
 	struct lex_fixture fx;
 	size_t i;
@@ -169,16 +170,16 @@ static void test_operators(void **state)
 		int op;
 		bool is_assign;
 	} ops[] = {
-		{ "<<=", OP_SHL, true }, { ">>=", OP_SHR, true }, { "+=", '+', true },
-		{ "-=", '-', true },	 { "*=", '*', true },	  { "/=", '/', true },
-		{ "%=", '%', true },	 { "&=", '&', true },	  { "|=", '|', true },
-		{ "^=", '^', true },	 { "->", OP_ARROW, false }, { "++", OP_INC, false },
-		{ "--", OP_DEC, false }, { "<<", OP_SHL, false }, { ">>", OP_SHR, false },
-		{ "<=", OP_LE, false },	 { ">=", OP_GE, false },  { "==", OP_EQ, false },
-		{ "!=", OP_NE, false },	 { "&&", OP_AND, false }, { "||", OP_OR, false },
-		{ "=", '=', false },	 { "?", '?', false },	  { ":", ':', false },
-		{ ".", '.', false },	 { "~", '~', false },	  { "!", '!', false },
-		{ "<", '<', false },	 { "%", '%', false },	  { "[", '[', false },
+		{"<<=", OP_SHL, true}, {">>=", OP_SHR, true},	{"+=", '+', true},
+		{"-=", '-', true},     {"*=", '*', true},	{"/=", '/', true},
+		{"%=", '%', true},     {"&=", '&', true},	{"|=", '|', true},
+		{"^=", '^', true},     {"->", OP_ARROW, false}, {"++", OP_INC, false},
+		{"--", OP_DEC, false}, {"<<", OP_SHL, false},	{">>", OP_SHR, false},
+		{"<=", OP_LE, false},  {">=", OP_GE, false},	{"==", OP_EQ, false},
+		{"!=", OP_NE, false},  {"&&", OP_AND, false},	{"||", OP_OR, false},
+		{"=", '=', false},     {"?", '?', false},	{":", ':', false},
+		{".", '.', false},     {"~", '~', false},	{"!", '!', false},
+		{"<", '<', false},     {"%", '%', false},	{"[", '[', false},
 	};
 	struct lex_fixture fx;
 	size_t i;
@@ -230,9 +231,10 @@ static void test_attach_points(void **state)
 	struct lex_fixture fx;
 
 	(void)state;
-	assert_string_equal(lex_texts(&fx, "uprobe:/bin/bash:readline,kprobe:vfs_*\n"
-					   "tracepoint:syscalls:sys_enter_open*  usdt:/p:prov:name "
-					   "interval:s:1 BEGIN kprobe:f+16{",
+	assert_string_equal(lex_texts(&fx,
+				      "uprobe:/bin/bash:readline,kprobe:vfs_*\n"
+				      "tracepoint:syscalls:sys_enter_open*  usdt:/p:prov:name "
+				      "interval:s:1 BEGIN kprobe:f+16{",
 				      true),
 			    "uprobe:/bin/bash:readline|,|kprobe:vfs_*|tracepoint:syscalls:"
 			    "sys_enter_open*|usdt:/p:prov:name|interval:s:1|BEGIN|kprobe:f+16|{");
@@ -268,12 +270,13 @@ static void test_c_definitions(void **state)
 	struct token t;
 
 	(void)state;
-	lex_open(&fx, "#!/usr/bin/env bpftrace\n#include <linux/sched.h>\n"
-		      "struct a { int x; struct { int y; } z; };\n"
-		      "typedef unsigned int u32_t;\n"
-		      "union u { int a; }\n"
-		      "#define X \\\n  1\n"
-		      "BEGIN {",
+	lex_open(&fx,
+		 "#!/usr/bin/env bpftrace\n#include <linux/sched.h>\n"
+		 "struct a { int x; struct { int y; } z; };\n"
+		 "typedef unsigned int u32_t;\n"
+		 "union u { int a; }\n"
+		 "#define X \\\n  1\n"
+		 "BEGIN {",
 		 true);
 	t = lexer_next(fx.lx);
 	assert_int_equal(t.kind, TOK_CDEF);

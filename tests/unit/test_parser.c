@@ -98,9 +98,11 @@ static void test_probe_shape(void **state)
 	struct node *root, *probe, *a;
 
 	(void)state;
-	parse_str(&fx, "#include <linux/sched.h>\nstruct x { int a; };\n"
-		       "kprobe:vfs_read, tracepoint:syscalls:sys_enter_open* /pid == 1/ { @n = count() }\n"
-		       "BEGIN { }\n");
+	parse_str(
+		&fx,
+		"#include <linux/sched.h>\nstruct x { int a; };\n"
+		"kprobe:vfs_read, tracepoint:syscalls:sys_enter_open* /pid == 1/ { @n = count() }\n"
+		"BEGIN { }\n");
 	assert_int_equal(fx.err, 0);
 	root = fx.prog.root;
 	assert_int_equal(root->kind, NODE_PROGRAM);
@@ -409,11 +411,30 @@ static void test_missing_brace_before_probe(void **state)
 static void test_hostile_input(void **state)
 {
 	static const char *const inputs[] = {
-		"", "{", "}", "/", ",", "BEGIN", "BEGIN {", "BEGIN /", "BEGIN / {", "BEGIN ,",
-		"BEGIN { ( }", "BEGIN { @[ }", "BEGIN { if ( }", "BEGIN { $x = (struct }",
-		"BEGIN { $x = (int8 * * * * * * * * * * * *)1 }", "a /b/ c /d/ {",
-		"BEGIN { else } }} {{ END", "BEGIN { \"\\", "struct", "#", "BEGIN { ' }",
-		"BEGIN { sizeof(struct) }", "BEGIN { unroll (1) }", "BEGIN { for ( }",
+		"",
+		"{",
+		"}",
+		"/",
+		",",
+		"BEGIN",
+		"BEGIN {",
+		"BEGIN /",
+		"BEGIN / {",
+		"BEGIN ,",
+		"BEGIN { ( }",
+		"BEGIN { @[ }",
+		"BEGIN { if ( }",
+		"BEGIN { $x = (struct }",
+		"BEGIN { $x = (int8 * * * * * * * * * * * *)1 }",
+		"a /b/ c /d/ {",
+		"BEGIN { else } }} {{ END",
+		"BEGIN { \"\\",
+		"struct",
+		"#",
+		"BEGIN { ' }",
+		"BEGIN { sizeof(struct) }",
+		"BEGIN { unroll (1) }",
+		"BEGIN { for ( }",
 	};
 	struct parse_fixture fx;
 	size_t i, n = 20000;
