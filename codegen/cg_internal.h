@@ -43,6 +43,8 @@ enum cg_helper {
 #define CG_MAP_MAX_ENTRIES 4096
 #define CG_EVENTS_SIZE (256 * 1024)
 
+#define CG_MAX_LOOP_DEPTH 16
+
 struct cg_var {
 	const struct var_info *info;
 	LLVMValueRef ptr;
@@ -76,6 +78,11 @@ struct cg {
 	uint32_t ntemps, captemps;
 	uint32_t stmt_depth;
 	bool stack_reported;
+	/* targets of break and continue in the loops around the statement being emitted */
+	struct cg_loop {
+		LLVMBasicBlockRef brk, cont;
+	} loops[CG_MAX_LOOP_DEPTH];
+	uint32_t nloops;
 };
 
 /* ---- codegen.c ---- */

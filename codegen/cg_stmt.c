@@ -93,6 +93,71 @@ static void cg_if(struct cg *cg, struct node *n)
 	LLVMPositionBuilderAtEnd(cg->b, join);
 }
 
+/* A loop body with its break and continue targets; false (after an error) if nested too deep. */
+static bool cg_loop_body(struct cg *cg, struct node *n, LLVMBasicBlockRef brk,
+			 LLVMBasicBlockRef cont)
+{
+	if (cg->nloops == CG_MAX_LOOP_DEPTH) {
+		cg_error(cg, n->loc, NULL, "loops nest deeper than %d", CG_MAX_LOOP_DEPTH);
+		return false;
+	}
+	cg->loops[cg->nloops++] = (struct cg_loop){ .brk = brk, .cont = cont };
+	cg_stmts(cg, n->body);
+	cg->nloops--;
+	return true;
+}
+
+/* while (cond) { ... }: a bounded loop, as the verifier of kernels >= 5.3 accepts. */
+static void cg_while(struct cg *cg, struct node *n)
+{
+	LLVMBasicBlockRef cond_bb = cg_block(cg, "while.cond"), body = cg_block(cg, "while.body");
+	LLVMBasicBlockRef end = cg_block(cg, "while.end");
+	uint32_t mark;
+	LLVMValueRef c;
+
+	LLVMBuildBr(cg->b, cond_bb);
+	LLVMPositionBuilderAtEnd(cg->b, cond_bb);
+	mark = cg_temps_begin(cg);
+	c = cg_cond(cg, n->cond);
+	cg_temps_end(cg, mark);
+	LLVMBuildCondBr(cg->b, c, body, end);
+	LLVMPositionBuilderAtEnd(cg->b, body);
+	cg_loop_body(cg, n, end, cond_bb);
+	LLVMBuildBr(cg->b, cond_bb);
+	LLVMMoveBasicBlockAfter(end, LLVMGetInsertBlock(cg->b));
+	LLVMPositionBuilderAtEnd(cg->b, end);
+}
+
+/* unroll (N) { ... }: the body N times over; continue goes to the next copy. */
+static void cg_unroll(struct cg *cg, struct node *n)
+{
+	LLVMBasicBlockRef end = cg_block(cg, "unroll.end"), next;
+
+	for (uint64_t i = 0; i < n->num; i++) {
+		next = cg_block(cg, "unroll.next");
+		if (!cg_loop_body(cg, n, end, next))
+			break;
+		LLVMBuildBr(cg->b, next);
+		LLVMPositionBuilderAtEnd(cg->b, next);
+	}
+	LLVMBuildBr(cg->b, end);
+	LLVMMoveBasicBlockAfter(end, LLVMGetInsertBlock(cg->b));
+	LLVMPositionBuilderAtEnd(cg->b, end);
+}
+
+static void cg_jump(struct cg *cg, struct node *n)
+{
+	struct cg_loop *l = cg->nloops ? &cg->loops[cg->nloops - 1] : NULL;
+
+	if (!l) {
+		cg_error(cg, n->loc, NULL, "%s outside a loop",
+			 n->kind == NODE_BREAK ? "break" : "continue");
+		return;
+	}
+	LLVMBuildBr(cg->b, n->kind == NODE_BREAK ? l->brk : l->cont);
+	LLVMPositionBuilderAtEnd(cg->b, cg_block(cg, "dead"));
+}
+
 static void cg_stmt(struct cg *cg, struct node *n)
 {
 	uint32_t mark = cg_temps_begin(cg);
@@ -113,6 +178,16 @@ static void cg_stmt(struct cg *cg, struct node *n)
 		break;
 	case NODE_RETURN:
 		cg_ret0_and_continue(cg);
+		break;
+	case NODE_WHILE:
+		cg_while(cg, n);
+		break;
+	case NODE_UNROLL:
+		cg_unroll(cg, n);
+		break;
+	case NODE_BREAK:
+	case NODE_CONTINUE:
+		cg_jump(cg, n);
 		break;
 	default:
 		cg_error(cg, n->loc, NULL, "%s statements are not supported yet",
