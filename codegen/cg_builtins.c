@@ -229,8 +229,9 @@ static LLVMValueRef cg_fn_str(struct cg *cg, struct node *n)
 
 		len = LLVMBuildSelect(cg->b, big, len, l, "strlen");
 	}
+	/* sema marks user pointers on the call; an args field is known here too */
 	pa = cg_probe_arg(cg, a);
-	if (pa && pa->is_user_ptr)
+	if (n->is_user || (pa && pa->is_user_ptr))
 		id = CG_H_PROBE_READ_USER_STR;
 	args[0] = buf;
 	args[1] = len;
@@ -238,7 +239,18 @@ static LLVMValueRef cg_fn_str(struct cg *cg, struct node *n)
 	return buf;
 }
 
+static LLVMValueRef cg_fn_delete(struct cg *cg, struct node *n)
+{
+	if (!n->args || n->args->kind != NODE_MAP || !n->args->map) {
+		cg_error(cg, n->loc, NULL, "delete() needs a map element: delete(@m[key])");
+		return cg_i64(cg, 0);
+	}
+	cg_map_delete(cg, n->args);
+	return cg_i64(cg, 0);
+}
+
 static const cg_emit_fn cg_funcs[] = {
+	[FN_DELETE] = cg_fn_delete,
 	[FN_PRINTF] = cg_fn_printf,
 	[FN_EXIT] = cg_fn_exit,
 	[FN_STR] = cg_fn_str,

@@ -613,8 +613,14 @@ static LLVMValueRef cg_args_field(struct cg *cg, struct node *n)
 						: cg_i64(cg, 0);
 	}
 	p = cg_gep(cg, cg->ctxp, arg->offset);
-	if (!arg->is_dataloc)
-		return cg_load(cg, p, &arg->type, 8);
+	if (!arg->is_dataloc && !cg_type_is_buf(&arg->type))
+		return cg_load(cg, p, &arg->type, cg_align_at(8, arg->offset));
+	if (!arg->is_dataloc) {
+		/* copied out: values are 8-aligned, and ctx pointers must not flow anywhere */
+		buf = cg_alloca(cg, arg->type.size, "ctxbuf");
+		cg_memcpy(cg, buf, 8, p, cg_align_at(8, arg->offset), arg->type.size);
+		return buf;
+	}
 	/* __data_loc: a u32 (len << 16 | offset), the bytes at ctx + offset */
 	dl = LLVMBuildLoad2(cg->b, cg->t_i32, p, "dataloc");
 	LLVMSetAlignment(dl, 4);

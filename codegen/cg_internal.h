@@ -21,6 +21,7 @@
 enum cg_helper {
 	CG_H_MAP_LOOKUP = 1,
 	CG_H_MAP_UPDATE = 2,
+	CG_H_MAP_DELETE = 3,
 	CG_H_KTIME_GET_NS = 5,
 	CG_H_GET_PRANDOM_U32 = 7,
 	CG_H_GET_SMP_PROCESSOR_ID = 8,
@@ -114,6 +115,8 @@ int cg_maps_define(struct cg *cg);
 LLVMValueRef cg_map_read(struct cg *cg, struct node *n);
 /* @x = val, where val has type vt. */
 void cg_map_write(struct cg *cg, struct node *n, LLVMValueRef val, const struct type *vt);
+/* delete(@x[key]) */
+void cg_map_delete(struct cg *cg, struct node *n);
 /* @x = count() and friends; arg is the call's argument or NULL. */
 void cg_map_aggregate(struct cg *cg, struct node *n, enum func fn, struct node *arg);
 /*

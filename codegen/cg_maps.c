@@ -239,6 +239,13 @@ void cg_map_write(struct cg *cg, struct node *n, LLVMValueRef val, const struct 
 	cg_map_update(cg, cg_map_ref(cg, n->map), key, buf, CG_BPF_ANY);
 }
 
+void cg_map_delete(struct cg *cg, struct node *n)
+{
+	LLVMValueRef args[] = { cg_map_ref(cg, n->map), cg_map_key(cg, n) };
+
+	cg_helper(cg, CG_H_MAP_DELETE, cg->t_i64, args, 2);
+}
+
 /* Folds v into the per-CPU value at p; no atomics needed, only this CPU writes its copy. */
 static void cg_agg_apply(struct cg *cg, LLVMValueRef p, enum func fn, LLVMValueRef v,
 			 bool is_signed)
