@@ -7,13 +7,16 @@
 
 #include "probe.h"
 
-extern const struct probe_type probe_begin, probe_end, probe_tracepoint, probe_interval;
+extern const struct probe_type probe_begin, probe_end, probe_tracepoint, probe_interval,
+	probe_uprobe, probe_uretprobe;
 
 const struct probe_type *const probe_types[] = {
 	&probe_begin,
 	&probe_end,
 	&probe_tracepoint,
 	&probe_interval,
+	&probe_uprobe,
+	&probe_uretprobe,
 	NULL,
 };
 

@@ -1,0 +1,237 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * uprobe:BINARY:FUNC and uretprobe:BINARY:FUNC. BINARY is a path or a library name resolved like
+ * bpftrace does ("libc" -> the libc.so.6 the system loader would pick); FUNC may be a wildcard,
+ * matched against the binary's ELF symbol tables (read once per binary, with libelf).
+ */
+#include <bpf/libbpf.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <libelf.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "arena.h"
+#include "meta.h"
+#include "probe_internal.h"
+
+#define UPROBE_HINT "write it as uprobe:/path/to/binary:function or uprobe:libc:function"
+
+/* Where the dynamic loader looks, in its order, for a library given by name. */
+static const char *const lib_dirs[] = {
+	"/lib/x86_64-linux-gnu", "/usr/lib/x86_64-linux-gnu", "/lib64", "/usr/lib64", "/lib", "/usr/lib",
+};
+
+/* "libc" or "c" -> "/usr/lib/x86_64-linux-gnu/libc.so.6"; a path is only made absolute. */
+static char *uprobe_resolve(struct arena *a, const char *bin)
+{
+	char path[PATH_MAX], real[PATH_MAX], prefix[256];
+	size_t plen;
+
+	if (strchr(bin, '/'))
+		return realpath(bin, real) ? arena_strdup(a, real) : NULL;
+	snprintf(prefix, sizeof(prefix), "%s%s.so", strncmp(bin, "lib", 3) ? "lib" : "", bin);
+	plen = strlen(prefix);
+	for (size_t i = 0; i < sizeof(lib_dirs) / sizeof(lib_dirs[0]); i++) {
+		DIR *d = opendir(lib_dirs[i]);
+		struct dirent *e;
+		char *found = NULL;
+
+		if (!d)
+			continue;
+		/* Prefer the versioned runtime name (libc.so.6) over the linker's libc.so script. */
+		while ((e = readdir(d))) {
+			if (strncmp(e->d_name, prefix, plen) || (e->d_name[plen] && e->d_name[plen] != '.'))
+				continue;
+			if (!found || (e->d_name[plen] == '.' && strlen(e->d_name) < strlen(found)) ||
+			    !strchr(found + plen, '.'))
+				found = arena_strdup(a, e->d_name);
+		}
+		closedir(d);
+		if (found) {
+			snprintf(path, sizeof(path), "%s/%s", lib_dirs[i], found);
+			return realpath(path, real) ? arena_strdup(a, real) : NULL;
+		}
+	}
+	return NULL;
+}
+
+/* Splits "BINARY:FUNC" at the last ':' (paths have none, but a function may have "+off"). */
+static int uprobe_split(struct arena *a, const char *target, char **bin, char **func)
+{
+	const char *colon = strrchr(target, ':');
+
+	if (!colon || colon == target || !colon[1])
+		return -EINVAL;
+	*bin = arena_strndup(a, target, (size_t)(colon - target));
+	*func = arena_strdup(a, colon + 1);
+	return 0;
+}
+
+static int name_cmp(const void *x, const void *y)
+{
+	return strcmp(*(char *const *)x, *(char *const *)y);
+}
+
+/* Appends the defined functions of one symbol table matching pattern. */
+static void uprobe_scan_symtab(struct arena *a, Elf *elf, Elf_Scn *scn, const char *bin,
+			       const char *pattern, char ***out, size_t *n, size_t *cap)
+{
+	GElf_Shdr sh;
+	Elf_Data *data;
+
+	if (!gelf_getshdr(scn, &sh) || !(data = elf_getdata(scn, NULL)) || !sh.sh_entsize)
+		return;
+	for (size_t i = 0; i < sh.sh_size / sh.sh_entsize; i++) {
+		GElf_Sym sym;
+		const char *name;
+
+		if (!gelf_getsym(data, (int)i, &sym) || GELF_ST_TYPE(sym.st_info) != STT_FUNC ||
+		    sym.st_shndx == SHN_UNDEF || !sym.st_value)
+			continue;
+		name = elf_strptr(elf, sh.sh_link, sym.st_name);
+		if (!name || !*name || !probe_wildcard_match(pattern, name))
+			continue;
+		if (*n == *cap) {
+			char **v = arena_alloc(a, (*cap ? *cap * 2 : 64) * sizeof(*v));
+
+			if (*n)
+				memcpy(v, *out, *n * sizeof(*v));
+			*out = v;
+			*cap = *cap ? *cap * 2 : 64;
+		}
+		(*out)[(*n)++] = arena_printf(a, "%s:%s", bin, name);
+	}
+}
+
+static int uprobe_match(struct probe_env *env, struct arena *a, const char *pattern, char ***out,
+			size_t *n, struct probe_err *err)
+{
+	char *bin, *func, *path;
+	size_t cap = 0, kept = 0;
+	Elf_Scn *scn = NULL;
+	Elf *elf;
+	int fd;
+
+	(void)env;
+	*out = NULL;
+	*n = 0;
+	if (uprobe_split(a, pattern, &bin, &func)) {
+		probe_err_set(err, UPROBE_HINT, "a uprobe needs a binary and a function");
+		return -EINVAL;
+	}
+	path = uprobe_resolve(a, bin);
+	if (!path) {
+		probe_err_set(err, "give the full path of the binary or library",
+			      "cannot find the binary or library '%s'", bin);
+		return -ENOENT;
+	}
+	/* An exact name or an offset/address needs no symbol table walk beyond the check. */
+	if (!probe_has_wildcard(func) && (strchr(func, '+') || strncmp(func, "0x", 2) == 0)) {
+		*out = arena_alloc(a, sizeof(char *));
+		(*out)[0] = arena_printf(a, "%s:%s", path, func);
+		*n = 1;
+		return 1;
+	}
+	elf_version(EV_CURRENT);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		probe_err_set(err, NULL, "cannot open %s: %s", path, strerror(errno));
+		return -errno;
+	}
+	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	if (!elf) {
+		close(fd);
+		probe_err_set(err, NULL, "%s is not an ELF file", path);
+		return -EINVAL;
+	}
+	while ((scn = elf_nextscn(elf, scn))) {
+		GElf_Shdr sh;
+
+		if (gelf_getshdr(scn, &sh) && (sh.sh_type == SHT_SYMTAB || sh.sh_type == SHT_DYNSYM))
+			uprobe_scan_symtab(a, elf, scn, path, func, out, n, &cap);
+	}
+	elf_end(elf);
+	close(fd);
+	/* .symtab and .dynsym list many functions twice, and aliases share names: one each. */
+	if (*n) {
+		qsort(*out, *n, sizeof(char *), name_cmp);
+		for (size_t i = 0; i < *n; i++)
+			if (!kept || strcmp((*out)[kept - 1], (*out)[i]))
+				(*out)[kept++] = (*out)[i];
+		*n = kept;
+	}
+	return (int)*n;
+}
+
+static char *uprobe_section(struct arena *a, const char *target)
+{
+	return arena_printf(a, "uprobe/%s", target);
+}
+
+static char *uretprobe_section(struct arena *a, const char *target)
+{
+	return arena_printf(a, "uretprobe/%s", target);
+}
+
+static int uprobe_attach_common(struct bpf_program *prog, const struct aot_probe *p,
+				bool retprobe, struct bpf_link **link, struct probe_err *err)
+{
+	LIBBPF_OPTS(bpf_uprobe_opts, opts, .retprobe = retprobe);
+	const char *colon = strrchr(p->target, ':');
+	char bin[PATH_MAX];
+	size_t offset = 0;
+	int ret;
+
+	if (!colon || (size_t)(colon - p->target) >= sizeof(bin)) {
+		probe_err_set(err, NULL, "malformed uprobe target '%s'", p->target);
+		return -EINVAL;
+	}
+	snprintf(bin, sizeof(bin), "%.*s", (int)(colon - p->target), p->target);
+	if (strncmp(colon + 1, "0x", 2) == 0)
+		offset = strtoull(colon + 1, NULL, 16);
+	else
+		opts.func_name = colon + 1;
+	*link = bpf_program__attach_uprobe_opts(prog, -1, bin, offset, &opts);
+	ret = libbpf_get_error(*link);
+	if (ret) {
+		*link = NULL;
+		probe_err_set(err, NULL, "cannot attach %s: %s", p->name, strerror(-ret));
+	}
+	return ret;
+}
+
+static int uprobe_attach(struct bpf_program *prog, const struct aot_probe *p,
+			 struct bpf_link **link, struct probe_err *err)
+{
+	return uprobe_attach_common(prog, p, false, link, err);
+}
+
+static int uretprobe_attach(struct bpf_program *prog, const struct aot_probe *p,
+			    struct bpf_link **link, struct probe_err *err)
+{
+	return uprobe_attach_common(prog, p, true, link, err);
+}
+
+const struct probe_type probe_uprobe = {
+	.name = "uprobe",
+	.spellings = (const char *const[]){ "u", NULL },
+	.has_target = true,
+	.match = uprobe_match,
+	.section = uprobe_section,
+	.attach = uprobe_attach,
+};
+
+const struct probe_type probe_uretprobe = {
+	.name = "uretprobe",
+	.spellings = (const char *const[]){ "ur", NULL },
+	.has_target = true,
+	.match = uprobe_match,
+	.section = uretprobe_section,
+	.attach = uretprobe_attach,
+};
