@@ -72,7 +72,7 @@ static LLVMValueRef cg_bi_comm(struct cg *cg, struct node *n)
 {
 	uint32_t size = n->type.size ? n->type.size : 16;
 	LLVMValueRef buf = cg_alloca(cg, size, "comm");
-	LLVMValueRef args[] = { buf, cg_i64(cg, size) };
+	LLVMValueRef args[] = {buf, cg_i64(cg, size)};
 
 	/* the kernel pads the rest of the buffer with zeros */
 	cg_helper(cg, CG_H_GET_CURRENT_COMM, cg->t_i64, args, 2);
@@ -87,9 +87,9 @@ static LLVMValueRef cg_bi_probe(struct cg *cg, struct node *n)
 }
 
 static const cg_emit_fn cg_builtins[] = {
-	[BI_PID] = cg_bi_pid,	  [BI_TID] = cg_bi_tid,	    [BI_UID] = cg_bi_uid,
-	[BI_GID] = cg_bi_gid,	  [BI_NSECS] = cg_bi_nsecs, [BI_CPU] = cg_bi_cpu,
-	[BI_COMM] = cg_bi_comm,	  [BI_PROBE] = cg_bi_probe, [BI_RAND] = cg_bi_rand,
+	[BI_PID] = cg_bi_pid,	[BI_TID] = cg_bi_tid,	  [BI_UID] = cg_bi_uid,
+	[BI_GID] = cg_bi_gid,	[BI_NSECS] = cg_bi_nsecs, [BI_CPU] = cg_bi_cpu,
+	[BI_COMM] = cg_bi_comm, [BI_PROBE] = cg_bi_probe, [BI_RAND] = cg_bi_rand,
 };
 
 LLVMValueRef cg_builtin(struct cg *cg, struct node *n)
@@ -263,8 +263,8 @@ LLVMValueRef cg_call(struct cg *cg, struct node *n)
 	if ((size_t)n->func < nf && cg_funcs[n->func])
 		return cg_funcs[n->func](cg, n);
 	if (n->func >= FN_COUNT && n->func <= FN_AVG)
-		cg_error(cg, n->loc, "assign it to a map: @name = count()", "%s() is only a map's value",
-			 n->name);
+		cg_error(cg, n->loc, "assign it to a map: @name = count()",
+			 "%s() is only a map's value", n->name);
 	else
 		cg_error(cg, n->loc, NULL, "%s() is not supported yet", n->name);
 	return cg_type_is_buf(&n->type) ? cg_alloca_zero(cg, n->type.size, "") : cg_i64(cg, 0);

@@ -22,10 +22,9 @@ void cg_di_init(struct cg *cg)
 
 	cg->dib = LLVMCreateDIBuilder(cg->mod);
 	cg->di_file = LLVMDIBuilderCreateFile(cg->dib, name, strlen(name), "", 0);
-	cg->di_cu = LLVMDIBuilderCreateCompileUnit(cg->dib, LLVMDWARFSourceLanguageC, cg->di_file,
-						   "aotrace", 7, true, "", 0, 0, "", 0,
-						   LLVMDWARFEmissionFull, 0, false, false, "", 0,
-						   "", 0);
+	cg->di_cu = LLVMDIBuilderCreateCompileUnit(
+		cg->dib, LLVMDWARFSourceLanguageC, cg->di_file, "aotrace", 7, true, "", 0, 0, "", 0,
+		LLVMDWARFEmissionFull, 0, false, false, "", 0, "", 0);
 	/* Without this flag the module counts as having no debug info, and no BTF comes out. */
 	LLVMAddModuleFlag(cg->mod, LLVMModuleFlagBehaviorWarning, "Debug Info Version", 18,
 			  LLVMValueAsMetadata(LLVMConstInt(cg->t_i32, version, false)));
@@ -82,9 +81,9 @@ LLVMMetadataRef cg_di_struct_u64s(struct cg *cg, const char *name, const char *c
 
 static LLVMMetadataRef cg_di_agg(struct cg *cg, const struct type *t)
 {
-	static const char *const minmax[] = { "val", "is_set" };
-	static const char *const avg[] = { "total", "count" };
-	static const bool s_u[] = { true, false };
+	static const char *const minmax[] = {"val", "is_set"};
+	static const char *const avg[] = {"total", "count"};
+	static const bool s_u[] = {true, false};
 
 	if (cg->di_agg[t->kind])
 		return cg->di_agg[t->kind];
@@ -146,7 +145,7 @@ LLVMMetadataRef cg_di_type(struct cg *cg, const struct type *t, const char *name
 void cg_di_func(struct cg *cg, LLVMValueRef fn, const char *name, struct loc loc)
 {
 	LLVMMetadataRef voidp = cg_di_ptr(cg, NULL);
-	LLVMMetadataRef types[2] = { cg_di_c_int(cg), voidp };
+	LLVMMetadataRef types[2] = {cg_di_c_int(cg), voidp};
 	LLVMMetadataRef fty, sp;
 
 	fty = LLVMDIBuilderCreateSubroutineType(cg->dib, cg->di_file, types, 2,
@@ -158,8 +157,8 @@ void cg_di_func(struct cg *cg, LLVMValueRef fn, const char *name, struct loc loc
 	 * The kernel rejects a BTF FUNC with an unnamed argument; the backend takes argument
 	 * names from the subprogram's retained parameter variables.
 	 */
-	LLVMDIBuilderCreateParameterVariable(cg->dib, sp, "ctx", 3, 1, cg->di_file, loc.line,
-					     voidp, true, LLVMDIFlagZero);
+	LLVMDIBuilderCreateParameterVariable(cg->dib, sp, "ctx", 3, 1, cg->di_file, loc.line, voidp,
+					     true, LLVMDIFlagZero);
 	LLVMSetSubprogram(fn, sp);
 	cg->di_sp = sp;
 }

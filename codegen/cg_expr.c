@@ -43,7 +43,7 @@ static void cg_lifetime(struct cg *cg, const char *which, LLVMValueRef p, uint32
 {
 	unsigned id = LLVMLookupIntrinsicID(which, strlen(which));
 	LLVMValueRef fn = LLVMGetIntrinsicDeclaration(cg->mod, id, &cg->t_ptr, 1);
-	LLVMValueRef args[] = { cg_i64(cg, size), p };
+	LLVMValueRef args[] = {cg_i64(cg, size), p};
 
 	LLVMBuildCall2(cg->b, LLVMGlobalGetValueType(fn), fn, args, 2, "");
 }
@@ -91,7 +91,8 @@ void cg_temps_end(struct cg *cg, uint32_t mark)
 	for (uint32_t i = mark; i < cg->ntemps; i++) {
 		LLVMTypeRef ty = LLVMGetAllocatedType(cg->temps[i]);
 
-		cg_lifetime(cg, "llvm.lifetime.end", cg->temps[i], (uint32_t)LLVMGetArrayLength2(ty));
+		cg_lifetime(cg, "llvm.lifetime.end", cg->temps[i],
+			    (uint32_t)LLVMGetArrayLength2(ty));
 	}
 	cg->ntemps = mark;
 	cg->stmt_depth--;
@@ -121,8 +122,8 @@ void cg_memset0(struct cg *cg, LLVMValueRef p, uint32_t size, unsigned align)
 				align);
 }
 
-void cg_memcpy(struct cg *cg, LLVMValueRef dst, unsigned dalign, LLVMValueRef src,
-	       unsigned salign, uint32_t size)
+void cg_memcpy(struct cg *cg, LLVMValueRef dst, unsigned dalign, LLVMValueRef src, unsigned salign,
+	       uint32_t size)
 {
 	if (size)
 		LLVMBuildMemCpy(cg->b, dst, dalign, src, salign, cg_i64(cg, size));
@@ -178,20 +179,20 @@ static bool cg_type_same_layout(const struct type *a, const struct type *b)
 	if (a->nelems != b->nelems)
 		return false;
 	for (uint32_t i = 0; i < a->nelems; i++)
-		if (a->offsets[i] != b->offsets[i] || !cg_type_same_layout(&a->elems[i], &b->elems[i]))
+		if (a->offsets[i] != b->offsets[i] ||
+		    !cg_type_same_layout(&a->elems[i], &b->elems[i]))
 			return false;
 	return true;
 }
 
-static void cg_store_aligned(struct cg *cg, LLVMValueRef p, const struct type *dt,
-			     unsigned dalign, LLVMValueRef val, const struct type *vt,
-			     unsigned salign)
+static void cg_store_aligned(struct cg *cg, LLVMValueRef p, const struct type *dt, unsigned dalign,
+			     LLVMValueRef val, const struct type *vt, unsigned salign)
 {
 	uint32_t size, n;
 	LLVMValueRef s;
 
 	if (cg_type_is_buf(dt) != cg_type_is_buf(vt)) {
-		cg_error(cg, (struct loc){ 0 }, "this is a bug in aotrace",
+		cg_error(cg, (struct loc){0}, "this is a bug in aotrace",
 			 "cannot store a value of type kind %d as kind %d", vt->kind, dt->kind);
 		return;
 	}
@@ -210,8 +211,8 @@ static void cg_store_aligned(struct cg *cg, LLVMValueRef p, const struct type *d
 		cg_memset0(cg, p, dt->size, dalign);
 		for (uint32_t i = 0; i < dt->nelems && i < vt->nelems; i++) {
 			unsigned ea = cg_align_at(salign, vt->offsets[i]);
-			LLVMValueRef ev = cg_load(cg, cg_gep(cg, val, vt->offsets[i]), &vt->elems[i],
-						  ea);
+			LLVMValueRef ev =
+				cg_load(cg, cg_gep(cg, val, vt->offsets[i]), &vt->elems[i], ea);
 
 			cg_store_aligned(cg, cg_gep(cg, p, dt->offsets[i]), &dt->elems[i],
 					 cg_align_at(dalign, dt->offsets[i]), ev, &vt->elems[i],
@@ -223,7 +224,8 @@ static void cg_store_aligned(struct cg *cg, LLVMValueRef p, const struct type *d
 		if (!size || size > 8)
 			size = 8;
 		if (size < 8)
-			val = LLVMBuildTrunc(cg->b, val, LLVMIntTypeInContext(cg->ctx, size * 8), "");
+			val = LLVMBuildTrunc(cg->b, val, LLVMIntTypeInContext(cg->ctx, size * 8),
+					     "");
 		s = LLVMBuildStore(cg->b, val, p);
 		LLVMSetAlignment(s, dalign < size ? dalign : size);
 		return;
@@ -250,11 +252,12 @@ void cg_store_cstr(struct cg *cg, LLVMValueRef p, const char *s, size_t len, uin
 		for (uint32_t i = 0; i < chunk; i++)
 			if (off + i < len)
 				v |= (uint64_t)(unsigned char)s[off + i] << (8 * i);
-		LLVMSetAlignment(LLVMBuildStore(cg->b,
-						LLVMConstInt(LLVMIntTypeInContext(cg->ctx, chunk * 8),
-							     v, false),
-						cg_gep(cg, p, off)),
-				 chunk);
+		LLVMSetAlignment(
+			LLVMBuildStore(
+				cg->b,
+				LLVMConstInt(LLVMIntTypeInContext(cg->ctx, chunk * 8), v, false),
+				cg_gep(cg, p, off)),
+			chunk);
 		off += chunk;
 	}
 }
@@ -358,17 +361,18 @@ static LLVMValueRef cg_str_eq(struct cg *cg, LLVMValueRef a, uint32_t sa, LLVMVa
 		ca = LLVMBuildLoad2(cg->b, cg->t_i8, cg_gep(cg, a, i), "");
 		cb = LLVMBuildLoad2(cg->b, cg->t_i8, cg_gep(cg, bp, i), "");
 		next = cg_block(cg, "streq.nul");
-		LLVMAddIncoming(phi, &f, (LLVMBasicBlockRef[]){ LLVMGetInsertBlock(cg->b) }, 1);
+		LLVMAddIncoming(phi, &f, (LLVMBasicBlockRef[]){LLVMGetInsertBlock(cg->b)}, 1);
 		LLVMBuildCondBr(cg->b, LLVMBuildICmp(cg->b, LLVMIntEQ, ca, cb, ""), next, join);
 		LLVMPositionBuilderAtEnd(cg->b, next);
 		next = cg_block(cg, "streq.next");
-		LLVMAddIncoming(phi, &t, (LLVMBasicBlockRef[]){ LLVMGetInsertBlock(cg->b) }, 1);
-		LLVMBuildCondBr(cg->b,
-				LLVMBuildICmp(cg->b, LLVMIntEQ, ca, LLVMConstInt(cg->t_i8, 0, 0), ""),
-				join, next);
+		LLVMAddIncoming(phi, &t, (LLVMBasicBlockRef[]){LLVMGetInsertBlock(cg->b)}, 1);
+		LLVMBuildCondBr(
+			cg->b,
+			LLVMBuildICmp(cg->b, LLVMIntEQ, ca, LLVMConstInt(cg->t_i8, 0, 0), ""), join,
+			next);
 		LLVMPositionBuilderAtEnd(cg->b, next);
 	}
-	LLVMAddIncoming(phi, &t, (LLVMBasicBlockRef[]){ LLVMGetInsertBlock(cg->b) }, 1);
+	LLVMAddIncoming(phi, &t, (LLVMBasicBlockRef[]){LLVMGetInsertBlock(cg->b)}, 1);
 	LLVMBuildBr(cg->b, join);
 	LLVMMoveBasicBlockAfter(join, LLVMGetInsertBlock(cg->b));
 	LLVMPositionBuilderAtEnd(cg->b, join);
@@ -389,7 +393,8 @@ static LLVMValueRef cg_compare(struct cg *cg, struct node *n)
 
 	if (lt->kind == TYPE_STR || rt->kind == TYPE_STR) {
 		if (lt->kind != rt->kind || (n->op != OP_EQ && n->op != OP_NE)) {
-			cg_error(cg, n->loc, NULL, "strings compare only with == and != to strings");
+			cg_error(cg, n->loc, NULL,
+				 "strings compare only with == and != to strings");
 			return cg_i64(cg, 0);
 		}
 		eq = cg_str_eq(cg, l, lt->size, r, rt->size);
@@ -703,7 +708,8 @@ LLVMValueRef cg_cond(struct cg *cg, struct node *n)
 	LLVMValueRef v;
 
 	if (cg_type_is_buf(&n->type)) {
-		cg_error(cg, n->loc, "compare it with == or !=", "a string or tuple is no condition");
+		cg_error(cg, n->loc,
+			 "compare it with == or !=", "a string or tuple is no condition");
 		return LLVMConstInt(cg->t_i1, 0, false);
 	}
 	v = cg_expr(cg, n);

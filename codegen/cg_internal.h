@@ -62,7 +62,7 @@ struct cg {
 	LLVMDIBuilderRef dib;
 	LLVMMetadataRef di_file, di_cu;
 	LLVMTypeRef t_i1, t_i8, t_i16, t_i32, t_i64, t_ptr, t_void;
-	LLVMValueRef events; /* the ring buffer map */
+	LLVMValueRef events;		      /* the ring buffer map */
 	LLVMMetadataRef di_agg[TYPE_AVG + 1]; /* value structs of aggregations, made once */
 
 	/* the program function being emitted */
@@ -148,8 +148,8 @@ LLVMValueRef cg_alloca(struct cg *cg, uint32_t size, const char *name);
 LLVMValueRef cg_alloca_zero(struct cg *cg, uint32_t size, const char *name);
 LLVMValueRef cg_gep(struct cg *cg, LLVMValueRef p, uint64_t off);
 void cg_memset0(struct cg *cg, LLVMValueRef p, uint32_t size, unsigned align);
-void cg_memcpy(struct cg *cg, LLVMValueRef dst, unsigned dalign, LLVMValueRef src,
-	       unsigned salign, uint32_t size);
+void cg_memcpy(struct cg *cg, LLVMValueRef dst, unsigned dalign, LLVMValueRef src, unsigned salign,
+	       uint32_t size);
 unsigned cg_align_at(unsigned base, uint64_t off);
 /* A value of the convention above from memory of type t. */
 LLVMValueRef cg_load(struct cg *cg, LLVMValueRef p, const struct type *t, unsigned align);

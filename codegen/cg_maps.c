@@ -18,7 +18,7 @@ struct cg_mapdef {
 	LLVMMetadataRef key, value; /* NULL: the map has none (ring buffer) */
 };
 
-static const struct type cg_scalar_key = { .kind = TYPE_INT, .size = 8 };
+static const struct type cg_scalar_key = {.kind = TYPE_INT, .size = 8};
 
 /* __uint(name, val): a pointer to an array of val ints; only the element count matters. */
 static LLVMMetadataRef cg_map_uint_field(struct cg *cg, const char *name, uint32_t val,
@@ -115,11 +115,12 @@ int cg_maps_define(struct cg *cg)
 			.type = cg_is_agg(&mi->value) ? CG_MAP_PERCPU_HASH : CG_MAP_HASH,
 			.max_entries = CG_MAP_MAX_ENTRIES,
 			.key = cg_di_type(cg, kt, arena_printf(a, "%s_key", mi->elf_name)),
-			.value = cg_di_type(cg, &mi->value, arena_printf(a, "%s_val", mi->elf_name)),
+			.value =
+				cg_di_type(cg, &mi->value, arena_printf(a, "%s_val", mi->elf_name)),
 		};
 		cg_map_global(cg, mi->elf_name, &def);
 	}
-	def = (struct cg_mapdef){ .type = CG_MAP_RINGBUF, .max_entries = CG_EVENTS_SIZE };
+	def = (struct cg_mapdef){.type = CG_MAP_RINGBUF, .max_entries = CG_EVENTS_SIZE};
 	cg->events = cg_map_global(cg, AOT_EVENTS_MAP, &def);
 	return 0;
 }
@@ -160,7 +161,7 @@ static LLVMValueRef cg_map_key(struct cg *cg, struct node *n)
 
 static LLVMValueRef cg_map_lookup(struct cg *cg, LLVMValueRef map, LLVMValueRef key)
 {
-	LLVMValueRef args[] = { map, key };
+	LLVMValueRef args[] = {map, key};
 
 	return cg_helper(cg, CG_H_MAP_LOOKUP, cg->t_ptr, args, 2);
 }
@@ -168,7 +169,7 @@ static LLVMValueRef cg_map_lookup(struct cg *cg, LLVMValueRef map, LLVMValueRef 
 static void cg_map_update(struct cg *cg, LLVMValueRef map, LLVMValueRef key, LLVMValueRef val,
 			  uint64_t flags)
 {
-	LLVMValueRef args[] = { map, key, val, cg_i64(cg, flags) };
+	LLVMValueRef args[] = {map, key, val, cg_i64(cg, flags)};
 
 	cg_helper(cg, CG_H_MAP_UPDATE, cg->t_i64, args, 4);
 }
@@ -241,7 +242,7 @@ void cg_map_write(struct cg *cg, struct node *n, LLVMValueRef val, const struct 
 
 void cg_map_delete(struct cg *cg, struct node *n)
 {
-	LLVMValueRef args[] = { cg_map_ref(cg, n->map), cg_map_key(cg, n) };
+	LLVMValueRef args[] = {cg_map_ref(cg, n->map), cg_map_key(cg, n)};
 
 	cg_helper(cg, CG_H_MAP_DELETE, cg->t_i64, args, 2);
 }
@@ -322,7 +323,7 @@ void cg_map_aggregate(struct cg *cg, struct node *n, enum func fn, struct node *
 
 LLVMValueRef cg_event_reserve(struct cg *cg, uint32_t size, LLVMBasicBlockRef *done)
 {
-	LLVMValueRef args[] = { cg->events, cg_i64(cg, size), cg_i64(cg, 0) };
+	LLVMValueRef args[] = {cg->events, cg_i64(cg, size), cg_i64(cg, 0)};
 	LLVMValueRef rec = cg_helper(cg, CG_H_RINGBUF_RESERVE, cg->t_ptr, args, 3);
 	LLVMBasicBlockRef ok = cg_block(cg, "ev.ok");
 
@@ -335,7 +336,7 @@ LLVMValueRef cg_event_reserve(struct cg *cg, uint32_t size, LLVMBasicBlockRef *d
 
 void cg_event_submit(struct cg *cg, LLVMValueRef rec, LLVMBasicBlockRef done)
 {
-	LLVMValueRef args[] = { rec, cg_i64(cg, 0) };
+	LLVMValueRef args[] = {rec, cg_i64(cg, 0)};
 
 	cg_helper(cg, CG_H_RINGBUF_SUBMIT, cg->t_void, args, 2);
 	LLVMBuildBr(cg->b, done);
@@ -344,7 +345,7 @@ void cg_event_submit(struct cg *cg, LLVMValueRef rec, LLVMBasicBlockRef done)
 
 void cg_event_output(struct cg *cg, LLVMValueRef data, uint32_t size)
 {
-	LLVMValueRef args[] = { cg->events, data, cg_i64(cg, size), cg_i64(cg, 0) };
+	LLVMValueRef args[] = {cg->events, data, cg_i64(cg, size), cg_i64(cg, 0)};
 
 	cg_helper(cg, CG_H_RINGBUF_OUTPUT, cg->t_i64, args, 4);
 }

@@ -101,7 +101,7 @@ static bool cg_loop_body(struct cg *cg, struct node *n, LLVMBasicBlockRef brk,
 		cg_error(cg, n->loc, NULL, "loops nest deeper than %d", CG_MAX_LOOP_DEPTH);
 		return false;
 	}
-	cg->loops[cg->nloops++] = (struct cg_loop){ .brk = brk, .cont = cont };
+	cg->loops[cg->nloops++] = (struct cg_loop){.brk = brk, .cont = cont};
 	cg_stmts(cg, n->body);
 	cg->nloops--;
 	return true;
@@ -228,10 +228,10 @@ static int cg_probe_fn(struct cg *cg, struct node *probe, const struct probe_mat
 	LLVMSetSection(cg->fn, m->section);
 	LLVMSetLinkage(cg->fn, LLVMExternalLinkage);
 	/* BPF has no unwinding; without this the object gets an .eh_frame */
-	LLVMAddAttributeAtIndex(cg->fn, LLVMAttributeFunctionIndex,
-				   LLVMCreateEnumAttribute(cg->ctx,
-							   LLVMGetEnumAttributeKindForName("nounwind", 8),
-							   0));
+	LLVMAddAttributeAtIndex(
+		cg->fn, LLVMAttributeFunctionIndex,
+		LLVMCreateEnumAttribute(cg->ctx, LLVMGetEnumAttributeKindForName("nounwind", 8),
+					0));
 	cg->ctxp = LLVMGetParam(cg->fn, 0);
 	LLVMSetValueName2(cg->ctxp, "ctx", 3);
 	cg->probe = probe;

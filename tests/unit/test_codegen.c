@@ -170,12 +170,13 @@ static void test_begin_printf_elf(void **state)
 	assert_int_equal(meta->nfmts, 1);
 	aot_meta_free(meta);
 	/* the metadata must not turn into a map */
-	assert_null(btf__find_by_name_kind(btf, AOT_META_SECTION, BTF_KIND_DATASEC) > 0 ? btf : NULL);
+	assert_null(btf__find_by_name_kind(btf, AOT_META_SECTION, BTF_KIND_DATASEC) > 0 ? btf
+											: NULL);
 	built_free(c);
 }
 
-static void assert_map(struct built *c, const char *name, enum bpf_map_type type,
-		       uint32_t key_size, uint32_t value_size)
+static void assert_map(struct built *c, const char *name, enum bpf_map_type type, uint32_t key_size,
+		       uint32_t value_size)
 {
 	struct map_info *mi = find_map_info(c, name);
 	struct bpf_map *m;
@@ -191,9 +192,10 @@ static void assert_map(struct built *c, const char *name, enum bpf_map_type type
 
 static void test_maps(void **state)
 {
-	struct built *c = build("BEGIN { @c = count(); @s[pid] = sum(5); @lo = min(3); @hi = max(3);"
-				" @a[1, \"ab\"] = avg(7); @v = 5; @str[\"k\"] = comm; @v += 2; @v++;"
-				" printf(\"%d\\n\", @v); }");
+	struct built *c =
+		build("BEGIN { @c = count(); @s[pid] = sum(5); @lo = min(3); @hi = max(3);"
+		      " @a[1, \"ab\"] = avg(7); @v = 5; @str[\"k\"] = comm; @v += 2; @v++;"
+		      " printf(\"%d\\n\", @v); }");
 
 	(void)state;
 	assert_int_equal(c->ret, 0);
@@ -253,7 +255,8 @@ static void test_interval_and_several_probes(void **state)
 static void test_stack_limit_is_a_diagnostic(void **state)
 {
 	struct built *c = build_strlen("BEGIN { $a = str(0); $b = str(1); $c = str(2);"
-				       " printf(\"%s %s %s\\n\", $a, $b, $c); }", 200);
+				       " printf(\"%s %s %s\\n\", $a, $b, $c); }",
+				       200);
 
 	(void)state;
 	assert_int_not_equal(c->ret, 0);
@@ -291,7 +294,7 @@ static void test_begin_test_run_record(void **state)
 {
 	struct built *c = build("BEGIN { printf(\"%d %s\\n\", -42, \"ab\"); }");
 	LIBBPF_OPTS(bpf_test_run_opts, opts);
-	struct rec_seen seen = { 0 };
+	struct rec_seen seen = {0};
 	const struct aot_fmt *f;
 	struct ring_buffer *rb;
 
@@ -309,10 +312,10 @@ static void test_begin_test_run_record(void **state)
 	rb = ring_buffer__new(bpf_map__fd(bpf_object__find_map_by_name(c->obj, AOT_EVENTS_MAP)),
 			      on_record, &seen, NULL);
 	assert_non_null(rb);
-	assert_int_equal(bpf_prog_test_run_opts(bpf_program__fd(bpf_object__find_program_by_name(
-							c->obj, "BEGIN")),
-						&opts),
-			 0);
+	assert_int_equal(
+		bpf_prog_test_run_opts(
+			bpf_program__fd(bpf_object__find_program_by_name(c->obj, "BEGIN")), &opts),
+		0);
 	assert_true(ring_buffer__consume(rb) >= 1);
 	assert_int_equal(seen.n, 1);
 	assert_int_equal(seen.kind, AOT_EV_PRINTF);
