@@ -247,7 +247,10 @@ static int cg_probe_fn(struct cg *cg, struct node *probe, const struct probe_mat
 		return ret;
 	if (probe->cond) {
 		uint32_t mark = cg_temps_begin(cg);
-		LLVMValueRef c = cg_cond(cg, probe->cond);
+		LLVMValueRef c;
+
+		cg_di_set_loc(cg, probe->cond->loc);
+		c = cg_cond(cg, probe->cond);
 
 		cg_temps_end(cg, mark);
 		body = cg_block(cg, "body");
