@@ -140,12 +140,20 @@ static int tp_parse_field(struct arena *a, const char *line, bool user_ptrs, str
 	if (!end || sscanf(o, "offset:%u", &offset) != 1 || sscanf(s, "size:%u", &size) != 1 ||
 	    sscanf(sg, "signed:%d", &is_signed) != 1)
 		return 0;
-	/* The name is the last identifier of the declaration, before any [N]. */
+	/*
+	 * The name is the last identifier of the declaration, before its [N] if it has one;
+	 * "__data_loc char[] name" has brackets before the name instead.
+	 */
 	name_end = end;
-	p = memchr(decl, '[', (size_t)(end - decl));
-	if (p) {
-		name_end = p;
-		arrlen = strtoul(p + 1, NULL, 10);
+	p = NULL;
+	while (name_end > decl && name_end[-1] == ' ')
+		name_end--;
+	if (name_end > decl && name_end[-1] == ']') {
+		p = memrchr(decl, '[', (size_t)(name_end - decl));
+		if (p) {
+			arrlen = strtoul(p + 1, NULL, 10);
+			name_end = p;
+		}
 	}
 	while (name_end > decl && name_end[-1] == ' ')
 		name_end--;
