@@ -502,6 +502,13 @@ static void sema_call(struct sema_ctx *ctx, struct node *n, bool is_stmt)
 		if (ctx->report)
 			sema_printf_check(ctx, n);
 		break;
+	case FN_DELETE:
+		if (n->args->kind != NODE_MAP) {
+			sema_error(ctx, n->args->loc, "write delete(@map[key])",
+				   "delete() takes a map element");
+			return;
+		}
+		break;
 	case FN_STR:
 		if (n->args->type.kind == TYPE_STR) {
 			n->type = n->args->type;
@@ -706,17 +713,28 @@ static void sema_stmt(struct sema_ctx *ctx, struct node *n)
 		sema_block(ctx, n);
 		break;
 	case NODE_WHILE:
-		sema_unsupported(ctx, n, "while");
+		sema_expr(ctx, n->cond);
+		sema_need_int(ctx, n->cond, "a loop condition");
+		ctx->loops++;
+		sema_block(ctx, n->body);
+		ctx->loops--;
 		break;
 	case NODE_UNROLL:
-		sema_unsupported(ctx, n, "unroll");
+		if (n->num < 1 || n->num > 100)
+			sema_error(ctx, n->loc, "unroll takes a count from 1 to 100",
+				   "unroll(%llu) is out of range", (unsigned long long)n->num);
+		ctx->loops++;
+		sema_block(ctx, n->body);
+		ctx->loops--;
 		break;
 	case NODE_FOR:
 		sema_unsupported(ctx, n, "for");
 		break;
 	case NODE_BREAK:
 	case NODE_CONTINUE:
-		sema_unsupported(ctx, n, n->kind == NODE_BREAK ? "break" : "continue");
+		if (!ctx->loops)
+			sema_error(ctx, n->loc, NULL, "%s outside a loop",
+				   n->kind == NODE_BREAK ? "break" : "continue");
 		break;
 	case NODE_RETURN:
 		sema_unsupported(ctx, n, "return");

@@ -41,7 +41,7 @@ static const struct sema_func funcs[] = {
 	{ "printf", FN_PRINTF, 1, 64, false },
 	{ "exit", FN_EXIT, 0, 0, false },
 	{ "str", FN_STR, 1, 2, false },
-	{ "delete", FN_DELETE, 1, 1, true },
+	{ "delete", FN_DELETE, 1, 1, false },
 	{ "clear", FN_CLEAR, 1, 1, true },
 	{ "zero", FN_ZERO, 1, 1, true },
 	{ "print", FN_PRINT, 1, 3, true },

@@ -253,6 +253,12 @@ static int lower_stmt(struct sema_ctx *ctx, struct node *n)
 		for (struct node *s = n->body->body; s && !ret; s = s->next)
 			ret = lower_stmt(ctx, s);
 		return ret ?: (n->else_body ? lower_stmt(ctx, n->else_body) : 0);
+	case NODE_WHILE:
+		ret = lower_expr(ctx, n->cond);
+		lower_cast_int64(ctx, n->cond);
+		return ret ?: lower_stmt(ctx, n->body);
+	case NODE_UNROLL:
+		return lower_stmt(ctx, n->body);
 	case NODE_BLOCK:
 		for (struct node *s = n->body; s && !ret; s = s->next)
 			ret = lower_stmt(ctx, s);

@@ -16,6 +16,7 @@ struct sema_ctx {
 	struct node *probe; /* the NODE_PROBE being checked */
 	bool report;        /* only the last walk reports: earlier ones just learn map types */
 	struct node *assign_rhs; /* the call that is the whole right side of a map assignment */
+	int loops;               /* depth of while/unroll around the statement being checked */
 };
 
 /* ---- builtins (sema_builtins.c) ---- */

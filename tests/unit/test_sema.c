@@ -291,6 +291,22 @@ static void test_wildcard_probe_names(void **state)
 	compiled_free(c);
 }
 
+static void test_loops(void **state)
+{
+	struct compiled *c = compile("BEGIN { $i = 0; while ($i < 3) { $i++; if ($i == 2) { break; } } "
+				     "unroll(2) { continue; } delete(@m[1]); @m[2] = 1; }", NULL, 0);
+
+	(void)state;
+	assert_int_equal(c->ret, 0);
+	compiled_free(c);
+	c = compile("BEGIN { break; unroll(101) { } while (\"s\") { } delete(1); }", NULL, 0);
+	assert_true(has_error(c, "break outside a loop"));
+	assert_true(has_error(c, "unroll(101) is out of range"));
+	assert_true(has_error(c, "a loop condition needs an integer"));
+	assert_true(has_error(c, "delete() takes a map element"));
+	compiled_free(c);
+}
+
 static void test_unknown_probe_type(void **state)
 {
 	struct compiled *c = compile("nosuch:thing { }", NULL, 0);
@@ -315,6 +331,7 @@ int main(void)
 		cmocka_unit_test(test_builtin_availability),
 		cmocka_unit_test(test_tracepoint_args),
 		cmocka_unit_test(test_wildcard_probe_names),
+		cmocka_unit_test(test_loops),
 		cmocka_unit_test(test_unknown_probe_type),
 	};
 
