@@ -3,6 +3,8 @@
  * The per-run cache of the kernel's probe sources. Each source is read at most once per run and
  * only when a probe of a type that needs it appears, so a BEGIN-only script reads nothing.
  */
+#include <bpf/btf.h>
+#include <bpf/libbpf.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,6 +23,7 @@ void probe_env__free(struct probe_env *env)
 	if (!env)
 		return;
 	free(env->tracefs);
+	btf__free(env->vmlinux_btf);
 	free(env);
 }
 
@@ -58,4 +61,16 @@ const char *probe_env_tracefs(struct probe_env *env, struct probe_err *err)
 		probe_err_set(err, "mount it: mount -t tracefs nodev /sys/kernel/tracing",
 			      "tracefs is not mounted, so tracepoints cannot be found");
 	return env->tracefs;
+}
+
+struct btf *probe_env_vmlinux_btf(struct probe_env *env, struct probe_err *err)
+{
+	if (!env->vmlinux_btf && !env->vmlinux_btf_err) {
+		env->vmlinux_btf = btf__load_vmlinux_btf();
+		env->vmlinux_btf_err = env->vmlinux_btf ? 0 : -errno;
+	}
+	if (!env->vmlinux_btf)
+		probe_err_set(err, "kfunc probes need a kernel built with CONFIG_DEBUG_INFO_BTF",
+			      "cannot read the kernel's BTF: %s", strerror(-env->vmlinux_btf_err));
+	return env->vmlinux_btf;
 }

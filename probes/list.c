@@ -59,6 +59,11 @@ int probe_list(struct probe_env *env, const char *pattern, bool verbose, void *o
 		if (!(*pt)->list_all || !list_type_matches(*pt, type_pat))
 			continue;
 		ret = list_type(env, a, *pt, colon ? colon + 1 : (*pt)->list_all, verbose, out_file);
+		/* Listing every type skips the ones this kernel lacks (no kprobes, no BTF). */
+		if (ret < 0 && probe_has_wildcard(type_pat)) {
+			ret = 0;
+			continue;
+		}
 		if (ret < 0)
 			break;
 		total += ret;

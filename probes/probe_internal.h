@@ -10,7 +10,13 @@
 struct probe_env {
 	char *tracefs; /* "/sys/kernel/tracing", found on first use; NULL until then */
 	int tracefs_err;
+	struct btf *vmlinux_btf; /* parsed on first use */
+	int vmlinux_btf_err;
 };
+
+struct btf;
+/* The running kernel's BTF, parsed once per run; NULL with err set if it has none. */
+struct btf *probe_env_vmlinux_btf(struct probe_env *env, struct probe_err *err);
 
 /* The tracefs mount point, looked up once per run; NULL with err set if there is none. */
 const char *probe_env_tracefs(struct probe_env *env, struct probe_err *err);

@@ -8,11 +8,15 @@
 #include "probe.h"
 
 extern const struct probe_type probe_begin, probe_end, probe_tracepoint, probe_interval,
-	probe_uprobe, probe_uretprobe;
+	probe_uprobe, probe_uretprobe, probe_kprobe, probe_kretprobe, probe_kfunc, probe_kretfunc;
 
 const struct probe_type *const probe_types[] = {
 	&probe_begin,
 	&probe_end,
+	&probe_kprobe,
+	&probe_kretprobe,
+	&probe_kfunc,
+	&probe_kretfunc,
 	&probe_tracepoint,
 	&probe_interval,
 	&probe_uprobe,

@@ -1,0 +1,180 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * kprobe:FUNC[+OFFSET] and kretprobe:FUNC. Targets come from available_filter_functions (what
+ * ftrace can trace), falling back to kallsyms' text symbols; each target is one program in its
+ * canonical "kprobe/FUNC" section, attached with one link.
+ */
+#include <bpf/libbpf.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "arena.h"
+#include "meta.h"
+#include "probe_internal.h"
+
+#define KPROBE_NONE_HINT "trace a tracepoint instead (aotrace -l 'tracepoint:*'), or run a kernel with CONFIG_KPROBES"
+
+static int name_cmp(const void *x, const void *y)
+{
+	return strcmp(*(char *const *)x, *(char *const *)y);
+}
+
+/* Kernels built without CONFIG_KPROBES have no kprobe_events file in tracefs. */
+static int kprobe_supported(struct probe_env *env, struct probe_err *err)
+{
+	const char *root = probe_env_tracefs(env, err);
+	char path[128];
+
+	if (!root)
+		return -ENOENT;
+	snprintf(path, sizeof(path), "%s/kprobe_events", root);
+	if (access(path, F_OK)) {
+		probe_err_set(err, KPROBE_NONE_HINT, "this kernel has no kprobes (no %s)", path);
+		return -EOPNOTSUPP;
+	}
+	return 0;
+}
+
+/* Traceable function names matching pattern, from the first source that can be read. */
+static int kprobe_collect(struct probe_env *env, struct arena *a, const char *pattern, char ***out,
+			  size_t *n)
+{
+	const char *root = probe_env_tracefs(env, NULL);
+	char path[128], line[512], name[256], type;
+	size_t cap = 0, kept = 0;
+	bool kallsyms = false;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/available_filter_functions", root ? root : "/sys/kernel/tracing");
+	f = fopen(path, "r");
+	if (!f) {
+		f = fopen("/proc/kallsyms", "r");
+		kallsyms = true;
+	}
+	if (!f)
+		return -errno;
+	while (fgets(line, sizeof(line), f)) {
+		unsigned long long addr;
+
+		if (kallsyms) {
+			if (sscanf(line, "%llx %c %255s", &addr, &type, name) != 3 ||
+			    (type != 't' && type != 'T'))
+				continue;
+		} else if (sscanf(line, "%255s", name) != 1) {
+			continue;
+		}
+		if (!probe_wildcard_match(pattern, name))
+			continue;
+		if (*n == cap) {
+			char **v = arena_alloc(a, (cap ? cap * 2 : 256) * sizeof(*v));
+
+			if (*n)
+				memcpy(v, *out, *n * sizeof(*v));
+			*out = v;
+			cap = cap ? cap * 2 : 256;
+		}
+		(*out)[(*n)++] = arena_strdup(a, name);
+	}
+	fclose(f);
+	/* Static functions of the same name appear once per copy: one target each. */
+	if (*n) {
+		qsort(*out, *n, sizeof(char *), name_cmp);
+		for (size_t i = 0; i < *n; i++)
+			if (!kept || strcmp((*out)[kept - 1], (*out)[i]))
+				(*out)[kept++] = (*out)[i];
+		*n = kept;
+	}
+	return 0;
+}
+
+static int kprobe_match(struct probe_env *env, struct arena *a, const char *pattern, char ***out,
+			size_t *n, struct probe_err *err)
+{
+	int ret;
+
+	*out = NULL;
+	*n = 0;
+	ret = kprobe_supported(env, err);
+	if (ret)
+		return ret;
+	/* One function (or an offset into one) needs no list: attaching checks it. */
+	if (!probe_has_wildcard(pattern)) {
+		*out = arena_alloc(a, sizeof(char *));
+		(*out)[0] = arena_strdup(a, pattern);
+		*n = 1;
+		return 1;
+	}
+	ret = kprobe_collect(env, a, pattern, out, n);
+	if (ret) {
+		probe_err_set(err, NULL, "cannot read the traceable functions: %s", strerror(-ret));
+		return ret;
+	}
+	return (int)*n;
+}
+
+static char *kprobe_section(struct arena *a, const char *target)
+{
+	return arena_printf(a, "kprobe/%s", target);
+}
+
+static char *kretprobe_section(struct arena *a, const char *target)
+{
+	return arena_printf(a, "kretprobe/%s", target);
+}
+
+static int kprobe_attach_common(struct bpf_program *prog, const struct aot_probe *p, bool retprobe,
+				struct bpf_link **link, struct probe_err *err)
+{
+	LIBBPF_OPTS(bpf_kprobe_opts, opts, .retprobe = retprobe);
+	char func[256], *plus;
+	int ret;
+
+	snprintf(func, sizeof(func), "%s", p->target);
+	plus = strchr(func, '+');
+	if (plus) {
+		*plus = 0;
+		opts.offset = strtoull(plus + 1, NULL, 0);
+	}
+	*link = bpf_program__attach_kprobe_opts(prog, func, &opts);
+	ret = libbpf_get_error(*link);
+	if (ret) {
+		*link = NULL;
+		probe_err_set(err, ret == -ENOENT ? "list what can be probed: aotrace -l 'kprobe:*'" : NULL,
+			      "cannot attach %s: %s", p->name, strerror(-ret));
+	}
+	return ret;
+}
+
+static int kprobe_attach(struct bpf_program *prog, const struct aot_probe *p,
+			 struct bpf_link **link, struct probe_err *err)
+{
+	return kprobe_attach_common(prog, p, false, link, err);
+}
+
+static int kretprobe_attach(struct bpf_program *prog, const struct aot_probe *p,
+			    struct bpf_link **link, struct probe_err *err)
+{
+	return kprobe_attach_common(prog, p, true, link, err);
+}
+
+const struct probe_type probe_kprobe = {
+	.name = "kprobe",
+	.spellings = (const char *const[]){ "k", NULL },
+	.has_target = true,
+	.list_all = "*",
+	.match = kprobe_match,
+	.section = kprobe_section,
+	.attach = kprobe_attach,
+};
+
+const struct probe_type probe_kretprobe = {
+	.name = "kretprobe",
+	.spellings = (const char *const[]){ "kr", NULL },
+	.has_target = true,
+	.match = kprobe_match,
+	.section = kretprobe_section,
+	.attach = kretprobe_attach,
+};
