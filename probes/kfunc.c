@@ -7,10 +7,13 @@
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
 #include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "arena.h"
+#include "ast.h"
 #include "meta.h"
 #include "probe_internal.h"
 
@@ -63,6 +66,116 @@ static int kfunc_match(struct probe_env *env, struct arena *a, const char *patte
 	return (int)*n;
 }
 
+/* Collects btf_dump's output into one string. */
+struct decl_buf {
+	char text[256];
+	size_t len;
+};
+
+static void decl_printf(void *ctx, const char *fmt, va_list ap)
+{
+	struct decl_buf *b = ctx;
+	int n;
+
+	if (b->len >= sizeof(b->text) - 1)
+		return;
+	n = vsnprintf(b->text + b->len, sizeof(b->text) - b->len, fmt, ap);
+	if (n > 0)
+		b->len = b->len + (size_t)n < sizeof(b->text) ? b->len + (size_t)n : sizeof(b->text) - 1;
+}
+
+/* A parameter or return value as a 64-bit context slot read as its own integer width. */
+static bool kfunc_slot_type(const struct btf *btf, uint32_t type_id, struct type *t)
+{
+	const struct btf_type *bt = btf__type_by_id(btf, btf__resolve_type(btf, type_id));
+
+	if (!bt)
+		return false;
+	if (btf_is_ptr(bt)) {
+		*t = (struct type){ .kind = TYPE_INT, .size = 8 };
+		return true;
+	}
+	if (btf_is_int(bt) || btf_is_any_enum(bt)) {
+		uint32_t size = bt->size;
+
+		if (size != 1 && size != 2 && size != 4 && size != 8)
+			return false;
+		*t = (struct type){ .kind = TYPE_INT, .size = size,
+				    .is_signed = btf_is_int(bt) ? (btf_int_encoding(bt) & BTF_INT_SIGNED) != 0
+								: btf_kflag(bt) };
+		return true;
+	}
+	return false;
+}
+
+static int kfunc_args_common(struct probe_env *env, struct arena *a, const char *target,
+			     bool with_retval, struct probe_arg **args, uint32_t *nargs,
+			     struct probe_err *err)
+{
+	struct btf *btf = probe_env_vmlinux_btf(env, err);
+	const struct btf_type *fn, *proto;
+	const struct btf_param *params;
+	struct btf_dump *dump;
+	struct decl_buf buf;
+	struct probe_arg *v;
+	uint32_t n = 0, vlen;
+	int id;
+
+	if (!btf)
+		return -ENOENT;
+	id = btf__find_by_name_kind(btf, target, BTF_KIND_FUNC);
+	if (id < 0 || !(fn = btf__type_by_id(btf, (uint32_t)id)) ||
+	    !(proto = btf__type_by_id(btf, fn->type)) || !btf_is_func_proto(proto)) {
+		probe_err_set(err, NULL, "the kernel's BTF has no function %s", target);
+		return -ENOENT;
+	}
+	vlen = btf_vlen(proto);
+	params = btf_params(proto);
+	dump = btf_dump__new(btf, decl_printf, &buf, NULL);
+	v = arena_alloc(a, (vlen + 1) * sizeof(*v));
+	for (uint32_t i = 0; i < vlen; i++) {
+		const char *name = btf__name_by_offset(btf, params[i].name_off);
+		LIBBPF_OPTS(btf_dump_emit_type_decl_opts, dopts, .field_name = name);
+
+		/* A parameter passed by value in several registers has no one slot to read. */
+		if (!name || !*name || !kfunc_slot_type(btf, params[i].type, &v[n].type))
+			continue;
+		v[n].name = arena_strdup(a, name);
+		v[n].offset = 8 * i;
+		buf.len = 0;
+		buf.text[0] = 0;
+		if (dump && !btf_dump__emit_type_decl(dump, params[i].type, &dopts))
+			v[n].decl = arena_strdup(a, buf.text);
+		else
+			v[n].decl = v[n].name;
+		n++;
+	}
+	if (with_retval && proto->type && kfunc_slot_type(btf, proto->type, &v[n].type)) {
+		v[n].name = arena_strdup(a, "retval");
+		v[n].decl = v[n].name;
+		v[n].offset = 8 * vlen;
+		v[n].type.is_signed = v[n].type.is_signed || v[n].type.size < 8;
+		v[n].hidden = true;
+		n++;
+	}
+	btf_dump__free(dump);
+	*args = v;
+	*nargs = n;
+	return 0;
+}
+
+static int kfunc_args(struct probe_env *env, struct arena *a, const char *target,
+		      struct probe_arg **args, uint32_t *nargs, struct probe_err *err)
+{
+	return kfunc_args_common(env, a, target, false, args, nargs, err);
+}
+
+static int kretfunc_args(struct probe_env *env, struct arena *a, const char *target,
+			 struct probe_arg **args, uint32_t *nargs, struct probe_err *err)
+{
+	return kfunc_args_common(env, a, target, true, args, nargs, err);
+}
+
 static char *kfunc_section(struct arena *a, const char *target)
 {
 	return arena_printf(a, "fentry/%s", target);
@@ -92,9 +205,11 @@ const struct probe_type probe_kfunc = {
 	.name = "kfunc",
 	.spellings = (const char *const[]){ "fentry", "f", NULL },
 	.has_target = true,
+	.builtins = PB_ARGS,
 	.list_all = "*",
 	.match = kfunc_match,
 	.section = kfunc_section,
+	.args = kfunc_args,
 	.attach = kfunc_attach,
 };
 
@@ -102,7 +217,9 @@ const struct probe_type probe_kretfunc = {
 	.name = "kretfunc",
 	.spellings = (const char *const[]){ "fexit", "fr", NULL },
 	.has_target = true,
+	.builtins = PB_ARGS | PB_RETVAL,
 	.match = kfunc_match,
 	.section = kretfunc_section,
+	.args = kretfunc_args,
 	.attach = kfunc_attach,
 };

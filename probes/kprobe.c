@@ -97,16 +97,19 @@ static int kprobe_match(struct probe_env *env, struct arena *a, const char *patt
 
 	*out = NULL;
 	*n = 0;
-	ret = kprobe_supported(env, err);
-	if (ret)
-		return ret;
-	/* One function (or an offset into one) needs no list: attaching checks it. */
+	/*
+	 * One function (or an offset into one) needs no list, and no kprobes on this kernel:
+	 * --emit-elf builds for other hosts. Attaching checks it.
+	 */
 	if (!probe_has_wildcard(pattern)) {
 		*out = arena_alloc(a, sizeof(char *));
 		(*out)[0] = arena_strdup(a, pattern);
 		*n = 1;
 		return 1;
 	}
+	ret = kprobe_supported(env, err);
+	if (ret)
+		return ret;
 	ret = kprobe_collect(env, a, pattern, out, n);
 	if (ret) {
 		probe_err_set(err, NULL, "cannot read the traceable functions: %s", strerror(-ret));
@@ -125,6 +128,20 @@ static char *kretprobe_section(struct arena *a, const char *target)
 	return arena_printf(a, "kretprobe/%s", target);
 }
 
+static int kprobe_args(struct probe_env *env, struct arena *a, const char *target,
+		       struct probe_arg **args, uint32_t *nargs, struct probe_err *err)
+{
+	(void)env, (void)target, (void)err;
+	return probe_regs_args(a, false, args, nargs);
+}
+
+static int kretprobe_args(struct probe_env *env, struct arena *a, const char *target,
+			  struct probe_arg **args, uint32_t *nargs, struct probe_err *err)
+{
+	(void)env, (void)target, (void)err;
+	return probe_regs_args(a, true, args, nargs);
+}
+
 static int kprobe_attach_common(struct bpf_program *prog, const struct aot_probe *p, bool retprobe,
 				struct bpf_link **link, struct probe_err *err)
 {
@@ -141,7 +158,15 @@ static int kprobe_attach_common(struct bpf_program *prog, const struct aot_probe
 	*link = bpf_program__attach_kprobe_opts(prog, func, &opts);
 	ret = libbpf_get_error(*link);
 	if (ret) {
+		struct probe_env *env = probe_env__new();
+
 		*link = NULL;
+		/* Say what the kernel lacks rather than an errno, when that is the reason. */
+		if (env && kprobe_supported(env, err)) {
+			probe_env__free(env);
+			return ret;
+		}
+		probe_env__free(env);
 		probe_err_set(err, ret == -ENOENT ? "list what can be probed: aotrace -l 'kprobe:*'" : NULL,
 			      "cannot attach %s: %s", p->name, strerror(-ret));
 	}
@@ -164,9 +189,11 @@ const struct probe_type probe_kprobe = {
 	.name = "kprobe",
 	.spellings = (const char *const[]){ "k", NULL },
 	.has_target = true,
+	.builtins = PB_ARGN,
 	.list_all = "*",
 	.match = kprobe_match,
 	.section = kprobe_section,
+	.args = kprobe_args,
 	.attach = kprobe_attach,
 };
 
@@ -174,7 +201,9 @@ const struct probe_type probe_kretprobe = {
 	.name = "kretprobe",
 	.spellings = (const char *const[]){ "kr", NULL },
 	.has_target = true,
+	.builtins = PB_RETVAL,
 	.match = kprobe_match,
 	.section = kretprobe_section,
+	.args = kretprobe_args,
 	.attach = kretprobe_attach,
 };

@@ -14,6 +14,9 @@ struct probe_env {
 	int vmlinux_btf_err;
 };
 
+/* arg0..arg5 (or retval) from the x86-64 registers in struct pt_regs, as hidden args. */
+int probe_regs_args(struct arena *a, bool is_return, struct probe_arg **args, uint32_t *nargs);
+
 struct btf;
 /* The running kernel's BTF, parsed once per run; NULL with err set if it has none. */
 struct btf *probe_env_vmlinux_btf(struct probe_env *env, struct probe_err *err);

@@ -179,6 +179,20 @@ static char *uretprobe_section(struct arena *a, const char *target)
 	return arena_printf(a, "uretprobe/%s", target);
 }
 
+static int uprobe_args(struct probe_env *env, struct arena *a, const char *target,
+		       struct probe_arg **args, uint32_t *nargs, struct probe_err *err)
+{
+	(void)env, (void)target, (void)err;
+	return probe_regs_args(a, false, args, nargs);
+}
+
+static int uretprobe_args(struct probe_env *env, struct arena *a, const char *target,
+			  struct probe_arg **args, uint32_t *nargs, struct probe_err *err)
+{
+	(void)env, (void)target, (void)err;
+	return probe_regs_args(a, true, args, nargs);
+}
+
 static int uprobe_attach_common(struct bpf_program *prog, const struct aot_probe *p,
 				bool retprobe, struct bpf_link **link, struct probe_err *err)
 {
@@ -222,8 +236,10 @@ const struct probe_type probe_uprobe = {
 	.name = "uprobe",
 	.spellings = (const char *const[]){ "u", NULL },
 	.has_target = true,
+	.builtins = PB_ARGN,
 	.match = uprobe_match,
 	.section = uprobe_section,
+	.args = uprobe_args,
 	.attach = uprobe_attach,
 };
 
@@ -231,7 +247,9 @@ const struct probe_type probe_uretprobe = {
 	.name = "uretprobe",
 	.spellings = (const char *const[]){ "ur", NULL },
 	.has_target = true,
+	.builtins = PB_RETVAL,
 	.match = uprobe_match,
 	.section = uretprobe_section,
+	.args = uretprobe_args,
 	.attach = uretprobe_attach,
 };

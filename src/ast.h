@@ -176,6 +176,7 @@ struct probe_arg {
 	uint32_t offset;  /* in the program's context */
 	bool is_dataloc;  /* __data_loc: a u32 (len << 16 | offset) to the bytes */
 	bool is_user_ptr; /* a pointer into user memory (char * from a syscall) */
+	bool hidden;      /* reached as a builtin (arg0, retval), not as args->name */
 };
 
 /* One concrete probe a wildcard attach point expanded to. */

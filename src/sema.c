@@ -82,10 +82,47 @@ static uint32_t sema_probe_name_size(struct sema_ctx *ctx)
 	return size;
 }
 
+static void sema_args_field(struct sema_ctx *ctx, struct node *n, bool hidden);
+
+/*
+ * arg0..argN and retval are context fields the probe type describes (registers, trampoline
+ * slots): they become args->name of a hidden arg, and codegen reads them like any field.
+ */
+static bool sema_hidden_arg(struct sema_ctx *ctx, struct node *n)
+{
+	const struct probe_type *lacking;
+	uint32_t needs;
+	size_t digits = strspn(n->name + 3, "0123456789");
+
+	if (strncmp(n->name, "arg", 3) == 0 && digits && !n->name[3 + digits])
+		needs = PB_ARGN;
+	else if (strcmp(n->name, "retval") == 0)
+		needs = PB_RETVAL;
+	else
+		return false;
+	if ((lacking = sema_probe_lacks(ctx, needs))) {
+		sema_error(ctx, n->loc, NULL, "'%s' is not available in %s probes", n->name,
+			   lacking->name);
+		return true;
+	}
+	n->kind = NODE_FIELD;
+	n->builtin = needs == PB_ARGN ? BI_ARG : BI_RETVAL; /* remembered for the next walk */
+	n->is_arrow = true;
+	n->lhs = node_new(ctx->a, NODE_BUILTIN, n->loc);
+	n->lhs->name = arena_strdup(ctx->a, "args");
+	n->lhs->builtin = BI_ARGS;
+	sema_args_field(ctx, n, true);
+	return true;
+}
+
 static void sema_builtin(struct sema_ctx *ctx, struct node *n)
 {
-	const struct sema_builtin *b = sema_builtin_find(n->name);
+	const struct sema_builtin *b;
 	const struct probe_type *lacking;
+
+	if (sema_hidden_arg(ctx, n))
+		return;
+	b = sema_builtin_find(n->name);
 
 	if (!b) {
 		sema_error(ctx, n->loc, "builtins: pid tid uid gid nsecs cpu comm probe args ...",
@@ -142,10 +179,10 @@ static void sema_posparam(struct sema_ctx *ctx, struct node *n)
 	}
 }
 
-static struct probe_arg *sema_find_arg(struct probe_match *m, const char *name)
+static struct probe_arg *sema_find_arg(struct probe_match *m, const char *name, bool hidden)
 {
 	for (uint32_t i = 0; i < m->nargs; i++)
-		if (strcmp(m->args[i].name, name) == 0)
+		if (m->args[i].hidden == hidden && strcmp(m->args[i].name, name) == 0)
 			return &m->args[i];
 	return NULL;
 }
@@ -155,12 +192,13 @@ static const char *sema_arg_names(struct sema_ctx *ctx, struct probe_match *m)
 	char *s = arena_strdup(ctx->a, "");
 
 	for (uint32_t i = 0; i < m->nargs; i++)
-		s = arena_printf(ctx->a, "%s%s%s", s, i ? ", " : "", m->args[i].name);
+		if (!m->args[i].hidden)
+			s = arena_printf(ctx->a, "%s%s%s", s, *s ? ", " : "", m->args[i].name);
 	return s;
 }
 
 /* args->name: the field must exist, with one type, in every match of the probe. */
-static void sema_args_field(struct sema_ctx *ctx, struct node *n)
+static void sema_args_field(struct sema_ctx *ctx, struct node *n, bool hidden)
 {
 	struct probe_arg *first = NULL;
 
@@ -175,7 +213,11 @@ static void sema_args_field(struct sema_ctx *ctx, struct node *n)
 				sema_error(ctx, n->loc, err.hint[0] ? err.hint : NULL, "%s", err.msg);
 				return;
 			}
-			arg = sema_find_arg(m, n->name);
+			arg = sema_find_arg(m, n->name, hidden);
+			if (!arg && hidden) {
+				sema_error(ctx, n->loc, NULL, "%s has no %s", m->name, n->name);
+				return;
+			}
 			if (!arg) {
 				sema_error(ctx, n->loc, arena_printf(ctx->a, "its fields: %s", sema_arg_names(ctx, m)),
 					   "%s has no field '%s'", m->name, n->name);
@@ -201,6 +243,10 @@ static void sema_args_field(struct sema_ctx *ctx, struct node *n)
 
 static void sema_field(struct sema_ctx *ctx, struct node *n)
 {
+	if (n->builtin == BI_ARG || n->builtin == BI_RETVAL) {
+		sema_args_field(ctx, n, true);
+		return;
+	}
 	if (n->lhs->kind == NODE_BUILTIN && strcmp(n->lhs->name, "args") == 0) {
 		const struct probe_type *lacking;
 
@@ -213,7 +259,7 @@ static void sema_field(struct sema_ctx *ctx, struct node *n)
 		if (!n->is_arrow)
 			sema_error(ctx, n->loc, arena_printf(ctx->a, "write args->%s", n->name),
 				   "args is a pointer: use '->'");
-		sema_args_field(ctx, n);
+		sema_args_field(ctx, n, false);
 		return;
 	}
 	sema_expr(ctx, n->lhs);
