@@ -17,6 +17,30 @@
  *     AOT_AGG_SUM       s64 (u64 if value.is_signed == 0)
  *     AOT_AGG_MIN/MAX   struct { s64 val; u64 is_set; }
  *     AOT_AGG_AVG       struct { s64 total; u64 count; }
+ *     AOT_AGG_STATS     struct { s64 total; u64 count; }  (printed as count, average, total)
+ *     AOT_AGG_HIST      u64 count per bucket; the BPF key is the user key (padded to 8 bytes,
+ *     AOT_AGG_LHIST     absent for a scalar map) followed by a u64 bucket index. hist buckets
+ *                       are bpftrace's log2 ones; lhist's come from lhist_min/max/step.
+ *
+ * Events that act on a map name it by index in aot_meta.maps (hdr.index):
+ *   AOT_EV_PRINT_MAP    payload struct { u64 top; u64 div; } (0: all / no divisor)
+ *   AOT_EV_CLEAR        no payload: the runtime deletes every entry
+ *   AOT_EV_ZERO         no payload: the runtime zeroes every value
+ * Events that format something in user space name a format (hdr.index into aot_meta.fmts),
+ * whose kind says what to do and whose args TUPLE lays out the payload:
+ *   AOT_EV_FORMAT       fmts[index].kind: AOT_FMT_PRINTF, _SYSTEM, _CAT, _TIME, _PRINT_VALUE,
+ *                       _JOIN; AOT_EV_PRINTF is the same event for printf.
+ *
+ * Values that only user space can render are AOT_K_* kinds below with fixed layouts:
+ *   AOT_K_KSTACK  s64 stack id in the BPF_MAP_TYPE_STACK_TRACE map AOT_KSTACK_MAP
+ *   AOT_K_USTACK  struct { s64 stack id in AOT_USTACK_MAP; u64 pid; }
+ *   AOT_K_KSYM    u64 kernel address        AOT_K_USYM   struct { u64 addr; u64 pid; }
+ *   AOT_K_INET    struct { u64 af; u8 addr[16]; } (ntop)
+ *   AOT_K_MACADDR u8[6], size 6             AOT_K_USERNAME u64 uid
+ *   AOT_K_TIMESTAMP u64 ns since boot (strftime; fmts[...].fmt holds the strftime format)
+ *   AOT_K_BUF     struct { u32 len; u8 data[size - 4]; } (buf(), printed with \x escapes)
+ *   AOT_K_CGROUP_PATH u64 cgroup id
+ *   AOT_K_PROBE   u64 index into aot_meta.probes (probe as a map key, printed as its name)
  */
 #ifndef AOT_META_H
 #define AOT_META_H
@@ -44,7 +68,14 @@
 enum aot_event_kind {
 	AOT_EV_PRINTF = 1,
 	AOT_EV_EXIT = 2,
+	AOT_EV_PRINT_MAP = 3,
+	AOT_EV_CLEAR = 4,
+	AOT_EV_ZERO = 5,
+	AOT_EV_FORMAT = 6,
 };
+
+#define AOT_KSTACK_MAP "aot_kstacks"
+#define AOT_USTACK_MAP "aot_ustacks"
 
 struct aot_event_hdr {
 	uint32_t kind;  /* enum aot_event_kind */
@@ -57,6 +88,18 @@ enum aot_kind {
 	AOT_K_STR,   /* size = buffer bytes, NUL-terminated unless full */
 	AOT_K_TUPLE, /* nelems elements from aot_meta.elems[elems] */
 	AOT_K_BOOL,  /* size 1 */
+	/* rendered by the runtime; layouts at the top of this file */
+	AOT_K_KSTACK,
+	AOT_K_USTACK,
+	AOT_K_KSYM,
+	AOT_K_USYM,
+	AOT_K_INET,
+	AOT_K_MACADDR,
+	AOT_K_USERNAME,
+	AOT_K_TIMESTAMP,
+	AOT_K_BUF,
+	AOT_K_CGROUP_PATH,
+	AOT_K_PROBE,
 };
 
 struct aot_type {
@@ -79,6 +122,9 @@ enum aot_agg {
 	AOT_AGG_MIN,
 	AOT_AGG_MAX,
 	AOT_AGG_AVG,
+	AOT_AGG_STATS,
+	AOT_AGG_HIST,
+	AOT_AGG_LHIST,
 };
 
 struct aot_map {
@@ -88,10 +134,16 @@ struct aot_map {
 	uint32_t nkeys; /* 0: scalar map */
 	struct aot_type key;
 	struct aot_type value; /* AOT_AGG_NONE: the stored value; else the aggregated input */
+	int64_t lhist_min, lhist_max, lhist_step; /* AOT_AGG_LHIST (serialised: TODO meta.c) */
 };
 
 enum aot_fmt_kind {
 	AOT_FMT_PRINTF = 1,
+	AOT_FMT_SYSTEM,      /* fmt is a printf format; the runtime runs the result with sh -c */
+	AOT_FMT_CAT,         /* fmt is a printf format naming a file; the runtime prints the file */
+	AOT_FMT_TIME,        /* fmt is a strftime format of the current wall-clock time */
+	AOT_FMT_PRINT_VALUE, /* print(value): args holds one element */
+	AOT_FMT_JOIN,        /* join(argv[, sep]): fmt is the separator; args: one STR array */
 };
 
 struct aot_fmt {
