@@ -41,6 +41,20 @@
  *   AOT_K_BUF     struct { u32 len; u8 data[size - 4]; } (buf(), printed with \x escapes)
  *   AOT_K_CGROUP_PATH u64 cgroup id
  *   AOT_K_PROBE   u64 index into aot_meta.probes (probe as a map key, printed as its name)
+ * Extra parameters of rendered kinds travel in aot_type fields a non-TUPLE does not use:
+ *   AOT_K_KSTACK/USTACK  nelems = frames to print (0: all), elems = AOT_STACK_MODE_*
+ *   AOT_K_TIMESTAMP      elems = index in aot_meta.fmts of the strftime format (kind _TIME)
+ * Other layouts:
+ *   AOT_FMT_TIME        args is an empty TUPLE (size 0)
+ *   AOT_FMT_JOIN        args: one element, a TUPLE of AOT_JOIN_MAX STR elements; the runtime
+ *                       prints the strings up to the first empty one, separated by fmt
+ *   AOT_FMT_SYSTEM/CAT  args laid out as for AOT_FMT_PRINTF
+ *   AOT_STATE_MAP       BPF_MAP_TYPE_ARRAY, 1 entry, u32 key 0, value struct aot_state; present
+ *                       only when the program uses `elapsed`: the runtime writes start_ns
+ *                       (CLOCK_MONOTONIC, which is bpf_ktime_get_ns's clock) before attaching
+ *                       and before running BEGIN
+ *   AOT_KSTACK_MAP/AOT_USTACK_MAP  BPF_MAP_TYPE_STACK_TRACE, u32 key, value u64[127]; present
+ *                       only when the program uses kstack/ustack
  */
 #ifndef AOT_META_H
 #define AOT_META_H
@@ -76,6 +90,19 @@ enum aot_event_kind {
 
 #define AOT_KSTACK_MAP "aot_kstacks"
 #define AOT_USTACK_MAP "aot_ustacks"
+#define AOT_STATE_MAP "aot_state"
+#define AOT_STACK_MAX_DEPTH 127
+#define AOT_JOIN_MAX 16
+
+enum aot_stack_mode {
+	AOT_STACK_MODE_BPFTRACE = 0,
+	AOT_STACK_MODE_PERF = 1,
+	AOT_STACK_MODE_RAW = 2,
+};
+
+struct aot_state {
+	uint64_t start_ns; /* elapsed = bpf_ktime_get_ns() - start_ns */
+};
 
 struct aot_event_hdr {
 	uint32_t kind;  /* enum aot_event_kind */

@@ -42,6 +42,12 @@ enum type_kind {
 	/* not yet compiled; sema reports "not supported yet" */
 	TYPE_PTR,
 	TYPE_RECORD,
+	/* more aggregations (value layouts in runtime/meta.h) */
+	TYPE_STATS,
+	TYPE_HIST,
+	TYPE_LHIST,
+	/* bytes of size that only user space renders: render says how (enum aot_kind) */
+	TYPE_BUF,
 };
 
 struct type {
@@ -51,6 +57,8 @@ struct type {
 	uint32_t nelems;       /* TUPLE */
 	struct type *elems;    /* TUPLE: arena-owned array */
 	uint32_t *offsets;     /* TUPLE: byte offset of each element, natural alignment */
+	uint32_t render;       /* BUF: enum aot_kind (runtime/meta.h) */
+	uint32_t render_arg;   /* BUF: kstack/ustack frame limit | mode << 16; timestamp fmt */
 };
 
 enum node_kind {
@@ -147,6 +155,35 @@ enum func {
 	FN_ZERO,
 	FN_PRINT,
 	FN_STR,
+	FN_STATS,
+	FN_HIST,
+	FN_LHIST,
+	FN_TIME,
+	FN_STRFTIME,
+	FN_BUF,
+	FN_KSYM,
+	FN_USYM,
+	FN_KADDR,
+	FN_UADDR,
+	FN_NTOP,
+	FN_JOIN,
+	FN_SYSTEM,
+	FN_CAT,
+	FN_SIGNAL,
+	FN_OVERRIDE,
+	FN_PATH,
+	FN_MACADDR,
+	FN_CGROUPID,
+	FN_STRNCMP,
+	FN_SIZEOF,
+	FN_OFFSETOF,
+	FN_REG,
+	FN_KPTR,
+	FN_UPTR,
+	FN_KSTACK,
+	FN_USTACK,
+	FN_BSWAP,
+	FN_CGROUP_PATH,
 };
 
 /* A scratch variable, one per distinct `$name` in a probe. */
@@ -165,6 +202,7 @@ struct map_info {
 	struct type key;      /* the key as stored: the key expr's type, or a TUPLE if nkeys > 1 */
 	struct type value;    /* INT/STR/TUPLE for plain values, COUNT..AVG for aggregations */
 	struct loc first_use; /* for "declared here" notes */
+	int64_t lhist_min, lhist_max, lhist_step; /* value LHIST: the literal parameters */
 	struct map_info *next;
 };
 
@@ -232,6 +270,10 @@ struct program {
 	char **params;         /* positional parameters $1..$N */
 	int nparams;
 	uint32_t strlen_max;   /* BPFTRACE_STRLEN, default 64 */
+	uint32_t map_keys_max; /* BPFTRACE_MAP_KEYS_MAX: max_entries of maps; 0: sema reads the env */
+	bool unsafe;           /* --unsafe: system(), override(), signal() allowed */
+	bool uses_elapsed;     /* sema: the program reads elapsed (codegen adds AOT_STATE_MAP) */
+	bool uses_kstack, uses_ustack; /* sema: codegen adds the stack trace maps */
 };
 
 struct node *node_new(struct arena *a, enum node_kind kind, struct loc loc);
