@@ -9,8 +9,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/syscall.h>
-#include <unistd.h>
 
 #include "arena.h"
 #include "meta.h"
@@ -53,50 +51,21 @@ static int interval_match(struct probe_env *env, struct arena *a, const char *pa
 		probe_err_set(err, INTERVAL_HINT, "invalid interval '%s'", pattern);
 		return -EINVAL;
 	}
-	*out = arena_alloc(a, sizeof(char *));
-	(*out)[0] = arena_strdup(a, pattern);
-	*n = 1;
-	return 1;
-}
-
-static char *interval_section(struct arena *a, const char *target)
-{
-	(void)target;
-	return arena_strdup(a, "perf_event");
+	return probe_perf_one_target(a, pattern, out, n);
 }
 
 static int interval_attach(struct bpf_program *prog, const struct aot_probe *p,
-			   struct bpf_link **link, struct probe_err *err)
+			   struct probe_links *links, struct probe_err *err)
 {
-	struct perf_event_attr attr = {
-		.type = PERF_TYPE_SOFTWARE,
-		.size = sizeof(attr),
-		.config = PERF_COUNT_SW_CPU_CLOCK,
-		.sample_period = interval_period_ns(p->target),
-	};
-	int fd, ret;
+	uint64_t period = interval_period_ns(p->target);
 
-	if (!attr.sample_period) {
+	if (!period) {
 		probe_err_set(err, INTERVAL_HINT, "invalid interval '%s'", p->target);
 		return -EINVAL;
 	}
-	fd = (int)syscall(__NR_perf_event_open, &attr, -1, 0, -1, PERF_FLAG_FD_CLOEXEC);
-	if (fd < 0) {
-		ret = -errno;
-		probe_err_set(err, "check kernel.perf_event_paranoid and CAP_PERFMON",
-			      "cannot open a cpu-clock perf event for interval:%s: %s", p->target,
-			      strerror(errno));
-		return ret;
-	}
-	/* The link owns the perf event fd from here on and closes it on destroy. */
-	*link = bpf_program__attach_perf_event(prog, fd);
-	ret = libbpf_get_error(*link);
-	if (ret) {
-		*link = NULL;
-		close(fd);
-		probe_err_set(err, NULL, "cannot attach interval:%s: %s", p->target, strerror(-ret));
-	}
-	return ret;
+	/* One CPU: an interval fires once per period, not once per CPU. */
+	return probe_perf_attach(prog, p, PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CPU_CLOCK, period, 0,
+				 links, err);
 }
 
 const struct probe_type probe_interval = {
@@ -104,6 +73,6 @@ const struct probe_type probe_interval = {
 	.spellings = (const char *const[]){ "i", NULL },
 	.has_target = true,
 	.match = interval_match,
-	.section = interval_section,
+	.section = probe_perf_section,
 	.attach = interval_attach,
 };

@@ -187,18 +187,11 @@ static char *kretfunc_section(struct arena *a, const char *target)
 }
 
 static int kfunc_attach(struct bpf_program *prog, const struct aot_probe *p,
-			struct bpf_link **link, struct probe_err *err)
+			struct probe_links *links, struct probe_err *err)
 {
-	int ret;
-
-	*link = bpf_program__attach_trace(prog);
-	ret = libbpf_get_error(*link);
-	if (ret) {
-		*link = NULL;
-		probe_err_set(err, "a kprobe on the same function may work where trampolines do not",
-			      "cannot attach %s: %s", p->name, strerror(-ret));
-	}
-	return ret;
+	return probe_links_add_result(links, bpf_program__attach_trace(prog), err,
+				      "a kprobe on the same function may work where trampolines do not",
+				      p->name);
 }
 
 const struct probe_type probe_kfunc = {

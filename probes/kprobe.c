@@ -143,10 +143,11 @@ static int kretprobe_args(struct probe_env *env, struct arena *a, const char *ta
 }
 
 static int kprobe_attach_common(struct bpf_program *prog, const struct aot_probe *p, bool retprobe,
-				struct bpf_link **link, struct probe_err *err)
+				struct probe_links *links, struct probe_err *err)
 {
 	LIBBPF_OPTS(bpf_kprobe_opts, opts, .retprobe = retprobe);
 	char func[256], *plus;
+	struct probe_env *env;
 	int ret;
 
 	snprintf(func, sizeof(func), "%s", p->target);
@@ -155,34 +156,28 @@ static int kprobe_attach_common(struct bpf_program *prog, const struct aot_probe
 		*plus = 0;
 		opts.offset = strtoull(plus + 1, NULL, 0);
 	}
-	*link = bpf_program__attach_kprobe_opts(prog, func, &opts);
-	ret = libbpf_get_error(*link);
-	if (ret) {
-		struct probe_env *env = probe_env__new();
-
-		*link = NULL;
-		/* Say what the kernel lacks rather than an errno, when that is the reason. */
-		if (env && kprobe_supported(env, err)) {
-			probe_env__free(env);
-			return ret;
-		}
-		probe_env__free(env);
-		probe_err_set(err, ret == -ENOENT ? "list what can be probed: aotrace -l 'kprobe:*'" : NULL,
-			      "cannot attach %s: %s", p->name, strerror(-ret));
-	}
+	ret = probe_links_add_result(links, bpf_program__attach_kprobe_opts(prog, func, &opts), err,
+				     "list what can be probed: aotrace -l 'kprobe:*'", p->name);
+	if (ret != -ENOENT && ret != -EOPNOTSUPP)
+		return ret;
+	/* Say what the kernel lacks rather than an errno, when that is the reason. */
+	env = probe_env__new();
+	if (env)
+		kprobe_supported(env, err);
+	probe_env__free(env);
 	return ret;
 }
 
 static int kprobe_attach(struct bpf_program *prog, const struct aot_probe *p,
-			 struct bpf_link **link, struct probe_err *err)
+			 struct probe_links *links, struct probe_err *err)
 {
-	return kprobe_attach_common(prog, p, false, link, err);
+	return kprobe_attach_common(prog, p, false, links, err);
 }
 
 static int kretprobe_attach(struct bpf_program *prog, const struct aot_probe *p,
-			    struct bpf_link **link, struct probe_err *err)
+			    struct probe_links *links, struct probe_err *err)
 {
-	return kprobe_attach_common(prog, p, true, link, err);
+	return kprobe_attach_common(prog, p, true, links, err);
 }
 
 const struct probe_type probe_kprobe = {

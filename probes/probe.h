@@ -17,6 +17,7 @@ struct bpf_link;
 struct aot_probe;
 struct probe_match;
 struct probe_arg;
+struct probe_links;
 
 /* Lazily read, per-run caches of the kernel's probe sources (tracefs, BTF, kallsyms). */
 struct probe_env;
@@ -58,12 +59,26 @@ struct probe_type {
 		    struct probe_arg **args, uint32_t *nargs, struct probe_err *err);
 
 	/*
-	 * Run time: attach a loaded program. NULL for BEGIN/END, which the runtime runs itself.
-	 * *link may be set; extra fds to close go through the link's lifetime.
+	 * Run time: attach a loaded program, adding every link it makes (one per CPU for
+	 * profile, say) to links, which the runtime destroys at exit even after a failure.
+	 * NULL for BEGIN/END, which the runtime runs itself.
 	 */
-	int (*attach)(struct bpf_program *prog, const struct aot_probe *p, struct bpf_link **link,
-		      struct probe_err *err);
+	int (*attach)(struct bpf_program *prog, const struct aot_probe *p,
+		      struct probe_links *links, struct probe_err *err);
 };
+
+/* The links of a run, owned by the runtime. */
+struct probe_links {
+	struct bpf_link **v;
+	size_t n, cap;
+};
+
+/* Takes ownership of link (destroying it if the list cannot grow). 0 or -ENOMEM. */
+int probe_links_add(struct probe_links *l, struct bpf_link *link);
+/* Adds a libbpf result: a link or an error pointer. 0, or the error with err set to msg. */
+int probe_links_add_result(struct probe_links *l, struct bpf_link *link, struct probe_err *err,
+			   const char *hint, const char *what);
+void probe_links_destroy(struct probe_links *l);
 
 /* Finds a probe type by canonical name or any spelling; NULL if unknown. */
 const struct probe_type *probe_type_find(const char *name);

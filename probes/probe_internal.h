@@ -5,6 +5,7 @@
 
 #include <stdarg.h>
 
+#include "arena.h"
 #include "probe.h"
 
 struct probe_env {
@@ -16,6 +17,28 @@ struct probe_env {
 
 /* arg0..arg5 (or retval) from the x86-64 registers in struct pt_regs, as hidden args. */
 int probe_regs_args(struct arena *a, bool is_return, struct probe_arg **args, uint32_t *nargs);
+
+/* perf.c: perf-event probes, on every online CPU or on CPU 0 only. */
+struct perf_event_attr;
+int probe_perf_attach(struct bpf_program *prog, const struct aot_probe *p, uint32_t type,
+		      uint64_t config, uint64_t period, bool all_cpus, struct probe_links *links,
+		      struct probe_err *err);
+int probe_perf_attach_attr(struct bpf_program *prog, const struct aot_probe *p,
+			   struct perf_event_attr *attr, bool all_cpus, struct probe_links *links,
+			   struct probe_err *err);
+char *probe_perf_section(struct arena *a, const char *target);
+/* A perf counter a probe target can name ("faults:100"); tables end with a NULL name. */
+struct perf_counter {
+	const char *name, *alias;
+	uint64_t config;
+	uint64_t default_count;
+};
+int probe_counter_match(const struct perf_counter *table, const char *type, struct arena *a,
+			const char *pattern, char ***out, size_t *n, struct probe_err *err);
+int probe_counter_attach(const struct perf_counter *table, uint32_t type, struct bpf_program *prog,
+			 const struct aot_probe *p, struct probe_links *links, struct probe_err *err);
+/* A probe type whose pattern is its one target: returns it as the only match. */
+int probe_perf_one_target(struct arena *a, const char *target, char ***out, size_t *n);
 
 struct btf;
 /* The running kernel's BTF, parsed once per run; NULL with err set if it has none. */

@@ -8,7 +8,8 @@
 #include "probe.h"
 
 extern const struct probe_type probe_begin, probe_end, probe_tracepoint, probe_interval,
-	probe_uprobe, probe_uretprobe, probe_kprobe, probe_kretprobe, probe_kfunc, probe_kretfunc;
+	probe_uprobe, probe_uretprobe, probe_kprobe, probe_kretprobe, probe_kfunc, probe_kretfunc,
+	probe_rawtracepoint, probe_profile, probe_software, probe_hardware;
 
 const struct probe_type *const probe_types[] = {
 	&probe_begin,
@@ -18,7 +19,11 @@ const struct probe_type *const probe_types[] = {
 	&probe_kfunc,
 	&probe_kretfunc,
 	&probe_tracepoint,
+	&probe_rawtracepoint,
+	&probe_profile,
 	&probe_interval,
+	&probe_software,
+	&probe_hardware,
 	&probe_uprobe,
 	&probe_uretprobe,
 	NULL,

@@ -224,24 +224,17 @@ static int tp_args(struct probe_env *env, struct arena *a, const char *target,
 	return 0;
 }
 
-static int tp_attach(struct bpf_program *prog, const struct aot_probe *p, struct bpf_link **link,
-		     struct probe_err *err)
+static int tp_attach(struct bpf_program *prog, const struct aot_probe *p,
+		     struct probe_links *links, struct probe_err *err)
 {
 	char cat[256], name[256];
-	int ret;
 
 	if (tp_split(p->target, cat, sizeof(cat), name, sizeof(name))) {
 		probe_err_set(err, NULL, "malformed tracepoint target '%s'", p->target);
 		return -EINVAL;
 	}
-	*link = bpf_program__attach_tracepoint(prog, cat, name);
-	ret = libbpf_get_error(*link);
-	if (ret) {
-		*link = NULL;
-		probe_err_set(err, TP_HINT, "cannot attach to tracepoint %s: %s", p->target,
-			      strerror(-ret));
-	}
-	return ret;
+	return probe_links_add_result(links, bpf_program__attach_tracepoint(prog, cat, name), err,
+				      TP_HINT, p->name);
 }
 
 const struct probe_type probe_tracepoint = {

@@ -194,13 +194,12 @@ static int uretprobe_args(struct probe_env *env, struct arena *a, const char *ta
 }
 
 static int uprobe_attach_common(struct bpf_program *prog, const struct aot_probe *p,
-				bool retprobe, struct bpf_link **link, struct probe_err *err)
+				bool retprobe, struct probe_links *links, struct probe_err *err)
 {
 	LIBBPF_OPTS(bpf_uprobe_opts, opts, .retprobe = retprobe);
 	const char *colon = strrchr(p->target, ':');
 	char bin[PATH_MAX];
 	size_t offset = 0;
-	int ret;
 
 	if (!colon || (size_t)(colon - p->target) >= sizeof(bin)) {
 		probe_err_set(err, NULL, "malformed uprobe target '%s'", p->target);
@@ -211,25 +210,20 @@ static int uprobe_attach_common(struct bpf_program *prog, const struct aot_probe
 		offset = strtoull(colon + 1, NULL, 16);
 	else
 		opts.func_name = colon + 1;
-	*link = bpf_program__attach_uprobe_opts(prog, -1, bin, offset, &opts);
-	ret = libbpf_get_error(*link);
-	if (ret) {
-		*link = NULL;
-		probe_err_set(err, NULL, "cannot attach %s: %s", p->name, strerror(-ret));
-	}
-	return ret;
+	return probe_links_add_result(links, bpf_program__attach_uprobe_opts(prog, -1, bin, offset, &opts),
+				      err, NULL, p->name);
 }
 
 static int uprobe_attach(struct bpf_program *prog, const struct aot_probe *p,
-			 struct bpf_link **link, struct probe_err *err)
+			 struct probe_links *links, struct probe_err *err)
 {
-	return uprobe_attach_common(prog, p, false, link, err);
+	return uprobe_attach_common(prog, p, false, links, err);
 }
 
 static int uretprobe_attach(struct bpf_program *prog, const struct aot_probe *p,
-			    struct bpf_link **link, struct probe_err *err)
+			    struct probe_links *links, struct probe_err *err)
 {
-	return uprobe_attach_common(prog, p, true, link, err);
+	return uprobe_attach_common(prog, p, true, links, err);
 }
 
 const struct probe_type probe_uprobe = {

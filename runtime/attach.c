@@ -47,10 +47,6 @@ int rt_attach(struct rt *rt)
 	uint32_t i;
 	int err;
 
-	rt->links = calloc(m->nprobes ? m->nprobes : 1, sizeof(*rt->links));
-	if (!rt->links)
-		return -ENOMEM;
-	rt->nlinks = m->nprobes;
 	for (i = 0; i < m->nprobes; i++) {
 		const struct aot_probe *p = &m->probes[i];
 		struct probe_err perr = {0};
@@ -65,7 +61,7 @@ int rt_attach(struct rt *rt)
 				attach_name(p), pt->name);
 			return -EOPNOTSUPP;
 		}
-		err = pt->attach(prog, p, &rt->links[i], &perr);
+		err = pt->attach(prog, p, &rt->links, &perr);
 		if (err) {
 			fprintf(stderr, "ERROR: could not attach probe %s: %s\n", attach_name(p),
 				perr.msg[0] ? perr.msg : strerror(err < 0 ? -err : err));
@@ -106,11 +102,5 @@ int rt_run_flagged(struct rt *rt, uint32_t flag)
 
 void rt_detach(struct rt *rt)
 {
-	size_t i;
-
-	for (i = 0; i < rt->nlinks; i++)
-		bpf_link__destroy(rt->links[i]);
-	free(rt->links);
-	rt->links = NULL;
-	rt->nlinks = 0;
+	probe_links_destroy(&rt->links);
 }

@@ -14,6 +14,7 @@
 
 #include "meta.h"
 #include "output.h"
+#include "probe.h"
 #include "runtime.h"
 
 struct bpf_object;
@@ -54,8 +55,7 @@ struct rt {
 	struct bpf_object *obj;
 	char **logbufs; /* per program, verifier logs; indexed like bpf_object__for_each_program */
 	size_t nlogbufs;
-	struct bpf_link **links;
-	size_t nlinks;
+	struct probe_links links;
 	struct output out;
 	struct ring_buffer *rb;
 	int sigfd;	    /* signalfd for SIGINT/SIGTERM/SIGHUP, -1 if none */

@@ -1,0 +1,174 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * What the perf-event probe types share (interval, profile, software, hardware, watchpoint):
+ * open one perf event per CPU (or on CPU 0 only) and attach the program to each.
+ */
+#include <bpf/libbpf.h>
+#include <errno.h>
+#include <linux/perf_event.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "meta.h"
+#include "probe_internal.h"
+
+/* The online CPUs, from the kernel's "0-3,5" list; at most max of them. */
+static int perf_online_cpus(int *cpus, int max)
+{
+	char buf[1024], *p = buf, *end;
+	FILE *f = fopen("/sys/devices/system/cpu/online", "r");
+	int n = 0;
+
+	if (!f || !fgets(buf, sizeof(buf), f)) {
+		if (f)
+			fclose(f);
+		return -errno ? -errno : -EIO;
+	}
+	fclose(f);
+	while (*p && *p != '\n') {
+		long lo = strtol(p, &end, 10), hi = lo;
+
+		if (end == p)
+			return -EINVAL;
+		p = end;
+		if (*p == '-') {
+			hi = strtol(p + 1, &end, 10);
+			p = end;
+		}
+		for (long c = lo; c <= hi && n < max; c++)
+			cpus[n++] = (int)c;
+		if (*p == ',')
+			p++;
+	}
+	return n;
+}
+
+int probe_perf_attach_attr(struct bpf_program *prog, const struct aot_probe *p,
+			   struct perf_event_attr *attr, bool all_cpus, struct probe_links *links,
+			   struct probe_err *err)
+{
+	int cpus[1024], ncpus = 1, ret;
+
+	cpus[0] = 0;
+	if (all_cpus) {
+		ncpus = perf_online_cpus(cpus, (int)(sizeof(cpus) / sizeof(cpus[0])));
+		if (ncpus <= 0) {
+			probe_err_set(err, NULL, "cannot read the online CPUs");
+			return ncpus ? ncpus : -ENOENT;
+		}
+	}
+	attr->size = sizeof(*attr);
+	for (int i = 0; i < ncpus; i++) {
+		int fd = (int)syscall(__NR_perf_event_open, attr, -1, cpus[i], -1, PERF_FLAG_FD_CLOEXEC);
+		struct bpf_link *link;
+
+		if (fd < 0) {
+			ret = -errno;
+			probe_err_set(err, ret == -ENOENT || ret == -EOPNOTSUPP
+					     ? "this machine does not expose that event (common in VMs)"
+					     : "check kernel.perf_event_paranoid and CAP_PERFMON",
+				      "cannot open the perf event of %s on CPU %d: %s", p->name, cpus[i],
+				      strerror(-ret));
+			return ret;
+		}
+		/* The link owns the perf event fd from here on and closes it on destroy. */
+		link = bpf_program__attach_perf_event(prog, fd);
+		ret = libbpf_get_error(link);
+		if (ret) {
+			close(fd);
+			probe_err_set(err, NULL, "cannot attach %s on CPU %d: %s", p->name, cpus[i],
+				      strerror(-ret));
+			return ret;
+		}
+		ret = probe_links_add(links, link);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+int probe_perf_attach(struct bpf_program *prog, const struct aot_probe *p, uint32_t type,
+		      uint64_t config, uint64_t period, bool all_cpus, struct probe_links *links,
+		      struct probe_err *err)
+{
+	struct perf_event_attr attr = {
+		.type = type,
+		.config = config,
+		.sample_period = period,
+	};
+
+	return probe_perf_attach_attr(prog, p, &attr, all_cpus, links, err);
+}
+
+char *probe_perf_section(struct arena *a, const char *target)
+{
+	(void)target;
+	return arena_strdup(a, "perf_event");
+}
+
+int probe_perf_one_target(struct arena *a, const char *target, char ***out, size_t *n)
+{
+	*out = arena_alloc(a, sizeof(char *));
+	(*out)[0] = arena_strdup(a, target);
+	*n = 1;
+	return 1;
+}
+
+/* "faults:100" -> the event and its count; NULL if the event is unknown or the count bad. */
+static const struct perf_counter *counter_parse(const struct perf_counter *table, const char *target,
+					       uint64_t *count)
+{
+	const char *colon = strchr(target, ':');
+	size_t len = colon ? (size_t)(colon - target) : strlen(target);
+	char *end;
+
+	for (const struct perf_counter *c = table; c->name; c++) {
+		if ((strlen(c->name) != len || strncmp(c->name, target, len)) &&
+		    (!c->alias || strlen(c->alias) != len || strncmp(c->alias, target, len)))
+			continue;
+		*count = c->default_count;
+		if (colon) {
+			*count = strtoull(colon + 1, &end, 10);
+			if (*end || !*count)
+				return NULL;
+		}
+		return c;
+	}
+	return NULL;
+}
+
+int probe_counter_match(const struct perf_counter *table, const char *type, struct arena *a,
+			 const char *pattern, char ***out, size_t *n, struct probe_err *err)
+{
+	uint64_t count;
+	char names[512];
+	size_t off = 0;
+
+	*out = NULL;
+	*n = 0;
+	if (counter_parse(table, pattern, &count))
+		return probe_perf_one_target(a, pattern, out, n);
+	for (const struct perf_counter *c = table; c->name && off < sizeof(names); c++)
+		off += (size_t)snprintf(names + off, sizeof(names) - off, "%s%s", off ? ", " : "",
+					c->name);
+	probe_err_set(err, names, "unknown %s event or bad count in '%s'", type, pattern);
+	return -EINVAL;
+}
+
+int probe_counter_attach(const struct perf_counter *table, uint32_t type,
+			  struct bpf_program *prog, const struct aot_probe *p,
+			  struct probe_links *links, struct probe_err *err)
+{
+	uint64_t count;
+	const struct perf_counter *c = counter_parse(table, p->target, &count);
+
+	if (!c) {
+		probe_err_set(err, NULL, "unknown event in '%s'", p->target);
+		return -EINVAL;
+	}
+	return probe_perf_attach(prog, p, type, c->config, count, true, links, err);
+}
+

@@ -1,0 +1,83 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * profile:hz:N, profile:s/ms/us:N: sampling on every online CPU with a cpu-clock perf event,
+ * by frequency (hz) or by period.
+ */
+#include <errno.h>
+#include <linux/perf_event.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "meta.h"
+#include "probe_internal.h"
+
+#define PROFILE_HINT "write it as profile:hz:N, profile:s:N, profile:ms:N or profile:us:N"
+
+/* 0 if malformed; sets *is_freq for hz. */
+static uint64_t profile_rate(const char *target, bool *is_freq)
+{
+	static const struct {
+		const char *unit;
+		uint64_t ns;
+	} units[] = { { "hz", 0 }, { "s", 1000000000ull }, { "ms", 1000000ull }, { "us", 1000ull } };
+	const char *colon = strchr(target, ':');
+	unsigned long long n;
+	char *end;
+
+	if (!colon || !colon[1] || colon[1] == '-')
+		return 0;
+	n = strtoull(colon + 1, &end, 10);
+	if (*end || !n)
+		return 0;
+	for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++) {
+		if (strlen(units[i].unit) != (size_t)(colon - target) ||
+		    strncmp(target, units[i].unit, (size_t)(colon - target)))
+			continue;
+		*is_freq = units[i].ns == 0;
+		return *is_freq ? n : (n > UINT64_MAX / units[i].ns ? 0 : n * units[i].ns);
+	}
+	return 0;
+}
+
+static int profile_match(struct probe_env *env, struct arena *a, const char *pattern,
+			 char ***out, size_t *n, struct probe_err *err)
+{
+	bool is_freq;
+
+	(void)env;
+	*out = NULL;
+	*n = 0;
+	if (!profile_rate(pattern, &is_freq)) {
+		probe_err_set(err, PROFILE_HINT, "invalid profile rate '%s'", pattern);
+		return -EINVAL;
+	}
+	return probe_perf_one_target(a, pattern, out, n);
+}
+
+static int profile_attach(struct bpf_program *prog, const struct aot_probe *p,
+			  struct probe_links *links, struct probe_err *err)
+{
+	bool is_freq = false;
+	uint64_t rate = profile_rate(p->target, &is_freq);
+	struct perf_event_attr attr = {
+		.type = PERF_TYPE_SOFTWARE,
+		.config = PERF_COUNT_SW_CPU_CLOCK,
+		.freq = is_freq,
+		.sample_period = rate, /* sample_freq shares the field */
+	};
+
+	if (!rate) {
+		probe_err_set(err, PROFILE_HINT, "invalid profile rate '%s'", p->target);
+		return -EINVAL;
+	}
+	return probe_perf_attach_attr(prog, p, &attr, true, links, err);
+}
+
+const struct probe_type probe_profile = {
+	.name = "profile",
+	.spellings = (const char *const[]){ "p", NULL },
+	.has_target = true,
+	.match = profile_match,
+	.section = probe_perf_section,
+	.attach = profile_attach,
+};

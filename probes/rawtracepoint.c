@@ -1,0 +1,121 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * rawtracepoint:NAME: a raw tracepoint, its arguments unformatted as arg0..argN. Targets are
+ * the kernel's "btf_trace_NAME" typedefs in its BTF (which also give the argument count); the
+ * program is a raw_tp whose context is the array of u64 arguments.
+ */
+#include <bpf/btf.h>
+#include <bpf/libbpf.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ast.h"
+#include "meta.h"
+#include "probe_internal.h"
+
+#define RAW_PREFIX "btf_trace_"
+
+static int name_cmp(const void *x, const void *y)
+{
+	return strcmp(*(char *const *)x, *(char *const *)y);
+}
+
+static int rawtp_match(struct probe_env *env, struct arena *a, const char *pattern, char ***out,
+		       size_t *n, struct probe_err *err)
+{
+	struct btf *btf;
+	size_t cap = 0, plen = strlen(RAW_PREFIX);
+	uint32_t nr;
+
+	*out = NULL;
+	*n = 0;
+	/* bpftrace 0.17 also accepts rawtracepoint:CATEGORY:NAME; the category does not matter. */
+	if (strchr(pattern, ':'))
+		pattern = strchr(pattern, ':') + 1;
+	btf = probe_env_vmlinux_btf(env, err);
+	if (!btf)
+		return -ENOENT;
+	nr = btf__type_cnt(btf);
+	for (uint32_t id = 1; id < nr; id++) {
+		const struct btf_type *t = btf__type_by_id(btf, id);
+		const char *name;
+
+		if (!btf_is_typedef(t))
+			continue;
+		name = btf__name_by_offset(btf, t->name_off);
+		if (!name || strncmp(name, RAW_PREFIX, plen) || !probe_wildcard_match(pattern, name + plen))
+			continue;
+		if (*n == cap) {
+			char **v = arena_alloc(a, (cap ? cap * 2 : 64) * sizeof(*v));
+
+			if (*n)
+				memcpy(v, *out, *n * sizeof(*v));
+			*out = v;
+			cap = cap ? cap * 2 : 64;
+		}
+		(*out)[(*n)++] = arena_strdup(a, name + plen);
+	}
+	if (*n)
+		qsort(*out, *n, sizeof(char *), name_cmp);
+	return (int)*n;
+}
+
+static char *rawtp_section(struct arena *a, const char *target)
+{
+	return arena_printf(a, "raw_tp/%s", target);
+}
+
+/* arg0..argN-1: the tracepoint's arguments after its leading `void *` context. */
+static int rawtp_args(struct probe_env *env, struct arena *a, const char *target,
+		      struct probe_arg **args, uint32_t *nargs, struct probe_err *err)
+{
+	struct btf *btf = probe_env_vmlinux_btf(env, err);
+	const struct btf_type *t;
+	char *tname = arena_printf(a, RAW_PREFIX "%s", target);
+	uint32_t n;
+	int id;
+
+	if (!btf)
+		return -ENOENT;
+	id = btf__find_by_name_kind(btf, tname, BTF_KIND_TYPEDEF);
+	t = id < 0 ? NULL : btf__type_by_id(btf, btf__resolve_type(btf, (uint32_t)id));
+	while (t && btf_is_ptr(t))
+		t = btf__type_by_id(btf, t->type);
+	if (!t || !btf_is_func_proto(t) || btf_vlen(t) < 1) {
+		probe_err_set(err, NULL, "the kernel's BTF does not describe raw tracepoint %s", target);
+		return -ENOENT;
+	}
+	n = btf_vlen(t) - 1;
+	*args = arena_alloc(a, (n ? n : 1) * sizeof(**args));
+	for (uint32_t i = 0; i < n; i++) {
+		struct probe_arg *arg = &(*args)[i];
+
+		arg->name = arena_printf(a, "arg%u", i);
+		arg->decl = arg->name;
+		arg->offset = 8 * i;
+		arg->type = (struct type){ .kind = TYPE_INT, .size = 8 };
+		arg->hidden = true;
+	}
+	*nargs = n;
+	return 0;
+}
+
+static int rawtp_attach(struct bpf_program *prog, const struct aot_probe *p,
+			struct probe_links *links, struct probe_err *err)
+{
+	return probe_links_add_result(links, bpf_program__attach_raw_tracepoint(prog, p->target), err,
+				      "list them with: aotrace -l 'rawtracepoint:*'", p->name);
+}
+
+const struct probe_type probe_rawtracepoint = {
+	.name = "rawtracepoint",
+	.spellings = (const char *const[]){ "rt", NULL },
+	.builtins = PB_ARGN,
+	.has_target = true,
+	.list_all = "*",
+	.match = rawtp_match,
+	.section = rawtp_section,
+	.args = rawtp_args,
+	.attach = rawtp_attach,
+};
