@@ -33,6 +33,8 @@ are `KEY value`; blank lines and lines starting with '#' are ignored.
                                killed when the test ends
     REQUIRES kprobe fentry     kernel features needed; the test is skipped when one is missing.
                                Each feature is probed by trying it (see FEATURES below).
+    UNLESS kprobe              the opposite: skip when the kernel has the feature (for tests of
+                               what aotrace says when it is missing)
     AFTER_NO_LEAKS             the test runs alone, and afterwards no BPF program, map or link,
                                no pin and no kprobe/uprobe event may remain that was not there
                                before
@@ -263,6 +265,7 @@ class Test:
         self.interrupt = None
         self.workload = None
         self.requires = []
+        self.unless = []
         self.no_leaks = False
         self.skip = None
         self.error_case = None  # (bt path, err path)
@@ -321,6 +324,11 @@ def parse_test_file(path):
                             raise ParseError('unknown feature %r (known: %s)' %
                                              (feat, ' '.join(sorted(FEATURES))))
                         t.requires.append(feat)
+                elif key == 'UNLESS':
+                    for feat in val.split():
+                        if feat not in FEATURES:
+                            raise ParseError('unknown feature %r' % feat)
+                        t.unless.append(feat)
                 elif key == 'AFTER_NO_LEAKS':
                     t.no_leaks = True
                 elif key == 'SKIP':
@@ -441,6 +449,9 @@ def run_test(env, t, scale):
         reason = feature_missing(env, feat)
         if reason:
             return Result(t, 'SKIP', reason)
+    for feat in t.unless:
+        if not feature_missing(env, feat):
+            return Result(t, 'SKIP', 'the kernel has %s' % feat)
     if t.error_case:
         return run_error_case(env, t, scale)
 
