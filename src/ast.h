@@ -39,16 +39,21 @@ enum type_kind {
 	TYPE_MIN,
 	TYPE_MAX,
 	TYPE_AVG,
-	/* not yet compiled; sema reports "not supported yet" */
-	TYPE_PTR,
-	TYPE_RECORD,
+	/* types from kernel BTF or the script's C definitions (src/ctypes.h) */
+	TYPE_PTR,    /* size 8; pointee, btf_id, is_user */
+	TYPE_RECORD, /* a struct or union: rec; reached through pointers, never a value */
 	/* more aggregations (value layouts in runtime/meta.h) */
 	TYPE_STATS,
 	TYPE_HIST,
 	TYPE_LHIST,
 	/* bytes of size that only user space renders: render says how (enum aot_kind) */
 	TYPE_BUF,
+	TYPE_ARRAY, /* nelems of *pointee (char arrays are STR instead) */
 };
+
+struct crecord;
+struct cmember;
+struct ctypes;
 
 struct type {
 	enum type_kind kind;
@@ -59,6 +64,10 @@ struct type {
 	uint32_t *offsets;     /* TUPLE: byte offset of each element, natural alignment */
 	uint32_t render;       /* BUF: enum aot_kind (runtime/meta.h) */
 	uint32_t render_arg;   /* BUF: kstack/ustack frame limit | mode << 16; timestamp fmt */
+	struct type *pointee;  /* PTR: the pointed-to type (NULL: void, or see btf_id); ARRAY: elem */
+	uint32_t btf_id;       /* PTR: the pointee's id in the kernel's BTF when pointee is NULL */
+	bool is_user;          /* PTR: points into user memory (probe_read_user) */
+	struct crecord *rec;   /* RECORD */
 };
 
 enum node_kind {
@@ -257,6 +266,10 @@ struct node {
 	struct var_info *vars;        /* NODE_PROBE */
 	struct probe_match *matches;  /* NODE_ATTACH */
 	uint32_t nmatches;
+	/* NODE_FIELD on a record: the members from the record down to the named one (several when
+	 * it is inside anonymous structs or unions) */
+	const struct cmember **mpath;
+	uint32_t npath;
 };
 
 /* A whole compilation: everything lives in the arena and dies with it. */
@@ -270,6 +283,8 @@ struct program {
 	char **params;         /* positional parameters $1..$N */
 	int nparams;
 	uint32_t strlen_max;   /* BPFTRACE_STRLEN, default 64 */
+	struct ctypes *ctypes; /* the type universe (kernel BTF, C definitions), made on first use */
+	bool emit_elf;         /* compiled for other hosts: warn about what is not portable */
 	uint32_t map_keys_max; /* BPFTRACE_MAP_KEYS_MAX: max_entries of maps; 0: sema reads the env */
 	bool unsafe;           /* --unsafe: system(), override(), signal() allowed */
 	bool uses_elapsed;     /* sema: the program reads elapsed (codegen adds AOT_STATE_MAP) */
