@@ -36,6 +36,9 @@ enum probe_builtins {
 	PB_RETVAL = 1 << 1,
 	PB_FUNC = 1 << 2,
 	PB_ARGN = 1 << 3,   /* arg0..argN */
+	PB_USER = 1 << 4,   /* probes a user-space function: func is a user symbol (usym) */
+	PB_REGS = 1 << 5,   /* the context is the traced task's struct pt_regs: reg("ip") */
+	PB_OVERRIDE = 1 << 6, /* override(rc) (bpf_override_return): kprobe */
 };
 
 struct probe_type {
