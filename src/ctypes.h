@@ -1,0 +1,97 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The type universe of a program: records, pointers, arrays, enums and typedefs from the kernel's
+ * BTF (read lazily, only when a script names such a type) and from the C definitions and
+ * #include lines of the script (parsed with libclang). Sema resolves names here; codegen reads
+ * the records' members and, for BTF records, the BTF ids to build CO-RE relocations.
+ */
+#ifndef AOT_CTYPES_H
+#define AOT_CTYPES_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "ast.h"
+
+struct btf;
+struct probe_env;
+struct diags;
+
+struct cmember {
+	char *name;          /* "" for an anonymous struct or union */
+	struct type type;
+	uint32_t off;        /* bytes from the start of the record */
+	uint32_t bit_off;    /* bitfields: bits from off; bit_size 0 for ordinary members */
+	uint32_t bit_size;
+	uint32_t index;      /* position in the record, the CO-RE access index */
+	struct crecord *parent;
+};
+
+struct crecord {
+	char *name;          /* "task_struct"; "" for an anonymous one */
+	bool is_union;
+	bool complete;       /* members filled (BTF records are filled on first use) */
+	bool defined;        /* not just a forward declaration */
+	uint32_t size;
+	uint32_t btf_id;     /* in the kernel's BTF; 0 for records of the script's C definitions */
+	uint32_t nmembers;
+	struct cmember *members;
+	struct ctypes *ct;
+};
+
+/* The program's universe, made on first use; the kernel's BTF comes from env. */
+struct ctypes *ctypes_get(struct program *prog, struct probe_env *env);
+/* The kernel's BTF, or NULL (with a reason in *why, static text) when the kernel has none. */
+const struct btf *ctypes_btf(struct ctypes *ct, const char **why);
+
+/*
+ * A type as written in a cast: "struct task_struct *", "uint8 *", "pid_t", "u32 **".
+ * 0, or -ENOENT with *missing set to the name that is unknown.
+ */
+int ctypes_parse(struct ctypes *ct, const char *text, struct type *out, const char **missing);
+/* A record by name, looked up in the C definitions first, then in BTF; NULL if unknown. */
+struct crecord *ctypes_record(struct ctypes *ct, const char *name, bool is_union);
+/* Fills the members of a BTF record. false if it has no definition anywhere. */
+bool ctypes_complete(struct crecord *r);
+/* The pointee of a pointer (resolving a BTF id on first use); NULL for void. */
+const struct type *ctypes_pointee(struct ctypes *ct, struct type *ptr);
+/* A type from the kernel's BTF by id (typedefs and modifiers skipped). */
+struct type ctypes_from_btf(struct ctypes *ct, uint32_t id);
+
+/*
+ * Finds a member by name, descending into anonymous members. Fills path (up to max entries)
+ * from the outermost member to the named one; returns the path's length, 0 if not found.
+ */
+uint32_t ctypes_member(struct crecord *r, const char *name, const struct cmember **path,
+		       uint32_t max);
+/* "did you mean ..." text for an unknown member: the closest names, or NULL. */
+const char *ctypes_member_hint(struct arena *a, struct crecord *r, const char *name);
+
+/*
+ * An integer constant: an object-like macro or enum constant of the C definitions, or an
+ * enumerator in the kernel's BTF. false if unknown.
+ */
+bool ctypes_const(struct ctypes *ct, const char *name, int64_t *val);
+
+/* "struct task_struct *", "int32", "char[16]": a type as a C programmer reads it. */
+const char *ctypes_name(struct arena *a, const struct type *t);
+
+/* ---- the script's C definitions (ctypes_clang.c) ---- */
+
+/*
+ * Parses the C definitions and #include lines of prog (in order) with libclang. Headers that
+ * are not installed are left out with a warning; names clang could not resolve come from BTF.
+ * wanted: NULL-terminated identifiers the script uses that may be macros. 0 or -errno.
+ */
+int ctypes_parse_c(struct ctypes *ct, struct diags *d, const char *const *wanted);
+
+/* Internal, between ctypes.c and ctypes_clang.c. */
+struct ctypes_c;
+struct crecord *ctypes_c_record(struct ctypes_c *c, const char *name, bool is_union);
+bool ctypes_c_typedef(struct ctypes_c *c, const char *name, struct type *out);
+bool ctypes_c_const(struct ctypes_c *c, const char *name, int64_t *val);
+void ctypes_set_c(struct ctypes *ct, struct ctypes_c *c);
+struct arena *ctypes_arena(struct ctypes *ct);
+struct program *ctypes_program(struct ctypes *ct);
+
+#endif

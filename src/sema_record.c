@@ -1,0 +1,284 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Semantic checks of typed memory: `(struct task_struct *)curtask`, `p->a.b`, `*p`, `&p->x`,
+ * `p[i]`, and identifiers that are kernel or C constants. Types come from the program's type
+ * universe (ctypes.h); codegen turns the resolved member paths into CO-RE relocated reads.
+ */
+#include <errno.h>
+#include <string.h>
+
+#include "arena.h"
+#include "ctypes.h"
+#include "sema_record.h"
+
+#define SEMA_RECORD_MAX_PATH 8
+
+static struct ctypes *sema_record_ct(struct sema_ctx *ctx)
+{
+	return ctypes_get(ctx->prog, ctx->env);
+}
+
+/* Identifiers the script uses that are neither builtins nor arguments: candidate macros. */
+static void sema_record_wanted(struct sema_ctx *ctx, struct node *n, const char ***v, uint32_t *nv,
+			       uint32_t *cap)
+{
+	for (; n; n = n->next) {
+		if (n->kind == NODE_BUILTIN && !sema_builtin_find(n->name)) {
+			if (*nv + 1 >= *cap) {
+				uint32_t c = *cap ? *cap * 2 : 16;
+				const char **w = arena_alloc(ctx->a, c * sizeof(*w));
+
+				if (*nv)
+					memcpy(w, *v, *nv * sizeof(*w));
+				*v = w;
+				*cap = c;
+			}
+			(*v)[(*nv)++] = n->name;
+		}
+		sema_record_wanted(ctx, n->lhs, v, nv, cap);
+		sema_record_wanted(ctx, n->rhs, v, nv, cap);
+		sema_record_wanted(ctx, n->cond, v, nv, cap);
+		sema_record_wanted(ctx, n->args, v, nv, cap);
+		if (n->kind != NODE_PROGRAM) {
+			sema_record_wanted(ctx, n->body, v, nv, cap);
+			sema_record_wanted(ctx, n->else_body, v, nv, cap);
+		}
+	}
+}
+
+void sema_record_cdefs(struct sema_ctx *ctx)
+{
+	const char **wanted = NULL;
+	uint32_t n = 0, cap = 0;
+	bool any = false;
+
+	for (struct node *p = ctx->prog->root->body; p; p = p->next) {
+		if (p->kind == NODE_CDEF || p->kind == NODE_INCLUDE)
+			any = true;
+		else if (p->kind == NODE_PROBE)
+			sema_record_wanted(ctx, p, &wanted, &n, &cap);
+	}
+	if (!any)
+		return;
+	if (!wanted)
+		wanted = arena_alloc(ctx->a, sizeof(*wanted));
+	wanted[n] = NULL;
+	ctypes_parse_c(sema_record_ct(ctx), ctx->d, wanted);
+}
+
+bool sema_record_ident(struct sema_ctx *ctx, struct node *n)
+{
+	int64_t v;
+
+	if (!ctypes_const(sema_record_ct(ctx), n->name, &v))
+		return false;
+	n->kind = NODE_INT;
+	n->num = (uint64_t)v;
+	n->type = type_int(8, true);
+	return true;
+}
+
+void sema_record_curtask(struct sema_ctx *ctx, struct node *n)
+{
+	const char *missing;
+
+	if (ctypes_parse(sema_record_ct(ctx), "struct task_struct *", &n->type, &missing))
+		n->type = type_int(8, false);
+}
+
+/* The record x.name or x->name reads from; NULL (reported) if there is none. */
+static struct crecord *sema_record_of(struct sema_ctx *ctx, struct node *n)
+{
+	struct type *lt = &n->lhs->type;
+	const struct type *pt = NULL;
+	const char *op = n->is_arrow ? "->" : ".";
+
+	if (lt->kind == TYPE_PTR)
+		pt = ctypes_pointee(sema_record_ct(ctx), lt);
+	if (n->is_arrow && pt && pt->kind == TYPE_RECORD)
+		return pt->rec;
+	if (!n->is_arrow && lt->kind == TYPE_RECORD)
+		return lt->rec;
+	if (pt && pt->kind == TYPE_RECORD)
+		sema_error(ctx, n->loc, arena_printf(ctx->a, "write ->%s", n->name),
+			   "%s is a pointer: use '->'", ctypes_name(ctx->a, lt));
+	else if (lt->kind == TYPE_RECORD)
+		sema_error(ctx, n->loc, arena_printf(ctx->a, "write .%s", n->name),
+			   "%s is not a pointer: use '.'", ctypes_name(ctx->a, lt));
+	else if (lt->kind == TYPE_INT && n->is_arrow)
+		sema_error(ctx, n->loc, "cast it to a pointer first: ((struct name *)x)->member",
+			   "'->' needs a pointer to a struct or union, not %s",
+			   ctypes_name(ctx->a, lt));
+	else
+		sema_error(ctx, n->loc, NULL, "'%s%s': %s is not a %sstruct or union", op, n->name,
+			   ctypes_name(ctx->a, lt), n->is_arrow ? "pointer to a " : "");
+	return NULL;
+}
+
+void sema_record_field(struct sema_ctx *ctx, struct node *n)
+{
+	const struct cmember *path[SEMA_RECORD_MAX_PATH];
+	const struct cmember *m;
+	struct crecord *r;
+	bool user;
+
+	if (n->lhs->type.kind == TYPE_NONE)
+		return;
+	r = sema_record_of(ctx, n);
+	if (!r)
+		return;
+	if (!ctypes_complete(r) && !r->complete) {
+		sema_error(ctx, n->loc, "define it in the script, or #include its header",
+			   "struct %s has no definition, only a declaration", r->name);
+		return;
+	}
+	n->npath = ctypes_member(r, n->name, path, SEMA_RECORD_MAX_PATH);
+	if (!n->npath) {
+		sema_error(ctx, n->loc, ctypes_member_hint(ctx->a, r, n->name),
+			   "%s %s has no member '%s'", r->is_union ? "union" : "struct", r->name,
+			   n->name);
+		return;
+	}
+	n->mpath = arena_alloc(ctx->a, n->npath * sizeof(*n->mpath));
+	memcpy(n->mpath, path, n->npath * sizeof(*n->mpath));
+	m = path[n->npath - 1];
+	if (m->bit_size && (m->type.kind != TYPE_INT || m->bit_size + m->bit_off > 64)) {
+		sema_unsupported(ctx, n, "a bitfield of this type");
+		return;
+	}
+	/* The memory read from is the user's if the pointer followed points there. */
+	user = n->is_arrow ? n->lhs->type.is_user : n->lhs->is_user;
+	n->is_user = user;
+	n->type = m->type;
+	if (n->type.kind == TYPE_PTR)
+		n->type.is_user = n->type.is_user || user;
+	if (ctx->prog->emit_elf && !r->btf_id && ctx->report)
+		diag_warn(ctx->d, n->loc, "the offset is fixed: define only records the kernel lacks",
+			  "struct %s comes from the script, not the kernel's BTF: its layout is not "
+			  "relocated on other kernels", r->name);
+}
+
+bool sema_record_cast(struct sema_ctx *ctx, struct node *n)
+{
+	struct type *lt = &n->lhs->type, t;
+	const char *missing = NULL;
+
+	if (ctypes_parse(sema_record_ct(ctx), n->cast_type, &t, &missing)) {
+		sema_error(ctx, n->loc,
+			   "types come from the kernel's BTF, the script's C definitions and #include",
+			   "unknown type '%s'", missing);
+		return true;
+	}
+	if (t.kind == TYPE_INT && lt->kind != TYPE_PTR &&
+	    (!strncmp(n->cast_type, "int", 3) || !strncmp(n->cast_type, "uint", 4)) &&
+	    !strchr(n->cast_type, '*'))
+		return false; /* sema.c's own integer casts */
+	if (lt->kind == TYPE_NONE)
+		return true;
+	switch (t.kind) {
+	case TYPE_INT:
+	case TYPE_BOOL:
+		if (!sema_is_int(lt) && lt->kind != TYPE_PTR) {
+			sema_error(ctx, n->loc, NULL, "cannot cast %s to %s", ctypes_name(ctx->a, lt),
+				   n->cast_type);
+			return true;
+		}
+		n->type = type_int(t.size ? t.size : 8, t.is_signed);
+		return true;
+	case TYPE_PTR:
+		if (!sema_is_int(lt) && lt->kind != TYPE_PTR) {
+			sema_error(ctx, n->loc, NULL, "cannot cast %s to a pointer",
+				   ctypes_name(ctx->a, lt));
+			return true;
+		}
+		n->type = t;
+		n->type.is_user = lt->kind == TYPE_PTR ? lt->is_user : n->lhs->is_user;
+		n->is_user = n->type.is_user;
+		return true;
+	default:
+		sema_error(ctx, n->loc,
+			   t.kind == TYPE_RECORD ? arena_printf(ctx->a, "cast to a pointer: (%s *)",
+								n->cast_type)
+						 : NULL,
+			   "cannot cast to %s", ctypes_name(ctx->a, &t));
+		return true;
+	}
+}
+
+/* Can codegen compute the address of n (rather than only its value)? */
+static bool sema_record_addressable(const struct node *n)
+{
+	return (n->kind == NODE_FIELD && n->mpath) || n->kind == NODE_INDEX ||
+	       (n->kind == NODE_UNOP && n->op == '*');
+}
+
+void sema_record_unop(struct sema_ctx *ctx, struct node *n)
+{
+	struct type *lt = &n->lhs->type;
+	const struct type *pt;
+
+	if (lt->kind == TYPE_NONE)
+		return;
+	if (n->op == '&') {
+		if (!sema_record_addressable(n->lhs)) {
+			sema_error(ctx, n->loc, NULL,
+				   "'&' takes a member, an element or a dereference, not %s",
+				   node_kind_name(n->lhs->kind));
+			return;
+		}
+		n->type = (struct type){ .kind = TYPE_PTR, .size = 8, .is_user = n->lhs->is_user };
+		n->type.pointee = arena_alloc(ctx->a, sizeof(*n->type.pointee));
+		*n->type.pointee = *lt;
+		return;
+	}
+	if (lt->kind != TYPE_PTR) {
+		sema_error(ctx, n->loc,
+			   sema_is_int(lt) ? "cast it to a pointer first: *(uint32 *)x" : NULL,
+			   "cannot dereference %s: it is not a pointer", ctypes_name(ctx->a, lt));
+		return;
+	}
+	pt = ctypes_pointee(sema_record_ct(ctx), lt);
+	if (!pt || pt->kind == TYPE_VOID || pt->kind == TYPE_NONE) {
+		sema_error(ctx, n->loc, "cast it to a pointer to what it points at: *(uint64 *)p",
+			   "cannot dereference %s", pt ? ctypes_name(ctx->a, lt) : "a void pointer");
+		return;
+	}
+	n->type = *pt;
+	n->is_user = lt->is_user;
+	if (n->type.kind == TYPE_PTR)
+		n->type.is_user = n->type.is_user || lt->is_user;
+}
+
+void sema_record_index(struct sema_ctx *ctx, struct node *n)
+{
+	struct type *lt = &n->lhs->type;
+	const struct type *et = NULL;
+
+	if (lt->kind == TYPE_NONE || n->rhs->type.kind == TYPE_NONE)
+		return;
+	sema_need_int(ctx, n->rhs, "an index");
+	if (lt->kind == TYPE_PTR) {
+		et = ctypes_pointee(sema_record_ct(ctx), lt);
+		n->is_user = lt->is_user;
+	} else if (lt->kind == TYPE_ARRAY && sema_record_addressable(n->lhs)) {
+		et = lt->pointee;
+		n->is_user = n->lhs->is_user;
+	} else if (lt->kind == TYPE_STR && sema_record_addressable(n->lhs)) {
+		static struct type i8 = { .kind = TYPE_INT, .size = 1, .is_signed = true };
+
+		et = &i8;
+		n->is_user = n->lhs->is_user;
+	} else {
+		sema_error(ctx, n->loc, NULL, "cannot index %s: it is not a pointer or an array",
+			   ctypes_name(ctx->a, lt));
+		return;
+	}
+	if (!et || et->kind == TYPE_VOID || !et->size) {
+		sema_error(ctx, n->loc, "cast it to a pointer to what it points at: ((uint64 *)p)[i]",
+			   "cannot index %s", ctypes_name(ctx->a, lt));
+		return;
+	}
+	n->type = *et;
+	if (n->type.kind == TYPE_PTR)
+		n->type.is_user = n->type.is_user || n->is_user;
+}

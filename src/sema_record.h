@@ -1,0 +1,27 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The semantic checks of typed memory: member access, pointers, dereference, casts to pointer
+ * types, indexing, kernel constants, and the script's C definitions. sema.c calls these where
+ * such nodes appear, after it has checked their operands.
+ */
+#ifndef AOT_SEMA_RECORD_H
+#define AOT_SEMA_RECORD_H
+
+#include "sema_types.h"
+
+/* Before the walks: parses the program's C definitions and #includes, if it has any. */
+void sema_record_cdefs(struct sema_ctx *ctx);
+/* An identifier that is no builtin: a macro or enum constant becomes a NODE_INT. */
+bool sema_record_ident(struct sema_ctx *ctx, struct node *n);
+/* curtask: a struct task_struct * where the kernel has BTF, else an integer. */
+void sema_record_curtask(struct sema_ctx *ctx, struct node *n);
+/* x.name and x->name on records (lhs already checked). */
+void sema_record_field(struct sema_ctx *ctx, struct node *n);
+/* A cast sema.c's integer casts do not cover; false if it is one of those (lhs checked). */
+bool sema_record_cast(struct sema_ctx *ctx, struct node *n);
+/* *p and &x (lhs checked). */
+void sema_record_unop(struct sema_ctx *ctx, struct node *n);
+/* x[i] (lhs and rhs checked). */
+void sema_record_index(struct sema_ctx *ctx, struct node *n);
+
+#endif
