@@ -83,6 +83,8 @@ static LLVMValueRef cg_bi_probe(struct cg *cg, struct node *n)
 {
 	const char *name = cg->match ? cg->match->name : "";
 
+	if (cg->match && cg->match->is_multi)
+		return cg_multi_probe_name(cg, n);
 	return cg_str_lit(cg, name, strlen(name), n->type.size);
 }
 

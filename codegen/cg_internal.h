@@ -110,6 +110,21 @@ void cg_di_global(struct cg *cg, LLVMValueRef g, const char *name, LLVMMetadataR
 
 /* ---- cg_maps.c: BTF-defined maps and the helper calls that use them ---- */
 
+/* A BTF-defined map global in .maps. */
+struct cg_mapdef {
+	uint32_t type;
+	uint32_t max_entries;
+	LLVMMetadataRef key, value; /* NULL: the map has none (ring buffer) */
+};
+LLVMValueRef cg_map_global(struct cg *cg, const char *name, const struct cg_mapdef *def);
+
+/* ---- cg_multi.c ---- */
+
+/* The map of target names for multi programs, if the program has any. */
+void cg_multi_define(struct cg *cg);
+/* `probe` in a multi program: its target's name, looked up by attach cookie. */
+LLVMValueRef cg_multi_probe_name(struct cg *cg, struct node *n);
+
 int cg_maps_define(struct cg *cg);
 /* @x as a value: the stored value, or zero if the key is missing. */
 LLVMValueRef cg_map_read(struct cg *cg, struct node *n);

@@ -12,11 +12,6 @@
 #include "cg_internal.h"
 #include "meta.h"
 
-struct cg_mapdef {
-	uint32_t type;
-	uint32_t max_entries;
-	LLVMMetadataRef key, value; /* NULL: the map has none (ring buffer) */
-};
 
 static const struct type cg_scalar_key = {.kind = TYPE_INT, .size = 8};
 
@@ -42,7 +37,7 @@ static LLVMMetadataRef cg_map_type_field(struct cg *cg, const char *name, LLVMMe
 					     cg_di_ptr(cg, ty));
 }
 
-static LLVMValueRef cg_map_global(struct cg *cg, const char *name, const struct cg_mapdef *def)
+LLVMValueRef cg_map_global(struct cg *cg, const char *name, const struct cg_mapdef *def)
 {
 	LLVMMetadataRef members[4], st;
 	LLVMTypeRef fields[4], ty;

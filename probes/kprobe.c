@@ -168,16 +168,130 @@ static int kprobe_attach_common(struct bpf_program *prog, const struct aot_probe
 	return ret;
 }
 
+struct kprobe_multi_ctx {
+	struct bpf_program *prog;
+	bool retprobe;
+};
+
+static int kprobe_multi_one(void *c, const char *name, uint64_t cookie, struct probe_links *links,
+			    struct probe_err *err)
+{
+	struct kprobe_multi_ctx *ctx = c;
+	LIBBPF_OPTS(bpf_kprobe_opts, opts, .retprobe = ctx->retprobe, .bpf_cookie = cookie);
+
+	return probe_links_add_result(links, bpf_program__attach_kprobe_opts(ctx->prog, name, &opts),
+				      err, NULL, name);
+}
+
+static int kprobe_multi_many(void *c, const char **names, const uint64_t *cookies, size_t n,
+			     struct bpf_link **link)
+{
+	struct kprobe_multi_ctx *ctx = c;
+	LIBBPF_OPTS(bpf_kprobe_multi_opts, opts, .syms = names, .cnt = n, .cookies = (const __u64 *)cookies,
+		    .retprobe = ctx->retprobe);
+
+	*link = bpf_program__attach_kprobe_multi_opts(ctx->prog, NULL, &opts);
+	return libbpf_get_error(*link);
+}
+
+static const struct probe_multi_ops kprobe_multi_ops = {
+	.attach_multi = kprobe_multi_many,
+	.attach_one = kprobe_multi_one,
+};
+
+/* Functions kprobes must not touch, from debugfs when it is there. */
+static void kprobe_drop_blacklisted(char **names, size_t *n)
+{
+	FILE *f = fopen("/sys/kernel/debug/kprobes/blacklist", "r");
+	char line[512], name[256];
+	size_t kept = 0;
+
+	if (!f)
+		return;
+	while (fgets(line, sizeof(line), f)) {
+		char **hit;
+
+		if (sscanf(line, "%*s %255s", name) != 1)
+			continue;
+		hit = bsearch(&(const char *){ name }, names, *n, sizeof(char *), name_cmp);
+		if (hit)
+			**hit = 0; /* names are sorted: mark, compact below */
+	}
+	fclose(f);
+	for (size_t i = 0; i < *n; i++)
+		if (names[i][0])
+			names[kept++] = names[i];
+	*n = kept;
+}
+
+/* A multi program: every function the pattern matches on this kernel, now. */
+static int kprobe_attach_multi(struct bpf_program *prog, const struct aot_probe *p, bool retprobe,
+			       struct probe_links *links, struct probe_err *err)
+{
+	struct kprobe_multi_ctx ctx = { .prog = prog, .retprobe = retprobe };
+	struct probe_env *env = probe_env__new();
+	struct arena *a = arena_new();
+	char **names = NULL;
+	size_t n = 0;
+	int ret = -ENOMEM;
+
+	if (!env || !a)
+		goto out;
+	ret = kprobe_supported(env, err);
+	if (ret)
+		goto out;
+	ret = kprobe_collect(env, a, p->target, &names, &n);
+	if (ret) {
+		probe_err_set(err, NULL, "cannot read the traceable functions: %s", strerror(-ret));
+		goto out;
+	}
+	kprobe_drop_blacklisted(names, &n);
+	if (!n) {
+		probe_err_set(err, "list what can be probed: aotrace -l 'kprobe:*'",
+			      "no traceable function matches %s on this kernel", p->name);
+		ret = -ENOENT;
+		goto out;
+	}
+	ret = probe_multi_attach(prog, p, &kprobe_multi_ops, &ctx, names, "", n, links, err);
+out:
+	arena_free(a);
+	probe_env__free(env);
+	return ret;
+}
+
 static int kprobe_attach(struct bpf_program *prog, const struct aot_probe *p,
 			 struct probe_links *links, struct probe_err *err)
 {
+	if (p->flags & AOT_PROBE_MULTI)
+		return kprobe_attach_multi(prog, p, false, links, err);
 	return kprobe_attach_common(prog, p, false, links, err);
 }
 
 static int kretprobe_attach(struct bpf_program *prog, const struct aot_probe *p,
 			    struct probe_links *links, struct probe_err *err)
 {
+	if (p->flags & AOT_PROBE_MULTI)
+		return kprobe_attach_multi(prog, p, true, links, err);
 	return kprobe_attach_common(prog, p, true, links, err);
+}
+
+static int kprobe_prepare(struct bpf_program *prog, const struct aot_probe *p,
+			  struct probe_err *err)
+{
+	(void)err;
+	if (!(p->flags & AOT_PROBE_MULTI))
+		return 0;
+	return probe_multi_prepare(prog, probe_kprobe_multi_supported);
+}
+
+static char *kprobe_multi_section(struct arena *a, const char *pattern)
+{
+	return arena_printf(a, "kprobe.multi/%s", pattern);
+}
+
+static char *kretprobe_multi_section(struct arena *a, const char *pattern)
+{
+	return arena_printf(a, "kretprobe.multi/%s", pattern);
 }
 
 const struct probe_type probe_kprobe = {
@@ -188,8 +302,10 @@ const struct probe_type probe_kprobe = {
 	.list_all = "*",
 	.match = kprobe_match,
 	.section = kprobe_section,
+	.multi_section = kprobe_multi_section,
 	.args = kprobe_args,
 	.attach = kprobe_attach,
+	.prepare = kprobe_prepare,
 };
 
 const struct probe_type probe_kretprobe = {
@@ -199,6 +315,8 @@ const struct probe_type probe_kretprobe = {
 	.builtins = PB_RETVAL,
 	.match = kprobe_match,
 	.section = kretprobe_section,
+	.multi_section = kretprobe_multi_section,
 	.args = kretprobe_args,
 	.attach = kretprobe_attach,
+	.prepare = kprobe_prepare,
 };

@@ -57,6 +57,11 @@ struct probe_type {
 		     size_t *n, struct probe_err *err);
 	/* Canonical libbpf ELF section for a concrete target, arena-allocated. */
 	char *(*section)(struct arena *a, const char *target);
+	/*
+	 * Multi-capable types: the section of one program for a whole wildcard pattern
+	 * ("kprobe.multi/vfs_*"); NULL if the type has no multi links.
+	 */
+	char *(*multi_section)(struct arena *a, const char *pattern);
 	/* args->field for a concrete target; NULL if the type has no args. */
 	int (*args)(struct probe_env *env, struct arena *a, const char *target,
 		    struct probe_arg **args, uint32_t *nargs, struct probe_err *err);
@@ -68,12 +73,20 @@ struct probe_type {
 	 */
 	int (*attach)(struct bpf_program *prog, const struct aot_probe *p,
 		      struct probe_links *links, struct probe_err *err);
+	/*
+	 * Optional, before the object is loaded: adapt the program to what the running kernel
+	 * can do (a multi program falls back to single links where multi links are missing).
+	 */
+	int (*prepare)(struct bpf_program *prog, const struct aot_probe *p, struct probe_err *err);
 };
 
-/* The links of a run, owned by the runtime. */
+/* The links of a run and what attaching shares across probes, owned by the runtime. */
 struct probe_links {
 	struct bpf_link **v;
 	size_t n, cap;
+	uint64_t next_cookie; /* multi probes: the first attach cookie not yet handed out */
+	struct bpf_map *names_map; /* AOT_PROBE_NAMES_MAP, if the object has it */
+	int verbose;          /* say what was skipped */
 };
 
 /* Takes ownership of link (destroying it if the list cannot grow). 0 or -ENOMEM. */

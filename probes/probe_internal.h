@@ -40,6 +40,29 @@ int probe_counter_attach(const struct perf_counter *table, uint32_t type, struct
 /* A probe type whose pattern is its one target: returns it as the only match. */
 int probe_perf_one_target(struct arena *a, const char *target, char ***out, size_t *n);
 
+/* multi.c: multi links with a fallback to one link per target of the same program. */
+struct probe_multi_ops {
+	/* One link for n targets; 0 or -errno. */
+	int (*attach_multi)(void *ctx, const char **names, const uint64_t *cookies, size_t n,
+			    struct bpf_link **link);
+	/* One link for one target, added to links; 0 or -errno with err set. */
+	int (*attach_one)(void *ctx, const char *name, uint64_t cookie, struct probe_links *links,
+			  struct probe_err *err);
+};
+bool probe_kprobe_multi_supported(void);
+bool probe_uprobe_multi_supported(void);
+/* Before load: turn a multi program into an ordinary one where multi links are missing. */
+int probe_multi_prepare(struct bpf_program *prog, bool (*supported)(void));
+bool probe_multi_prepared(const struct bpf_program *prog);
+/*
+ * Attaches names[0..n) (reordered and cut down to what the kernel accepts) with cookies
+ * recorded in the names map as "TYPE:PREFIXname".
+ */
+int probe_multi_attach(struct bpf_program *prog, const struct aot_probe *p,
+		       const struct probe_multi_ops *ops, void *ctx, char **names,
+		       const char *prefix, size_t n, struct probe_links *links,
+		       struct probe_err *err);
+
 struct btf;
 /* The running kernel's BTF, parsed once per run; NULL with err set if it has none. */
 struct btf *probe_env_vmlinux_btf(struct probe_env *env, struct probe_err *err);

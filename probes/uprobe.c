@@ -214,16 +214,200 @@ static int uprobe_attach_common(struct bpf_program *prog, const struct aot_probe
 				      err, NULL, p->name);
 }
 
+struct uprobe_func {
+	const char *name;
+	unsigned long offset;
+};
+
+struct uprobe_multi_ctx {
+	struct bpf_program *prog;
+	const char *path;
+	bool retprobe;
+	struct uprobe_func *funcs; /* sorted by name */
+	size_t nfuncs;
+};
+
+static int func_cmp(const void *x, const void *y)
+{
+	return strcmp(((const struct uprobe_func *)x)->name, ((const struct uprobe_func *)y)->name);
+}
+
+/*
+ * File offsets of the named functions, from .symtab or .dynsym (libbpf 1.4 resolves symbol
+ * lists from .symtab only, which stripped libraries such as libc do not have).
+ */
+static int uprobe_func_offsets(struct arena *a, const char *path, char **names, size_t n,
+			       struct uprobe_func **out)
+{
+	struct uprobe_func *funcs = arena_alloc(a, (n ? n : 1) * sizeof(*funcs));
+	Elf_Scn *scn = NULL;
+	Elf *elf;
+	int fd;
+
+	for (size_t i = 0; i < n; i++)
+		funcs[i].name = names[i];
+	qsort(funcs, n, sizeof(*funcs), func_cmp);
+	elf_version(EV_CURRENT);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	while (elf && (scn = elf_nextscn(elf, scn))) {
+		GElf_Shdr sh;
+		Elf_Data *data;
+
+		if (!gelf_getshdr(scn, &sh) || (sh.sh_type != SHT_SYMTAB && sh.sh_type != SHT_DYNSYM) ||
+		    !sh.sh_entsize || !(data = elf_getdata(scn, NULL)))
+			continue;
+		for (size_t i = 0; i < sh.sh_size / sh.sh_entsize; i++) {
+			struct uprobe_func key, *hit;
+			GElf_Shdr tsh;
+			GElf_Sym sym;
+
+			if (!gelf_getsym(data, (int)i, &sym) || GELF_ST_TYPE(sym.st_info) != STT_FUNC ||
+			    sym.st_shndx == SHN_UNDEF || !sym.st_value)
+				continue;
+			key.name = elf_strptr(elf, sh.sh_link, sym.st_name);
+			hit = key.name ? bsearch(&key, funcs, n, sizeof(*funcs), func_cmp) : NULL;
+			if (!hit || hit->offset || !gelf_getshdr(elf_getscn(elf, sym.st_shndx), &tsh))
+				continue;
+			hit->offset = sym.st_value - tsh.sh_addr + tsh.sh_offset;
+		}
+	}
+	if (elf)
+		elf_end(elf);
+	close(fd);
+	*out = funcs;
+	return 0;
+}
+
+static unsigned long uprobe_func_offset(const struct uprobe_multi_ctx *ctx, const char *name)
+{
+	struct uprobe_func key = { .name = name }, *hit;
+
+	hit = bsearch(&key, ctx->funcs, ctx->nfuncs, sizeof(key), func_cmp);
+	return hit ? hit->offset : 0;
+}
+
+static int uprobe_multi_one(void *c, const char *name, uint64_t cookie, struct probe_links *links,
+			    struct probe_err *err)
+{
+	struct uprobe_multi_ctx *ctx = c;
+	LIBBPF_OPTS(bpf_uprobe_opts, opts, .retprobe = ctx->retprobe, .bpf_cookie = cookie);
+
+	return probe_links_add_result(links,
+				      bpf_program__attach_uprobe_opts(ctx->prog, -1, ctx->path,
+								      uprobe_func_offset(ctx, name),
+								      &opts),
+				      err, NULL, name);
+}
+
+static int uprobe_multi_many(void *c, const char **names, const uint64_t *cookies, size_t n,
+			     struct bpf_link **link)
+{
+	struct uprobe_multi_ctx *ctx = c;
+	unsigned long *offsets = calloc(n ? n : 1, sizeof(*offsets));
+	LIBBPF_OPTS(bpf_uprobe_multi_opts, opts, .offsets = offsets, .cnt = n,
+		    .cookies = (const __u64 *)cookies, .retprobe = ctx->retprobe);
+	int ret;
+
+	if (!offsets)
+		return -ENOMEM;
+	for (size_t i = 0; i < n; i++)
+		offsets[i] = uprobe_func_offset(ctx, names[i]);
+	*link = bpf_program__attach_uprobe_multi(ctx->prog, -1, ctx->path, NULL, &opts);
+	ret = libbpf_get_error(*link);
+	free(offsets);
+	return ret;
+}
+
+static const struct probe_multi_ops uprobe_multi_ops = {
+	.attach_multi = uprobe_multi_many,
+	.attach_one = uprobe_multi_one,
+};
+
+/* A multi program: every function of the binary the pattern matches, read on this host. */
+static int uprobe_attach_multi(struct bpf_program *prog, const struct aot_probe *p, bool retprobe,
+			       struct probe_links *links, struct probe_err *err)
+{
+	struct uprobe_multi_ctx ctx = { .prog = prog, .retprobe = retprobe };
+	struct arena *a = arena_new();
+	char **targets = NULL, *prefix, *bin, *func;
+	size_t n = 0;
+	int ret;
+
+	if (!a)
+		return -ENOMEM;
+	ret = uprobe_match(NULL, a, p->target, &targets, &n, err);
+	if (ret < 0)
+		goto out;
+	if (!n) {
+		probe_err_set(err, NULL, "no function matches %s on this host", p->name);
+		ret = -ENOENT;
+		goto out;
+	}
+	/* Every target is "PATH:FUNC" with the same resolved PATH. */
+	uprobe_split(a, targets[0], &bin, &func);
+	ctx.path = bin;
+	prefix = arena_printf(a, "%s:", bin);
+	for (size_t i = 0; i < n; i++)
+		targets[i] += strlen(prefix);
+	ctx.nfuncs = n;
+	ret = uprobe_func_offsets(a, bin, targets, n, &ctx.funcs);
+	if (ret) {
+		probe_err_set(err, NULL, "cannot read the symbols of %s: %s", bin, strerror(-ret));
+		goto out;
+	}
+	ret = probe_multi_attach(prog, p, &uprobe_multi_ops, &ctx, targets, prefix, n, links, err);
+out:
+	arena_free(a);
+	return ret;
+}
+
 static int uprobe_attach(struct bpf_program *prog, const struct aot_probe *p,
 			 struct probe_links *links, struct probe_err *err)
 {
+	if (p->flags & AOT_PROBE_MULTI)
+		return uprobe_attach_multi(prog, p, false, links, err);
 	return uprobe_attach_common(prog, p, false, links, err);
 }
 
 static int uretprobe_attach(struct bpf_program *prog, const struct aot_probe *p,
 			    struct probe_links *links, struct probe_err *err)
 {
+	if (p->flags & AOT_PROBE_MULTI)
+		return uprobe_attach_multi(prog, p, true, links, err);
 	return uprobe_attach_common(prog, p, true, links, err);
+}
+
+static int uprobe_prepare(struct bpf_program *prog, const struct aot_probe *p,
+			  struct probe_err *err)
+{
+	(void)err;
+	if (!(p->flags & AOT_PROBE_MULTI))
+		return 0;
+	return probe_multi_prepare(prog, probe_uprobe_multi_supported);
+}
+
+/* libbpf's "uprobe.multi/PATH:PATTERN" wants the binary's path, not a library name. */
+static char *uprobe_multi_sec(struct arena *a, const char *kind, const char *pattern)
+{
+	char *bin, *func, *path;
+
+	if (uprobe_split(a, pattern, &bin, &func))
+		return arena_printf(a, "%s/%s", kind, pattern);
+	path = uprobe_resolve(a, bin);
+	return arena_printf(a, "%s/%s:%s", kind, path ? path : bin, func);
+}
+
+static char *uprobe_multi_section(struct arena *a, const char *pattern)
+{
+	return uprobe_multi_sec(a, "uprobe.multi", pattern);
+}
+
+static char *uretprobe_multi_section(struct arena *a, const char *pattern)
+{
+	return uprobe_multi_sec(a, "uretprobe.multi", pattern);
 }
 
 const struct probe_type probe_uprobe = {
@@ -233,8 +417,10 @@ const struct probe_type probe_uprobe = {
 	.builtins = PB_ARGN,
 	.match = uprobe_match,
 	.section = uprobe_section,
+	.multi_section = uprobe_multi_section,
 	.args = uprobe_args,
 	.attach = uprobe_attach,
+	.prepare = uprobe_prepare,
 };
 
 const struct probe_type probe_uretprobe = {
@@ -244,6 +430,8 @@ const struct probe_type probe_uretprobe = {
 	.builtins = PB_RETVAL,
 	.match = uprobe_match,
 	.section = uretprobe_section,
+	.multi_section = uretprobe_multi_section,
 	.args = uretprobe_args,
 	.attach = uretprobe_attach,
+	.prepare = uprobe_prepare,
 };

@@ -39,6 +39,31 @@ static int attach_lookup(struct rt *rt, const struct aot_probe *p, struct bpf_pr
 	return 0;
 }
 
+int rt_prepare(struct rt *rt)
+{
+	const struct probe_type *pt;
+	struct bpf_program *prog;
+	int err;
+
+	for (uint32_t i = 0; i < rt->meta->nprobes; i++) {
+		const struct aot_probe *p = &rt->meta->probes[i];
+		struct probe_err perr = {0};
+
+		err = attach_lookup(rt, p, &prog, &pt);
+		if (err)
+			return err;
+		if (!pt->prepare)
+			continue;
+		err = pt->prepare(prog, p, &perr);
+		if (err) {
+			fprintf(stderr, "ERROR: probe %s: %s\n", attach_name(p),
+				perr.msg[0] ? perr.msg : strerror(-err));
+			return err;
+		}
+	}
+	return 0;
+}
+
 int rt_attach(struct rt *rt)
 {
 	const struct aot_meta *m = rt->meta;
@@ -47,6 +72,8 @@ int rt_attach(struct rt *rt)
 	uint32_t i;
 	int err;
 
+	rt->links.verbose = rt->opts->verbose;
+	rt->links.names_map = bpf_object__find_map_by_name(rt->obj, AOT_PROBE_NAMES_MAP);
 	for (i = 0; i < m->nprobes; i++) {
 		const struct aot_probe *p = &m->probes[i];
 		struct probe_err perr = {0};

@@ -191,6 +191,9 @@ int rt_load(struct rt *rt, const void *elf, size_t size)
 		bpf_program__set_log_buf(prog, rt->logbufs[i], logsize - 1);
 		i++;
 	}
+	err = rt_prepare(rt);
+	if (err)
+		return err;
 	err = bpf_object__load(rt->obj);
 	if (err) {
 		loader_report_failure(rt, err);

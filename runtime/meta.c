@@ -534,7 +534,7 @@ static int meta_read_probes(struct meta_reader *r, uint32_t off, uint32_t n)
 		if (err)
 			return err;
 		pr->flags = meta_get32(p + 16);
-		if (pr->flags & ~(uint32_t)(AOT_PROBE_BEGIN | AOT_PROBE_END))
+		if (pr->flags & ~(uint32_t)(AOT_PROBE_BEGIN | AOT_PROBE_END | AOT_PROBE_MULTI))
 			return meta_fail(r, "probe %u: unknown flags 0x%x", i, pr->flags);
 	}
 	return 0;

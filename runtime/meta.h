@@ -66,6 +66,8 @@
 #define AOT_META_MAGIC "AOTMETA" /* 8 bytes with the NUL */
 #define AOT_META_VERSION 1
 #define AOT_EVENTS_MAP "aot_events"
+#define AOT_PROBE_NAMES_MAP "aot_probe_names" /* u64 -> char[AOT_PROBE_NAME_MAX] */
+#define AOT_PROBE_NAME_MAX 128
 
 /*
  * Serialised form (documented in full at the top of runtime/meta.c): a 64-byte header with the
@@ -182,6 +184,13 @@ struct aot_fmt {
 enum aot_probe_flags {
 	AOT_PROBE_BEGIN = 1 << 0, /* run once before the others start: BPF_PROG_TEST_RUN */
 	AOT_PROBE_END = 1 << 1,   /* run once at exit, before the maps are printed */
+	/*
+	 * One program for every target of a wildcard (target holds the pattern), attached with
+	 * one kprobe_multi/uprobe_multi link where the kernel has them, else one link per target.
+	 * Each target gets an attach cookie unique in the run, and the runtime writes the
+	 * target's probe name into AOT_PROBE_NAMES_MAP at that cookie before attaching.
+	 */
+	AOT_PROBE_MULTI = 1 << 2,
 };
 
 struct aot_probe {

@@ -71,6 +71,8 @@ int rt_load(struct rt *rt, const void *elf, size_t size);
 void rt_unload(struct rt *rt);
 
 /* attach.c */
+/* Before load: lets each probe type adapt its programs to the running kernel. */
+int rt_prepare(struct rt *rt);
 int rt_attach(struct rt *rt);
 /* Runs the programs of probes with this flag (AOT_PROBE_BEGIN or AOT_PROBE_END) once. */
 int rt_run_flagged(struct rt *rt, uint32_t flag);

@@ -236,6 +236,9 @@ struct probe_match {
 	struct probe_arg *args;
 	uint32_t nargs;
 	uint32_t meta_idx; /* index in aot_meta.probes */
+	bool is_multi;     /* one program for all targets (AOT_PROBE_MULTI): target is the pattern */
+	char **targets;    /* is_multi: the targets the pattern matched when compiling */
+	uint32_t ntargets;
 };
 
 struct node {
@@ -283,6 +286,7 @@ struct program {
 	char **params;         /* positional parameters $1..$N */
 	int nparams;
 	uint32_t strlen_max;   /* BPFTRACE_STRLEN, default 64 */
+	bool no_multi;         /* --no-multi: one program per wildcard match, never multi links */
 	struct ctypes *ctypes; /* the type universe (kernel BTF, C definitions), made on first use */
 	bool emit_elf;         /* compiled for other hosts: warn about what is not portable */
 	uint32_t map_keys_max; /* BPFTRACE_MAP_KEYS_MAX: max_entries of maps; 0: sema reads the env */

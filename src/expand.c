@@ -50,6 +50,45 @@ static void expand_type_list(struct expand_ctx *ctx, char *buf, size_t len)
 	(void)ctx;
 }
 
+static int expand_add_meta(struct expand_ctx *ctx, struct probe_match *m, uint32_t flags)
+{
+	struct aot_probe mp = {
+		.prog = m->func,
+		.type = (char *)m->pt->name,
+		.target = m->target,
+		.name = m->name,
+		.flags = m->pt->flags | flags,
+	};
+	int ret = aot_meta_add_probe(ctx->prog->meta, &mp);
+
+	if (ret < 0)
+		return ret;
+	m->meta_idx = (uint32_t)ret;
+	return 0;
+}
+
+static int expand_multi(struct expand_ctx *ctx, struct node *ap, const struct probe_type *pt,
+			char **targets, size_t ntargets)
+{
+	struct arena *a = ctx->prog->arena;
+	struct probe_match *m = arena_alloc(a, sizeof(*m));
+
+	ap->matches = m;
+	ap->nmatches = 1;
+	m->pt = pt;
+	m->is_multi = true;
+	m->target = arena_strdup(a, ap->target);
+	m->name = arena_printf(a, "%s:%s", pt->name, ap->target);
+	m->section = pt->multi_section(a, ap->target);
+	m->func = expand_func_name(ctx, m->name);
+	/* Each target's name, as `probe` will print it. */
+	m->targets = arena_alloc(a, ntargets * sizeof(char *));
+	m->ntargets = (uint32_t)ntargets;
+	for (size_t i = 0; i < ntargets; i++)
+		m->targets[i] = arena_printf(a, "%s:%s", pt->name, targets[i]);
+	return expand_add_meta(ctx, m, AOT_PROBE_MULTI);
+}
+
 static int expand_attach(struct expand_ctx *ctx, struct node *ap)
 {
 	struct arena *a = ctx->prog->arena;
@@ -92,11 +131,17 @@ static int expand_attach(struct expand_ctx *ctx, struct node *ap)
 		}
 	}
 
+	/*
+	 * A wildcard on a multi-capable type is one program for all its targets: one link
+	 * where the kernel has multi links, one link per target of the same program where not.
+	 */
+	if (pt->multi_section && !ctx->prog->no_multi && probe_has_wildcard(ap->target))
+		return expand_multi(ctx, ap, pt, targets, ntargets);
+
 	ap->matches = arena_alloc(a, ntargets * sizeof(*ap->matches));
 	ap->nmatches = (uint32_t)ntargets;
 	for (size_t i = 0; i < ntargets; i++) {
 		struct probe_match *m = &ap->matches[i];
-		struct aot_probe mp;
 
 		m->pt = pt;
 		m->target = targets[i];
@@ -104,17 +149,9 @@ static int expand_attach(struct expand_ctx *ctx, struct node *ap)
 					 : arena_strdup(a, pt->name);
 		m->section = pt->section(a, targets[i]);
 		m->func = expand_func_name(ctx, m->name);
-		mp = (struct aot_probe){
-			.prog = m->func,
-			.type = (char *)pt->name,
-			.target = m->target,
-			.name = m->name,
-			.flags = pt->flags,
-		};
-		ret = aot_meta_add_probe(ctx->prog->meta, &mp);
+		ret = expand_add_meta(ctx, m, 0);
 		if (ret < 0)
 			return ret;
-		m->meta_idx = (uint32_t)ret;
 	}
 	return 0;
 }

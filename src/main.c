@@ -38,6 +38,7 @@ struct cli {
 	int verbose;
 	bool quiet;
 	bool list;            /* -l [PATTERN] */
+	bool no_multi;        /* --no-multi */
 	char **params;
 	int nparams;
 };
@@ -57,6 +58,7 @@ static const struct cli_opt {
 	{ "emit-elf", required_argument, 'E', "FILE", "write the BPF ELF object to FILE and do not run it" },
 	{ "dump", required_argument, 'd', "STAGES", "print the state after stages: ast, ir, ir-opt, asm, all (comma list)" },
 	{ "list", no_argument, 'l', NULL, "list probes matching the pattern given as FILE (all if none); with -v, their arguments" },
+	{ "no-multi", no_argument, 257, NULL, "one program per wildcard match instead of one program with a multi link" },
 	{ "verbose", no_argument, 'v', NULL, "say more: libbpf messages, full verifier logs" },
 	{ "quiet", no_argument, 'q', NULL, "do not print the \"Attaching N probes...\" line" },
 	{ "help", no_argument, 'h', NULL, "show this help and exit" },
@@ -175,6 +177,9 @@ static int cli_parse(int argc, char **argv, struct cli *cli)
 			break;
 		case 'l':
 			cli->list = true;
+			break;
+		case 257:
+			cli->no_multi = true;
 			break;
 		case 'h':
 			cli_usage(stdout);
@@ -342,6 +347,7 @@ static int compile_and_run(const struct cli *cli, struct source *src)
 		goto out;
 	}
 	prog.strlen_max = 64;
+	prog.no_multi = cli->no_multi;
 	if (strlen_env) {
 		long v = strtol(strlen_env, NULL, 10);
 

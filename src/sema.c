@@ -76,10 +76,17 @@ static uint32_t sema_probe_name_size(struct sema_ctx *ctx)
 	uint32_t size = 1;
 
 	for (struct node *ap = ctx->probe->args; ap; ap = ap->next)
-		for (uint32_t i = 0; i < ap->nmatches; i++)
-			if (strlen(ap->matches[i].name) + 1 > size)
-				size = (uint32_t)strlen(ap->matches[i].name) + 1;
-	return size;
+		for (uint32_t i = 0; i < ap->nmatches; i++) {
+			const struct probe_match *m = &ap->matches[i];
+
+			if (strlen(m->name) + 1 > size)
+				size = (uint32_t)strlen(m->name) + 1;
+			for (uint32_t j = 0; j < m->ntargets; j++)
+				if (strlen(m->targets[j]) + 1 > size)
+					size = (uint32_t)strlen(m->targets[j]) + 1;
+		}
+	/* A multi probe's names come from a map of AOT_PROBE_NAME_MAX-byte values at run time. */
+	return size < AOT_PROBE_NAME_MAX ? size : AOT_PROBE_NAME_MAX;
 }
 
 static void sema_args_field(struct sema_ctx *ctx, struct node *n, bool hidden);

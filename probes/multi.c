@@ -1,0 +1,198 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * What kprobe and uprobe share for multi programs: probing whether the kernel has multi links
+ * (by trying), giving each target a cookie and its name in the names map, finding the targets
+ * a multi link refuses (one bad symbol fails the whole link) by bisection, and the fallback to
+ * one link per target of the same program.
+ */
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "meta.h"
+#include "probe_internal.h"
+
+/* A program that returns 0, loaded for the multi attach type: the kernel knows the type. */
+static int multi_test_prog(enum bpf_attach_type type)
+{
+	const struct bpf_insn insns[] = {
+		{ .code = 0xb7, .dst_reg = 0 }, /* r0 = 0 */
+		{ .code = 0x95 },               /* exit */
+	};
+	LIBBPF_OPTS(bpf_prog_load_opts, opts, .expected_attach_type = type);
+
+	return bpf_prog_load(BPF_PROG_TYPE_KPROBE, NULL, "GPL", insns, 2, &opts);
+}
+
+bool probe_kprobe_multi_supported(void)
+{
+	const char *syms[] = { "vfs_read" };
+	LIBBPF_OPTS(bpf_link_create_opts, lopts, .kprobe_multi.syms = syms, .kprobe_multi.cnt = 1);
+	int prog = multi_test_prog(BPF_TRACE_KPROBE_MULTI), link;
+
+	if (prog < 0)
+		return false;
+	/* A real, short-lived attach: without CONFIG_FPROBE this is where it fails. */
+	link = bpf_link_create(prog, 0, BPF_TRACE_KPROBE_MULTI, &lopts);
+	if (link >= 0)
+		close(link);
+	close(prog);
+	return link >= 0;
+}
+
+bool probe_uprobe_multi_supported(void)
+{
+	static const unsigned long offsets[] = { 0 };
+	LIBBPF_OPTS(bpf_link_create_opts, lopts, .uprobe_multi.path = "/",
+		    .uprobe_multi.offsets = offsets, .uprobe_multi.cnt = 1);
+	int prog = multi_test_prog(BPF_TRACE_UPROBE_MULTI), link, err;
+
+	if (prog < 0)
+		return false;
+	/* "/" is no file to probe: a kernel with uprobe_multi says EBADF, one without EINVAL. */
+	link = bpf_link_create(prog, 0, BPF_TRACE_UPROBE_MULTI, &lopts);
+	err = link < 0 ? -errno : 0;
+	if (link >= 0)
+		close(link);
+	close(prog);
+	return link >= 0 || err == -EBADF;
+}
+
+int probe_multi_prepare(struct bpf_program *prog, bool (*supported)(void))
+{
+	const char *env = getenv("AOTRACE_MULTI_LINKS");
+
+	/*
+	 * Without multi links the same code runs as an ordinary kprobe/uprobe, one per target.
+	 * AOTRACE_MULTI_LINKS=0 asks for that on kernels that have them, to test the fallback.
+	 */
+	if ((!env || strcmp(env, "0")) && supported())
+		return 0;
+	return bpf_program__set_expected_attach_type(prog, 0);
+}
+
+bool probe_multi_prepared(const struct bpf_program *prog)
+{
+	enum bpf_attach_type t = bpf_program__expected_attach_type(prog);
+
+	return t == BPF_TRACE_KPROBE_MULTI || t == BPF_TRACE_UPROBE_MULTI;
+}
+
+/* Cookies for n targets, and each target's probe name in the names map. */
+static int multi_cookies(struct bpf_program *prog, const char *type, char **names,
+			 const char *prefix, size_t n, struct probe_links *links, uint64_t *cookies,
+			 struct probe_err *err)
+{
+	struct bpf_map *map = links->names_map;
+	char name[AOT_PROBE_NAME_MAX];
+
+	(void)prog;
+	for (size_t i = 0; i < n; i++) {
+		cookies[i] = links->next_cookie++;
+		if (!map)
+			continue; /* the program does not use `probe` */
+		memset(name, 0, sizeof(name));
+		snprintf(name, sizeof(name), "%s:%s%s", type, prefix, names[i]);
+		if (bpf_map__update_elem(map, &cookies[i], sizeof(cookies[i]), name, sizeof(name), 0)) {
+			probe_err_set(err, NULL, "cannot record the name of %s: %s", name,
+				      strerror(errno));
+			return -errno;
+		}
+	}
+	return 0;
+}
+
+/*
+ * Marks in bad[] the targets try() refuses, by halving the set until the refusal is pinned
+ * on single targets. Each probe attaches and detaches at once (cheap for multi links).
+ */
+static void multi_bisect(const struct probe_multi_ops *ops, void *ctx, char **names,
+			 const uint64_t *cookies, size_t n, bool *bad)
+{
+	struct bpf_link *link = NULL;
+
+	if (!n)
+		return;
+	if (ops->attach_multi(ctx, (const char **)names, cookies, n, &link) == 0) {
+		bpf_link__destroy(link);
+		return;
+	}
+	if (n == 1) {
+		*bad = true;
+		return;
+	}
+	multi_bisect(ops, ctx, names, cookies, n / 2, bad);
+	multi_bisect(ops, ctx, names + n / 2, cookies + n / 2, n - n / 2, bad + n / 2);
+}
+
+int probe_multi_attach(struct bpf_program *prog, const struct aot_probe *p,
+		       const struct probe_multi_ops *ops, void *ctx, char **names,
+		       const char *prefix, size_t n, struct probe_links *links,
+		       struct probe_err *err)
+{
+	uint64_t *cookies = calloc(n ? n : 1, sizeof(*cookies));
+	bool *bad = NULL;
+	struct bpf_link *link = NULL;
+	size_t kept = 0;
+	int ret;
+
+	if (!cookies)
+		return -ENOMEM;
+	ret = multi_cookies(prog, p->type, names, prefix, n, links, cookies, err);
+	if (ret)
+		goto out;
+	if (!probe_multi_prepared(prog)) {
+		/* The fallback: the same program, one link per target, each with its cookie. */
+		for (size_t i = 0; i < n && !ret; i++)
+			ret = ops->attach_one(ctx, names[i], cookies[i], links, err);
+		goto out;
+	}
+	ret = ops->attach_multi(ctx, (const char **)names, cookies, n, &link);
+	if (ret == 0) {
+		ret = probe_links_add(links, link);
+		goto out;
+	}
+	/* Some target is refused and fails the whole link: find which, and go on without them. */
+	bad = calloc(n, sizeof(*bad));
+	if (!bad) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	if (n == 1) {
+		bad[0] = true;
+	} else {
+		multi_bisect(ops, ctx, names, cookies, n / 2, bad);
+		multi_bisect(ops, ctx, names + n / 2, cookies + n / 2, n - n / 2, bad + n / 2);
+	}
+	for (size_t i = 0; i < n; i++) {
+		if (bad[i]) {
+			if (links->verbose)
+				fprintf(stderr, "WARNING: %s: skipping %s%s, which the kernel refuses\n",
+					p->name, prefix, names[i]);
+			continue;
+		}
+		names[kept] = names[i];
+		cookies[kept++] = cookies[i];
+	}
+	if (!kept) {
+		probe_err_set(err, NULL, "the kernel refuses every target of %s (%s)", p->name,
+			      strerror(-ret));
+		goto out;
+	}
+	if (kept < n)
+		fprintf(stderr, "WARNING: %s: %zu of %zu targets refused by the kernel%s\n", p->name,
+			n - kept, n, links->verbose ? "" : " (-v names them)");
+	ret = ops->attach_multi(ctx, (const char **)names, cookies, kept, &link);
+	if (ret == 0)
+		ret = probe_links_add(links, link);
+	else
+		probe_err_set(err, NULL, "cannot attach %s: %s", p->name, strerror(-ret));
+out:
+	free(bad);
+	free(cookies);
+	return ret;
+}
