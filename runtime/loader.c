@@ -17,7 +17,6 @@
 
 #define LOADER_LOG_SIZE (256 * 1024)	   /* per program: plenty for the last lines */
 #define LOADER_LOG_SIZE_VERBOSE (16 << 20) /* -v prints the whole log */
-#define LOADER_LOG_TAIL 20		   /* lines shown without -v */
 
 /*
  * libbpf's print callback takes no context, so its verbosity is the one piece of global
@@ -99,25 +98,6 @@ static const char *loader_probe_name(const struct rt *rt, const char *prog)
 	return NULL;
 }
 
-/* Prints the last LOADER_LOG_TAIL lines of a verifier log, or all of it with -v. */
-static void loader_print_log(const struct rt *rt, const char *log)
-{
-	size_t len = strlen(log), start;
-	int lines = 0;
-
-	while (len && log[len - 1] == '\n')
-		len--;
-	start = len;
-	while (start && (rt->opts->verbose || lines < LOADER_LOG_TAIL)) {
-		start--;
-		if (start && log[start - 1] == '\n')
-			lines++;
-	}
-	if (start)
-		fprintf(stderr, "... (the last %d lines; -v shows the whole log)\n", lines);
-	fprintf(stderr, "%.*s\n", (int)(len - start), log + start);
-}
-
 static void loader_report_failure(const struct rt *rt, int err)
 {
 	struct bpf_program *prog;
@@ -133,10 +113,7 @@ static void loader_report_failure(const struct rt *rt, int err)
 		if (!log || !log[0])
 			continue;
 		probe = loader_probe_name(rt, bpf_program__name(prog));
-		fprintf(stderr, "ERROR: the kernel rejected program '%s'%s%s%s: %s\n",
-			bpf_program__name(prog), probe ? " (probe " : "", probe ? probe : "",
-			probe ? ")" : "", strerror(-err));
-		loader_print_log(rt, log);
+		rt_verifier_report(rt, bpf_program__name(prog), probe, log, err);
 		return;
 	}
 	fprintf(stderr, "ERROR: %s: could not load the BPF object: %s%s\n", rt->opts->obj_name,

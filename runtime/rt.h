@@ -70,6 +70,13 @@ int rt_elf_section(const void *elf, size_t size, const char *name, const void **
 int rt_load(struct rt *rt, const void *elf, size_t size);
 void rt_unload(struct rt *rt);
 
+/*
+ * verifier.c: reports a rejected program: probe, source line, the log's last lines (all of
+ * it with -v) and a hint.
+ */
+void rt_verifier_report(const struct rt *rt, const char *prog, const char *probe,
+			const char *log, int err);
+
 /* attach.c */
 /* Before load: lets each probe type adapt its programs to the running kernel. */
 int rt_prepare(struct rt *rt);

@@ -22,6 +22,8 @@ struct aot_run_opts {
 	char **params;           /* positional parameters $1..$N */
 	int nparams;
 	const char *obj_name;    /* for messages: the script or ELF name */
+	const char *source;      /* the script's text, to quote lines in verifier errors; NULL:
+				  * read the file the BTF line info names, if it exists */
 };
 
 /*
