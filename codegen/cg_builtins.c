@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "arena.h"
+#include "cg_core.h"
 #include "cg_internal.h"
 #include "meta.h"
 
@@ -92,6 +93,7 @@ static const cg_emit_fn cg_builtins[] = {
 	[BI_PID] = cg_bi_pid,	[BI_TID] = cg_bi_tid,	  [BI_UID] = cg_bi_uid,
 	[BI_GID] = cg_bi_gid,	[BI_NSECS] = cg_bi_nsecs, [BI_CPU] = cg_bi_cpu,
 	[BI_COMM] = cg_bi_comm, [BI_PROBE] = cg_bi_probe, [BI_RAND] = cg_bi_rand,
+	[BI_CURTASK] = cg_core_curtask,
 };
 
 LLVMValueRef cg_builtin(struct cg *cg, struct node *n)

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cg_core.h"
 #include "cg_internal.h"
 
 LLVMValueRef cg_i64(struct cg *cg, uint64_t v)
@@ -530,6 +531,8 @@ static LLVMValueRef cg_unop(struct cg *cg, struct node *n)
 
 	if (n->op == OP_INC || n->op == OP_DEC)
 		return cg_incdec(cg, n);
+	if (n->op == '*' || n->op == '&')
+		return cg_core_unop(cg, n);
 	if (cg_type_is_buf(&n->lhs->type)) {
 		cg_error(cg, n->loc, NULL, "operator needs an integer operand");
 		return cg_i64(cg, 0);
@@ -642,8 +645,7 @@ static LLVMValueRef cg_field(struct cg *cg, struct node *n)
 {
 	if (n->lhs && n->lhs->kind == NODE_BUILTIN && n->lhs->builtin == BI_ARGS)
 		return cg_args_field(cg, n);
-	cg_error(cg, n->loc, NULL, "field access is supported only on args for now");
-	return cg_i64(cg, 0);
+	return cg_core_read(cg, n);
 }
 
 /* Sema makes every conversion explicit: widening strings and tuples, integer sizes, to bool. */
@@ -695,6 +697,8 @@ LLVMValueRef cg_expr(struct cg *cg, struct node *n)
 		return cg_cast(cg, n);
 	case NODE_TUPLE:
 		return cg_tuple(cg, n);
+	case NODE_INDEX:
+		return cg_core_read(cg, n);
 	default:
 		cg_error(cg, n->loc, NULL, "%s expressions are not supported yet",
 			 node_kind_name(n->kind));

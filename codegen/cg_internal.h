@@ -84,6 +84,7 @@ struct cg {
 		LLVMBasicBlockRef brk, cont;
 	} loops[CG_MAX_LOOP_DEPTH];
 	uint32_t nloops;
+	struct cg_core *core; /* cg_core.c: CO-RE debug types and layouts made so far */
 };
 
 /* ---- codegen.c ---- */

@@ -12,6 +12,7 @@
 #include "arena.h"
 #include "meta.h"
 #include "probe.h"
+#include "sema_record.h"
 #include "sema_types.h"
 
 #define sema_error(ctx, loc, hint, ...)                                          \
@@ -131,6 +132,8 @@ static void sema_builtin(struct sema_ctx *ctx, struct node *n)
 		return;
 	b = sema_builtin_find(n->name);
 
+	if (!b && sema_record_ident(ctx, n))
+		return;
 	if (!b) {
 		sema_error(ctx, n->loc, "builtins: pid tid uid gid nsecs cpu comm probe args ...",
 			   "unknown identifier '%s'", n->name);
@@ -138,6 +141,8 @@ static void sema_builtin(struct sema_ctx *ctx, struct node *n)
 	}
 	n->builtin = b->id;
 	n->type = b->type;
+	if (b->id == BI_CURTASK)
+		sema_record_curtask(ctx, n);
 	if (b->unsupported) {
 		sema_unsupported(ctx, n, arena_printf(ctx->a, "the builtin '%s'", n->name));
 		return;
@@ -270,12 +275,12 @@ static void sema_field(struct sema_ctx *ctx, struct node *n)
 		return;
 	}
 	sema_expr(ctx, n->lhs);
-	sema_unsupported(ctx, n, "member access on anything but args");
+	sema_record_field(ctx, n);
 }
 
 static bool sema_is_int(const struct type *t)
 {
-	return t->kind == TYPE_INT || t->kind == TYPE_BOOL;
+	return t->kind == TYPE_INT || t->kind == TYPE_BOOL || t->kind == TYPE_PTR;
 }
 
 static void sema_need_int(struct sema_ctx *ctx, struct node *n, const char *what)
@@ -330,6 +335,10 @@ static void sema_unop(struct sema_ctx *ctx, struct node *n)
 {
 	sema_expr(ctx, n->lhs);
 	n->type = type_int(8, true);
+	if (n->op == '*' || n->op == '&') {
+		sema_record_unop(ctx, n);
+		return;
+	}
 	switch (n->op) {
 	case '!':
 	case '~':
@@ -378,6 +387,8 @@ static const struct {
 static void sema_cast(struct sema_ctx *ctx, struct node *n)
 {
 	sema_expr(ctx, n->lhs);
+	if (sema_record_cast(ctx, n))
+		return;
 	for (size_t i = 0; i < sizeof(int_casts) / sizeof(int_casts[0]); i++) {
 		if (strcmp(n->cast_type, int_casts[i].name) == 0) {
 			sema_need_int(ctx, n->lhs, "an integer cast");
@@ -440,7 +451,7 @@ static void sema_map_keys(struct sema_ctx *ctx, struct node *n)
 		sema_expr(ctx, k);
 		if (k->type.kind == TYPE_NONE)
 			return;
-		if (k->type.kind != TYPE_INT && k->type.kind != TYPE_STR && k->type.kind != TYPE_TUPLE) {
+		if (k->type.kind != TYPE_INT && k->type.kind != TYPE_PTR && k->type.kind != TYPE_STR && k->type.kind != TYPE_TUPLE) {
 			sema_error(ctx, k->loc, NULL, "a map key cannot be %s", type_name(ctx->a, &k->type));
 			return;
 		}
@@ -634,7 +645,7 @@ static void sema_expr(struct sema_ctx *ctx, struct node *n)
 	case NODE_INDEX:
 		sema_expr(ctx, n->lhs);
 		sema_expr(ctx, n->rhs);
-		sema_unsupported(ctx, n, "indexing with []");
+		sema_record_index(ctx, n);
 		break;
 	default:
 		sema_error(ctx, n->loc, NULL, "expected an expression, found a %s",
@@ -820,7 +831,7 @@ static void sema_walk(struct sema_ctx *ctx)
 			break;
 		case NODE_CDEF:
 		case NODE_INCLUDE:
-			sema_unsupported(ctx, p, p->kind == NODE_CDEF ? "a C definition" : "#include");
+			/* parsed before the walks: sema_record_cdefs() */
 			break;
 		default:
 			break;
@@ -835,6 +846,7 @@ int sema_check(struct program *prog, struct probe_env *env, struct diags *d)
 
 	if (!prog->strlen_max)
 		prog->strlen_max = 64;
+	sema_record_cdefs(&ctx);
 	sema_walk(&ctx);
 	ctx.report = true;
 	sema_walk(&ctx);

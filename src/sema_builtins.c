@@ -24,7 +24,7 @@ static const struct sema_builtin builtins[] = {
 	{ "elapsed", BI_ELAPSED, U64, 0, true },
 	{ "retval", BI_RETVAL, S64, PB_RETVAL, true },
 	{ "func", BI_FUNC, { .kind = TYPE_STR }, PB_FUNC, true },
-	{ "curtask", BI_CURTASK, U64, 0, true },
+	{ "curtask", BI_CURTASK, U64, 0, false },
 	{ "rand", BI_RAND, U64, 0, true },
 	{ "cgroup", BI_CGROUP, U64, 0, true },
 	{ "kstack", BI_KSTACK, U64, 0, true },

@@ -39,6 +39,7 @@ static struct aot_type lower_meta_type(struct aot_meta *m, const struct type *t)
 
 	switch (t->kind) {
 	case TYPE_INT:
+	case TYPE_PTR: /* an address, shown as an integer */
 		at.kind = AOT_K_INT;
 		break;
 	case TYPE_BOOL:

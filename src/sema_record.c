@@ -13,6 +13,26 @@
 
 #define SEMA_RECORD_MAX_PATH 8
 
+#ifndef sema_error
+#define sema_error(ctx, loc, hint, ...)                                  \
+	do {                                                             \
+		if ((ctx)->report)                                       \
+			diag_error((ctx)->d, loc, hint, __VA_ARGS__);    \
+	} while (0)
+#endif
+
+static bool sema_record_is_int(const struct type *t)
+{
+	return t->kind == TYPE_INT || t->kind == TYPE_BOOL || t->kind == TYPE_PTR;
+}
+
+static void sema_record_need_int(struct sema_ctx *ctx, struct node *n, const char *what)
+{
+	if (n->type.kind != TYPE_NONE && !sema_record_is_int(&n->type))
+		sema_error(ctx, n->loc, NULL, "%s needs an integer, not %s", what,
+			   ctypes_name(ctx->a, &n->type));
+}
+
 static struct ctypes *sema_record_ct(struct sema_ctx *ctx)
 {
 	return ctypes_get(ctx->prog, ctx->env);
@@ -143,7 +163,7 @@ void sema_record_field(struct sema_ctx *ctx, struct node *n)
 	memcpy(n->mpath, path, n->npath * sizeof(*n->mpath));
 	m = path[n->npath - 1];
 	if (m->bit_size && (m->type.kind != TYPE_INT || m->bit_size + m->bit_off > 64)) {
-		sema_unsupported(ctx, n, "a bitfield of this type");
+		sema_error(ctx, n->loc, NULL, "the bitfield '%s' is too wide to read", n->name);
 		return;
 	}
 	/* The memory read from is the user's if the pointer followed points there. */
@@ -178,7 +198,7 @@ bool sema_record_cast(struct sema_ctx *ctx, struct node *n)
 	switch (t.kind) {
 	case TYPE_INT:
 	case TYPE_BOOL:
-		if (!sema_is_int(lt) && lt->kind != TYPE_PTR) {
+		if (!sema_record_is_int(lt) && lt->kind != TYPE_PTR) {
 			sema_error(ctx, n->loc, NULL, "cannot cast %s to %s", ctypes_name(ctx->a, lt),
 				   n->cast_type);
 			return true;
@@ -186,7 +206,7 @@ bool sema_record_cast(struct sema_ctx *ctx, struct node *n)
 		n->type = type_int(t.size ? t.size : 8, t.is_signed);
 		return true;
 	case TYPE_PTR:
-		if (!sema_is_int(lt) && lt->kind != TYPE_PTR) {
+		if (!sema_record_is_int(lt) && lt->kind != TYPE_PTR) {
 			sema_error(ctx, n->loc, NULL, "cannot cast %s to a pointer",
 				   ctypes_name(ctx->a, lt));
 			return true;
@@ -233,7 +253,7 @@ void sema_record_unop(struct sema_ctx *ctx, struct node *n)
 	}
 	if (lt->kind != TYPE_PTR) {
 		sema_error(ctx, n->loc,
-			   sema_is_int(lt) ? "cast it to a pointer first: *(uint32 *)x" : NULL,
+			   sema_record_is_int(lt) ? "cast it to a pointer first: *(uint32 *)x" : NULL,
 			   "cannot dereference %s: it is not a pointer", ctypes_name(ctx->a, lt));
 		return;
 	}
@@ -256,7 +276,7 @@ void sema_record_index(struct sema_ctx *ctx, struct node *n)
 
 	if (lt->kind == TYPE_NONE || n->rhs->type.kind == TYPE_NONE)
 		return;
-	sema_need_int(ctx, n->rhs, "an index");
+	sema_record_need_int(ctx, n->rhs, "an index");
 	if (lt->kind == TYPE_PTR) {
 		et = ctypes_pointee(sema_record_ct(ctx), lt);
 		n->is_user = lt->is_user;
