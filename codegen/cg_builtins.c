@@ -6,7 +6,6 @@
 #include <string.h>
 
 #include "arena.h"
-#include "cg_core.h"
 #include "cg_internal.h"
 #include "meta.h"
 
@@ -89,11 +88,87 @@ static LLVMValueRef cg_bi_probe(struct cg *cg, struct node *n)
 	return cg_str_lit(cg, name, strlen(name), n->type.size);
 }
 
+/* elapsed: now minus the start time the runtime wrote into AOT_STATE_MAP. */
+static LLVMValueRef cg_bi_elapsed(struct cg *cg, struct node *n)
+{
+	LLVMValueRef key = cg_alloca(cg, 4, "key"), p, start, isnull;
+
+	(void)n;
+	LLVMSetAlignment(LLVMBuildStore(cg->b, cg_i32(cg, 0), key), 4);
+	if (!cg->state) {
+		cg_error(cg, n->loc, "this is a bug in aotrace", "elapsed has no state map");
+		return cg_i64(cg, 0);
+	}
+	p = cg_map_lookup(cg, cg->state, key);
+	isnull = LLVMBuildICmp(cg->b, LLVMIntEQ, p, LLVMConstNull(cg->t_ptr), "");
+	/* the lookup of entry 0 of an array cannot fail, but the verifier wants the check */
+	p = LLVMBuildSelect(cg->b, isnull, key, p, "");
+	start = LLVMBuildLoad2(cg->b, cg->t_i64, p, "start");
+	start = LLVMBuildSelect(cg->b, isnull, cg_i64(cg, 0), start, "");
+	return LLVMBuildSub(cg->b, cg_call0(cg, CG_H_KTIME_GET_NS), start, "elapsed");
+}
+
+static LLVMValueRef cg_bi_curtask(struct cg *cg, struct node *n)
+{
+	(void)n;
+	return cg_call0(cg, CG_H_GET_CURRENT_TASK);
+}
+
+static LLVMValueRef cg_bi_cgroup(struct cg *cg, struct node *n)
+{
+	(void)n;
+	return cg_call0(cg, CG_H_GET_CURRENT_CGROUP_ID);
+}
+
+/* A rendered value made of u64s: the layouts of runtime/meta.h. */
+static LLVMValueRef cg_u64s(struct cg *cg, LLVMValueRef a, LLVMValueRef b)
+{
+	LLVMValueRef buf = cg_alloca(cg, b ? 16 : 8, "rendered");
+
+	LLVMBuildStore(cg->b, a, buf);
+	if (b)
+		LLVMBuildStore(cg->b, b, cg_gep(cg, buf, 8));
+	return buf;
+}
+
+static LLVMValueRef cg_bi_username(struct cg *cg, struct node *n)
+{
+	return cg_u64s(cg, cg_bi_uid(cg, n), NULL);
+}
+
+/*
+ * func: the traced function's address, for the runtime to name. In kernel probes the helper
+ * knows it; a uprobe's pt_regs ip is the probed address.
+ */
+static LLVMValueRef cg_bi_func(struct cg *cg, struct node *n)
+{
+	LLVMValueRef ip;
+
+	if (n->type.kind == TYPE_BUF && n->type.render == AOT_K_USYM) {
+		ip = LLVMBuildLoad2(cg->b, cg->t_i64, cg_gep(cg, cg->ctxp, 16 * 8), "ip");
+		return cg_u64s(cg, ip, cg_bi_pid(cg, n));
+	}
+	ip = cg_helper(cg, CG_H_GET_FUNC_IP, cg->t_i64, &cg->ctxp, 1);
+	return cg_u64s(cg, ip, NULL);
+}
+
+static LLVMValueRef cg_bi_kstack(struct cg *cg, struct node *n)
+{
+	return cg_stack(cg, n, false);
+}
+
+static LLVMValueRef cg_bi_ustack(struct cg *cg, struct node *n)
+{
+	return cg_stack(cg, n, true);
+}
+
 static const cg_emit_fn cg_builtins[] = {
-	[BI_PID] = cg_bi_pid,	[BI_TID] = cg_bi_tid,	  [BI_UID] = cg_bi_uid,
-	[BI_GID] = cg_bi_gid,	[BI_NSECS] = cg_bi_nsecs, [BI_CPU] = cg_bi_cpu,
-	[BI_COMM] = cg_bi_comm, [BI_PROBE] = cg_bi_probe, [BI_RAND] = cg_bi_rand,
-	[BI_CURTASK] = cg_core_curtask,
+	[BI_PID] = cg_bi_pid,	      [BI_TID] = cg_bi_tid,	    [BI_UID] = cg_bi_uid,
+	[BI_GID] = cg_bi_gid,	      [BI_NSECS] = cg_bi_nsecs,	    [BI_CPU] = cg_bi_cpu,
+	[BI_COMM] = cg_bi_comm,	      [BI_PROBE] = cg_bi_probe,	    [BI_RAND] = cg_bi_rand,
+	[BI_ELAPSED] = cg_bi_elapsed, [BI_CURTASK] = cg_bi_curtask, [BI_CGROUP] = cg_bi_cgroup,
+	[BI_USERNAME] = cg_bi_username, [BI_FUNC] = cg_bi_func,	    [BI_KSTACK] = cg_bi_kstack,
+	[BI_USTACK] = cg_bi_ustack,
 };
 
 LLVMValueRef cg_builtin(struct cg *cg, struct node *n)
@@ -146,7 +221,7 @@ static void cg_type_from_aot(struct cg *cg, const struct aot_type *at, struct ty
 	}
 }
 
-static void cg_event_hdr(struct cg *cg, LLVMValueRef p, uint32_t kind, uint32_t index)
+void cg_event_hdr(struct cg *cg, LLVMValueRef p, uint32_t kind, uint32_t index)
 {
 	LLVMSetAlignment(LLVMBuildStore(cg->b, cg_i32(cg, kind), p), 4);
 	LLVMSetAlignment(LLVMBuildStore(cg->b, cg_i32(cg, index), cg_gep(cg, p, 4)), 4);
@@ -154,9 +229,10 @@ static void cg_event_hdr(struct cg *cg, LLVMValueRef p, uint32_t kind, uint32_t 
 
 /*
  * printf(fmt, args...): a ring buffer record of the header and the arguments laid out as the
- * format's TUPLE in the metadata; the runtime formats it.
+ * format's TUPLE in the metadata; the runtime formats it. The other formats (system, cat,
+ * print(value), time) are the same record with AOT_EV_FORMAT.
  */
-static LLVMValueRef cg_fn_printf(struct cg *cg, struct node *n)
+LLVMValueRef cg_fmt_event(struct cg *cg, struct node *n, struct node *first)
 {
 	const struct aot_meta *m = cg->prog->meta;
 	const uint32_t hdr = sizeof(struct aot_event_hdr);
@@ -171,7 +247,7 @@ static LLVMValueRef cg_fn_printf(struct cg *cg, struct node *n)
 		return cg_i64(cg, 0);
 	}
 	cg_type_from_aot(cg, &m->fmts[n->idx].args, &layout);
-	for (a = n->args ? n->args->next : NULL, i = 0; a; a = a->next, i++) {
+	for (a = first, i = 0; a; a = a->next, i++) {
 		if (i >= layout.nelems || i >= 64) {
 			cg_error(cg, a->loc, NULL, "printf argument does not match the format");
 			return cg_i64(cg, 0);
@@ -181,10 +257,11 @@ static LLVMValueRef cg_fn_printf(struct cg *cg, struct node *n)
 	}
 
 	rec = cg_event_reserve(cg, hdr + layout.size, &done);
-	cg_event_hdr(cg, rec, AOT_EV_PRINTF, n->idx);
+	cg_event_hdr(cg, rec, m->fmts[n->idx].kind == AOT_FMT_PRINTF ? AOT_EV_PRINTF : AOT_EV_FORMAT,
+		     n->idx);
 	if (used != layout.size)
 		cg_memset0(cg, cg_gep(cg, rec, hdr), layout.size, 8);
-	for (a = n->args->next, i = 0; a; a = a->next, i++)
+	for (a = first, i = 0; a; a = a->next, i++)
 		cg_store(cg, cg_gep(cg, rec, hdr + layout.offsets[i]), &layout.elems[i],
 			 cg_align_at(8, hdr + layout.offsets[i]), vals[i], &a->type);
 	cg_event_submit(cg, rec, done);
@@ -253,6 +330,11 @@ static LLVMValueRef cg_fn_delete(struct cg *cg, struct node *n)
 	return cg_i64(cg, 0);
 }
 
+static LLVMValueRef cg_fn_printf(struct cg *cg, struct node *n)
+{
+	return cg_fmt_event(cg, n, n->args ? n->args->next : NULL);
+}
+
 static const cg_emit_fn cg_funcs[] = {
 	[FN_DELETE] = cg_fn_delete,
 	[FN_PRINTF] = cg_fn_printf,
@@ -263,10 +345,16 @@ static const cg_emit_fn cg_funcs[] = {
 LLVMValueRef cg_call(struct cg *cg, struct node *n)
 {
 	size_t nf = sizeof(cg_funcs) / sizeof(cg_funcs[0]);
+	bool handled = false;
+	LLVMValueRef v;
 
 	if ((size_t)n->func < nf && cg_funcs[n->func])
 		return cg_funcs[n->func](cg, n);
-	if (n->func >= FN_COUNT && n->func <= FN_AVG)
+	v = cg_call_more(cg, n, &handled);
+	if (handled)
+		return v;
+	if ((n->func >= FN_COUNT && n->func <= FN_AVG) ||
+	    (n->func >= FN_STATS && n->func <= FN_LHIST))
 		cg_error(cg, n->loc, "assign it to a map: @name = count()",
 			 "%s() is only a map's value", n->name);
 	else

@@ -118,6 +118,7 @@ LLVMMetadataRef cg_di_type(struct cg *cg, const struct type *t, const char *name
 	case TYPE_BOOL:
 		return cg_di_basic(cg, "bool", 8, CG_ATE_BOOLEAN);
 	case TYPE_STR:
+	case TYPE_BUF: /* rendered values: bytes laid out per runtime/meta.h */
 		sub = LLVMDIBuilderGetOrCreateSubrange(cg->dib, 0, t->size);
 		return LLVMDIBuilderCreateArrayType(cg->dib, (uint64_t)t->size * 8, 8,
 						    cg_di_basic(cg, "char", 8, CG_ATE_SIGNED_CHAR),
@@ -137,6 +138,11 @@ LLVMMetadataRef cg_di_type(struct cg *cg, const struct type *t, const char *name
 	case TYPE_MAX:
 	case TYPE_AVG:
 		return cg_di_agg(cg, t);
+	case TYPE_STATS: /* struct { s64 total; u64 count; }, as avg */
+		return cg_di_agg(cg, &(struct type){.kind = TYPE_AVG});
+	case TYPE_HIST:
+	case TYPE_LHIST: /* a u64 count per bucket */
+		return cg_di_agg(cg, &(struct type){.kind = TYPE_COUNT});
 	default:
 		return cg_di_int(cg, t->size ? t->size : 8, false);
 	}

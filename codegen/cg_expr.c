@@ -22,7 +22,7 @@ LLVMValueRef cg_i32(struct cg *cg, uint32_t v)
 
 bool cg_type_is_buf(const struct type *t)
 {
-	return t->kind == TYPE_STR || t->kind == TYPE_TUPLE;
+	return t->kind == TYPE_STR || t->kind == TYPE_TUPLE || t->kind == TYPE_BUF;
 }
 
 /* BPF helpers are called through their id as a constant address, as libbpf's headers do. */
@@ -199,6 +199,7 @@ static void cg_store_aligned(struct cg *cg, LLVMValueRef p, const struct type *d
 	}
 	switch (dt->kind) {
 	case TYPE_STR:
+	case TYPE_BUF:
 		n = dt->size < vt->size ? dt->size : vt->size;
 		cg_memcpy(cg, p, dalign, val, salign, n);
 		cg_memset0(cg, cg_gep(cg, p, n), dt->size - n, cg_align_at(dalign, n));
@@ -645,6 +646,8 @@ static LLVMValueRef cg_field(struct cg *cg, struct node *n)
 {
 	if (n->lhs && n->lhs->kind == NODE_BUILTIN && n->lhs->builtin == BI_ARGS)
 		return cg_args_field(cg, n);
+	if (n->lhs && n->lhs->type.kind == TYPE_TUPLE)
+		return cg_tuple_field(cg, n);
 	return cg_core_read(cg, n);
 }
 

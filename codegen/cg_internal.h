@@ -28,16 +28,29 @@ enum cg_helper {
 	CG_H_GET_CURRENT_PID_TGID = 14,
 	CG_H_GET_CURRENT_UID_GID = 15,
 	CG_H_GET_CURRENT_COMM = 16,
+	CG_H_GET_STACKID = 27,
+	CG_H_GET_CURRENT_TASK = 35,
+	CG_H_OVERRIDE_RETURN = 58,
+	CG_H_GET_CURRENT_CGROUP_ID = 80,
+	CG_H_SEND_SIGNAL = 109,
+	CG_H_PROBE_READ_USER = 112,
+	CG_H_PROBE_READ_KERNEL = 113,
 	CG_H_PROBE_READ_USER_STR = 114,
 	CG_H_PROBE_READ_KERNEL_STR = 115,
 	CG_H_RINGBUF_OUTPUT = 130,
 	CG_H_RINGBUF_RESERVE = 131,
 	CG_H_RINGBUF_SUBMIT = 132,
+	CG_H_D_PATH = 147,
+	CG_H_FOR_EACH_MAP_ELEM = 164,
+	CG_H_GET_FUNC_IP = 173,
 };
 
 /* BPF map types and update flags used here. */
 #define CG_MAP_HASH 1
+#define CG_MAP_ARRAY 2
 #define CG_MAP_PERCPU_HASH 5
+#define CG_MAP_STACK_TRACE 7
+#define CG_BPF_F_USER_STACK (1u << 8)
 #define CG_MAP_RINGBUF 27
 #define CG_BPF_ANY 0
 #define CG_BPF_NOEXIST 1
@@ -63,6 +76,7 @@ struct cg {
 	LLVMMetadataRef di_file, di_cu;
 	LLVMTypeRef t_i1, t_i8, t_i16, t_i32, t_i64, t_ptr, t_void;
 	LLVMValueRef events;		      /* the ring buffer map */
+	LLVMValueRef state, kstacks, ustacks; /* AOT_STATE_MAP and the stack maps, if used */
 	LLVMMetadataRef di_agg[TYPE_AVG + 1]; /* value structs of aggregations, made once */
 
 	/* the program function being emitted */
@@ -85,6 +99,7 @@ struct cg {
 	} loops[CG_MAX_LOOP_DEPTH];
 	uint32_t nloops;
 	struct cg_core *core; /* cg_core.c: CO-RE debug types and layouts made so far */
+	uint32_t nfor; /* for loops emitted so far: names their callbacks */
 };
 
 /* ---- codegen.c ---- */
@@ -133,6 +148,11 @@ LLVMValueRef cg_map_read(struct cg *cg, struct node *n);
 void cg_map_write(struct cg *cg, struct node *n, LLVMValueRef val, const struct type *vt);
 /* delete(@x[key]) */
 void cg_map_delete(struct cg *cg, struct node *n);
+/* The BPF map of a map_info. */
+LLVMValueRef cg_map_ref(struct cg *cg, const struct map_info *mi);
+LLVMValueRef cg_map_lookup(struct cg *cg, LLVMValueRef map, LLVMValueRef key);
+/* An i64 from the current CPU's value of an aggregation at p (count, sum, min, max, avg). */
+LLVMValueRef cg_agg_value(struct cg *cg, LLVMValueRef p, const struct type *vt);
 /* @x = count() and friends; arg is the call's argument or NULL. */
 void cg_map_aggregate(struct cg *cg, struct node *n, enum func fn, struct node *arg);
 /*
@@ -196,6 +216,19 @@ int cg_probe(struct cg *cg, struct node *probe);
 
 LLVMValueRef cg_builtin(struct cg *cg, struct node *n);
 LLVMValueRef cg_call(struct cg *cg, struct node *n);
+void cg_event_hdr(struct cg *cg, LLVMValueRef p, uint32_t kind, uint32_t index);
+/* A ring buffer record of a format (printf, system, cat, print, time): args from first on. */
+LLVMValueRef cg_fmt_event(struct cg *cg, struct node *n, struct node *first);
+
+/* ---- cg_calls.c: the functions beyond printf/str/exit/delete ---- */
+
+/* The emit callback of a function id, or NULL. */
+LLVMValueRef cg_call_more(struct cg *cg, struct node *n, bool *handled);
+/* kstack/ustack with sema's mode and limit in n->type. */
+LLVMValueRef cg_stack(struct cg *cg, struct node *n, bool user);
+
+/* $t.N */
+LLVMValueRef cg_tuple_field(struct cg *cg, struct node *n);
 /* The probe argument args->name of the current match, or NULL. */
 const struct probe_arg *cg_probe_arg(struct cg *cg, const struct node *field);
 

@@ -70,7 +70,13 @@ LLVMValueRef cg_map_global(struct cg *cg, const char *name, const struct cg_mapd
 
 static bool cg_is_agg(const struct type *t)
 {
-	return t->kind >= TYPE_COUNT && t->kind <= TYPE_AVG;
+	return (t->kind >= TYPE_COUNT && t->kind <= TYPE_AVG) ||
+	       (t->kind >= TYPE_STATS && t->kind <= TYPE_LHIST);
+}
+
+static bool cg_is_hist(const struct type *t)
+{
+	return t->kind == TYPE_HIST || t->kind == TYPE_LHIST;
 }
 
 static uint32_t cg_value_size(const struct type *t)
@@ -78,10 +84,13 @@ static uint32_t cg_value_size(const struct type *t)
 	switch (t->kind) {
 	case TYPE_COUNT:
 	case TYPE_SUM:
+	case TYPE_HIST:
+	case TYPE_LHIST:
 		return 8;
 	case TYPE_MIN:
 	case TYPE_MAX:
 	case TYPE_AVG:
+	case TYPE_STATS:
 		return 16;
 	default:
 		return t->size;
@@ -93,6 +102,63 @@ static const struct type *cg_map_key_type(const struct map_info *mi)
 	return mi->nkeys ? &mi->key : &cg_scalar_key;
 }
 
+static uint32_t cg_round8(uint32_t n)
+{
+	return (n + 7) / 8 * 8;
+}
+
+/* A hist/lhist map's BPF key: the user key padded to 8 bytes, then the u64 bucket. */
+static struct type cg_hist_key_type(struct cg *cg, const struct map_info *mi)
+{
+	struct arena *a = cg->prog->arena;
+	struct type t = {.kind = TYPE_TUPLE, .nelems = 2};
+
+	if (!mi->nkeys)
+		return cg_scalar_key;
+	t.elems = arena_alloc(a, 2 * sizeof(*t.elems));
+	t.offsets = arena_alloc(a, 2 * sizeof(*t.offsets));
+	t.elems[0] = mi->key;
+	t.elems[1] = cg_scalar_key;
+	t.offsets[0] = 0;
+	t.offsets[1] = cg_round8(mi->key.size);
+	t.size = t.offsets[1] + 8;
+	return t;
+}
+
+static uint32_t cg_max_entries(struct cg *cg)
+{
+	return cg->prog->map_keys_max ? cg->prog->map_keys_max : CG_MAP_MAX_ENTRIES;
+}
+
+/* The maps of builtins: elapsed's start time, kstack's and ustack's stack traces. */
+static void cg_maps_builtin(struct cg *cg)
+{
+	static const char *const state_fields[] = {"start_ns"};
+	static const bool state_signed[] = {false};
+	struct type frames = {.kind = TYPE_STR, .size = 8 * AOT_STACK_MAX_DEPTH};
+	struct cg_mapdef def;
+
+	if (cg->prog->uses_elapsed) {
+		def = (struct cg_mapdef){
+			.type = CG_MAP_ARRAY,
+			.max_entries = 1,
+			.key = cg_di_int(cg, 4, false),
+			.value = cg_di_struct_u64s(cg, "aot_state", state_fields, state_signed, 1),
+		};
+		cg->state = cg_map_global(cg, AOT_STATE_MAP, &def);
+	}
+	def = (struct cg_mapdef){
+		.type = CG_MAP_STACK_TRACE,
+		.max_entries = cg_max_entries(cg),
+		.key = cg_di_int(cg, 4, false),
+		.value = cg_di_type(cg, &frames, "aot_frames"),
+	};
+	if (cg->prog->uses_kstack)
+		cg->kstacks = cg_map_global(cg, AOT_KSTACK_MAP, &def);
+	if (cg->prog->uses_ustack)
+		cg->ustacks = cg_map_global(cg, AOT_USTACK_MAP, &def);
+}
+
 int cg_maps_define(struct cg *cg)
 {
 	struct arena *a = cg->prog->arena;
@@ -100,7 +166,12 @@ int cg_maps_define(struct cg *cg)
 
 	for (struct map_info *mi = cg->prog->maps; mi; mi = mi->next) {
 		const struct type *kt = cg_map_key_type(mi);
+		struct type hk;
 
+		if (cg_is_hist(&mi->value)) {
+			hk = cg_hist_key_type(cg, mi);
+			kt = &hk;
+		}
 		if (!kt->size || !cg_value_size(&mi->value)) {
 			cg_error(cg, mi->first_use, NULL, "map %s has no known key or value type",
 				 mi->name);
@@ -108,7 +179,7 @@ int cg_maps_define(struct cg *cg)
 		}
 		def = (struct cg_mapdef){
 			.type = cg_is_agg(&mi->value) ? CG_MAP_PERCPU_HASH : CG_MAP_HASH,
-			.max_entries = CG_MAP_MAX_ENTRIES,
+			.max_entries = cg_max_entries(cg),
 			.key = cg_di_type(cg, kt, arena_printf(a, "%s_key", mi->elf_name)),
 			.value =
 				cg_di_type(cg, &mi->value, arena_printf(a, "%s_val", mi->elf_name)),
@@ -117,16 +188,20 @@ int cg_maps_define(struct cg *cg)
 	}
 	def = (struct cg_mapdef){.type = CG_MAP_RINGBUF, .max_entries = CG_EVENTS_SIZE};
 	cg->events = cg_map_global(cg, AOT_EVENTS_MAP, &def);
+	cg_maps_builtin(cg);
 	return 0;
 }
 
-static LLVMValueRef cg_map_ref(struct cg *cg, const struct map_info *mi)
+LLVMValueRef cg_map_ref(struct cg *cg, const struct map_info *mi)
 {
 	return LLVMGetNamedGlobal(cg->mod, mi->elf_name);
 }
 
-/* The key in a stack buffer; tuple keys are zeroed first so pad bytes hash the same. */
-static LLVMValueRef cg_map_key(struct cg *cg, struct node *n)
+/*
+ * The key in a stack buffer; tuple keys are zeroed first so pad bytes hash the same. extra bytes
+ * follow the key, 8-aligned (a hist's bucket).
+ */
+static LLVMValueRef cg_map_key_ex(struct cg *cg, struct node *n, uint32_t extra)
 {
 	const struct map_info *mi = n->map;
 	const struct type *kt = cg_map_key_type(mi);
@@ -141,11 +216,15 @@ static LLVMValueRef cg_map_key(struct cg *cg, struct node *n)
 	}
 	if (mi->nkeys == 1) {
 		v = cg_expr(cg, n->args);
-		buf = cg_alloca(cg, kt->size, "key");
+		if (extra) {
+			buf = cg_alloca_zero(cg, cg_round8(kt->size) + extra, "key");
+		} else {
+			buf = cg_alloca(cg, kt->size, "key");
+		}
 		cg_store(cg, buf, kt, 8, v, &n->args->type);
 		return buf;
 	}
-	buf = cg_alloca_zero(cg, kt->size, "key");
+	buf = cg_alloca_zero(cg, cg_round8(kt->size) + extra, "key");
 	for (a = n->args, i = 0; a && i < kt->nelems; a = a->next, i++) {
 		v = cg_expr(cg, a);
 		cg_store(cg, cg_gep(cg, buf, kt->offsets[i]), &kt->elems[i],
@@ -154,7 +233,12 @@ static LLVMValueRef cg_map_key(struct cg *cg, struct node *n)
 	return buf;
 }
 
-static LLVMValueRef cg_map_lookup(struct cg *cg, LLVMValueRef map, LLVMValueRef key)
+static LLVMValueRef cg_map_key(struct cg *cg, struct node *n)
+{
+	return cg_map_key_ex(cg, n, 0);
+}
+
+LLVMValueRef cg_map_lookup(struct cg *cg, LLVMValueRef map, LLVMValueRef key)
 {
 	LLVMValueRef args[] = {map, key};
 
@@ -186,11 +270,11 @@ LLVMValueRef cg_map_read(struct cg *cg, struct node *n)
 	LLVMValueRef p, v, res = NULL, phi, vals[2];
 	LLVMBasicBlockRef from[2];
 
-	if (cg_is_agg(vt)) {
-		cg_error(cg, n->loc, "print the map at exit instead",
-			 "reading an aggregation map in an expression is not supported yet");
-		return cg_type_is_buf(&n->type) ? cg_alloca_zero(cg, n->type.size, "")
-						: cg_i64(cg, 0);
+	if (cg_is_hist(vt) || vt->kind == TYPE_STATS) {
+		cg_error(cg, n->loc, "print the map instead",
+			 "a %s map cannot be read in an expression",
+			 vt->kind == TYPE_STATS ? "stats" : "histogram");
+		return cg_i64(cg, 0);
 	}
 	p = cg_map_lookup(cg, cg_map_ref(cg, n->map), cg_map_key(cg, n));
 	hit = cg_block(cg, "map.hit");
@@ -204,8 +288,11 @@ LLVMValueRef cg_map_read(struct cg *cg, struct node *n)
 	v = NULL;
 	if (res)
 		cg_memcpy(cg, res, 8, p, 8, vt->size);
+	else if (cg_is_agg(vt))
+		v = cg_agg_value(cg, p, vt);
 	else
 		v = cg_load(cg, p, vt, 8);
+	hit = LLVMGetInsertBlock(cg->b);
 	LLVMBuildBr(cg->b, join);
 
 	LLVMPositionBuilderAtEnd(cg->b, miss);
@@ -252,6 +339,10 @@ static void cg_agg_apply(struct cg *cg, LLVMValueRef p, enum func fn, LLVMValueR
 	switch (fn) {
 	case FN_COUNT:
 	case FN_SUM:
+	case FN_HIST:
+	case FN_LHIST:
+		if (fn != FN_SUM)
+			fn = FN_COUNT;
 		cur = LLVMBuildLoad2(b, cg->t_i64, p, "cur");
 		LLVMBuildStore(b, LLVMBuildAdd(b, cur, fn == FN_COUNT ? cg_i64(cg, 1) : v, ""), p);
 		break;
@@ -269,6 +360,7 @@ static void cg_agg_apply(struct cg *cg, LLVMValueRef p, enum func fn, LLVMValueR
 		LLVMBuildStore(b, cg_i64(cg, 1), p1);
 		break;
 	case FN_AVG:
+	case FN_STATS:
 		cur = LLVMBuildLoad2(b, cg->t_i64, p, "total");
 		LLVMBuildStore(b, LLVMBuildAdd(b, cur, v, ""), p);
 		cur = LLVMBuildLoad2(b, cg->t_i64, p1, "count");
@@ -277,6 +369,53 @@ static void cg_agg_apply(struct cg *cg, LLVMValueRef p, enum func fn, LLVMValueR
 	default:
 		break;
 	}
+}
+
+LLVMValueRef cg_agg_value(struct cg *cg, LLVMValueRef p, const struct type *vt)
+{
+	LLVMValueRef v = LLVMBuildLoad2(cg->b, cg->t_i64, p, "agg");
+
+	if (vt->kind == TYPE_AVG)
+		return cg_arith(cg, '/', v, LLVMBuildLoad2(cg->b, cg->t_i64, cg_gep(cg, p, 8), "n"),
+				vt->is_signed);
+	return v;
+}
+
+/*
+ * bpftrace's log2 buckets: 0 for negative values, 1 for 0, k + 2 for [2^k, 2^(k+1)). Six
+ * compare-and-shift steps instead of a loop the verifier would have to walk.
+ */
+static LLVMValueRef cg_log2_bucket(struct cg *cg, LLVMValueRef v)
+{
+	LLVMBuilderRef b = cg->b;
+	LLVMValueRef n = v, r = cg_i64(cg, 0), big, neg, zero;
+
+	for (int s = 32; s >= 1; s /= 2) {
+		big = LLVMBuildICmp(b, LLVMIntUGE, n, cg_i64(cg, 1ull << s), "");
+		n = LLVMBuildSelect(b, big, LLVMBuildLShr(b, n, cg_i64(cg, s), ""), n, "");
+		r = LLVMBuildSelect(b, big, LLVMBuildAdd(b, r, cg_i64(cg, s), ""), r, "");
+	}
+	r = LLVMBuildAdd(b, r, cg_i64(cg, 2), "");
+	zero = LLVMBuildICmp(b, LLVMIntEQ, v, cg_i64(cg, 0), "");
+	neg = LLVMBuildICmp(b, LLVMIntSLT, v, cg_i64(cg, 0), "");
+	r = LLVMBuildSelect(b, zero, cg_i64(cg, 1), r, "");
+	return LLVMBuildSelect(b, neg, cg_i64(cg, 0), r, "bucket");
+}
+
+/* lhist: 0 below min, 1 + (v - min) / step up to max, one bucket above max. */
+static LLVMValueRef cg_linear_bucket(struct cg *cg, const struct map_info *mi, LLVMValueRef v)
+{
+	LLVMBuilderRef b = cg->b;
+	int64_t lo = mi->lhist_min, hi = mi->lhist_max, step = mi->lhist_step ? mi->lhist_step : 1;
+	LLVMValueRef below = LLVMBuildICmp(b, LLVMIntSLT, v, cg_i64(cg, (uint64_t)lo), "");
+	LLVMValueRef above = LLVMBuildICmp(b, LLVMIntSGT, v, cg_i64(cg, (uint64_t)hi), "");
+	LLVMValueRef in = LLVMBuildAdd(
+		b, LLVMBuildUDiv(b, LLVMBuildSub(b, v, cg_i64(cg, (uint64_t)lo), ""),
+				 cg_i64(cg, (uint64_t)step), ""),
+		cg_i64(cg, 1), "");
+
+	in = LLVMBuildSelect(b, above, cg_i64(cg, 1 + (uint64_t)((hi - lo) / step)), in, "");
+	return LLVMBuildSelect(b, below, cg_i64(cg, 0), in, "bucket");
 }
 
 /*
@@ -291,7 +430,16 @@ void cg_map_aggregate(struct cg *cg, struct node *n, enum func fn, struct node *
 
 	if (arg)
 		v = cg_expr(cg, arg);
-	key = cg_map_key(cg, n);
+	if (cg_is_hist(vt)) {
+		LLVMValueRef bucket = vt->kind == TYPE_HIST ? cg_log2_bucket(cg, v)
+							     : cg_linear_bucket(cg, n->map, v);
+		uint32_t off = n->map->nkeys ? cg_round8(n->map->key.size) : 0;
+
+		key = cg_map_key_ex(cg, n, n->map->nkeys ? 8 : 0);
+		LLVMSetAlignment(LLVMBuildStore(cg->b, bucket, cg_gep(cg, key, off)), 8);
+	} else {
+		key = cg_map_key(cg, n);
+	}
 	p = cg_map_lookup(cg, map, key);
 	from[0] = LLVMGetInsertBlock(cg->b);
 	init = cg_block(cg, "agg.init");

@@ -5,7 +5,9 @@
  * body, return 0.
  */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "cg_internal.h"
 
@@ -19,7 +21,9 @@ static void cg_stmts(struct cg *cg, struct node *block)
 
 static bool cg_is_agg_call(const struct node *n)
 {
-	return n && n->kind == NODE_CALL && n->func >= FN_COUNT && n->func <= FN_AVG;
+	return n && n->kind == NODE_CALL &&
+	       ((n->func >= FN_COUNT && n->func <= FN_AVG) ||
+		(n->func >= FN_STATS && n->func <= FN_LHIST));
 }
 
 /* `lv = rhs`, `lv op= rhs`, `lv++`, `@m = count()` and the other aggregations. */
@@ -145,6 +149,131 @@ static void cg_unroll(struct cg *cg, struct node *n)
 	LLVMPositionBuilderAtEnd(cg->b, end);
 }
 
+LLVMValueRef cg_tuple_field(struct cg *cg, struct node *n)
+{
+	LLVMValueRef t = cg_expr(cg, n->lhs);
+
+	return cg_load(cg, cg_gep(cg, t, n->field_off), &n->type, cg_align_at(8, n->field_off));
+}
+
+/* The debug info of a for callback: long cb(void *map, void *key, void *value, void *ctx). */
+static void cg_for_di(struct cg *cg, LLVMValueRef fn, const char *name, struct loc loc)
+{
+	static const char *const params[] = {"map", "key", "value", "frame"};
+	LLVMMetadataRef voidp = cg_di_ptr(cg, NULL);
+	LLVMMetadataRef types[5] = {cg_di_c_int(cg), voidp, voidp, voidp, voidp}, fty, sp;
+
+	fty = LLVMDIBuilderCreateSubroutineType(cg->dib, cg->di_file, types, 5,
+						LLVMDIFlagPrototyped);
+	sp = LLVMDIBuilderCreateFunction(cg->dib, cg->di_file, name, strlen(name), name,
+					 strlen(name), cg->di_file, loc.line, fty, true, true,
+					 loc.line, LLVMDIFlagPrototyped, true);
+	for (unsigned i = 0; i < 4; i++)
+		LLVMDIBuilderCreateParameterVariable(cg->dib, sp, params[i], strlen(params[i]),
+						     i + 1, cg->di_file, loc.line, voidp, true,
+						     LLVMDIFlagZero);
+	LLVMSetSubprogram(fn, sp);
+	cg->di_sp = sp;
+}
+
+/* $kv = (key, value) at the start of the callback; aggregations give this CPU's value. */
+static void cg_for_kv(struct cg *cg, struct node *n, LLVMValueRef key, LLVMValueRef val)
+{
+	const struct type *kv = &n->lhs->var->type, *mt = &n->rhs->map->value;
+	LLVMValueRef p = cg_var_ptr(cg, n->lhs), v;
+
+	v = cg_load(cg, key, &kv->elems[0], 8);
+	cg_store(cg, cg_gep(cg, p, kv->offsets[0]), &kv->elems[0], 8, v, &kv->elems[0]);
+	if (cg_type_is_buf(mt) || mt->kind == TYPE_INT || mt->kind == TYPE_BOOL)
+		v = cg_load(cg, val, mt, 8);
+	else
+		v = cg_agg_value(cg, val, mt);
+	cg_store(cg, cg_gep(cg, p, kv->offsets[1]), &kv->elems[1],
+		 cg_align_at(8, kv->offsets[1]), v, &kv->elems[1]);
+}
+
+/*
+ * for ($kv : @m) { ... }: the body becomes a static callback of bpf_for_each_map_elem. The
+ * probe's variables stay in the probe's frame: the callback gets a frame of pointers to them
+ * (and the context pointer first), so both read and write the same storage.
+ */
+static void cg_for(struct cg *cg, struct node *n)
+{
+	struct cg saved = *cg;
+	LLVMTypeRef params[4] = {cg->t_ptr, cg->t_ptr, cg->t_ptr, cg->t_ptr}, fty;
+	LLVMValueRef frame, outer_frame, fn, args[4];
+	LLVMBasicBlockRef start, brk, cont, outer_bb = LLVMGetInsertBlock(cg->b);
+	struct cg_var *vars;
+	char name[64];
+
+	/* the frame, in the probe's function */
+	frame = cg_alloca(cg, 8 * (cg->nvars + 1), "for.frame");
+	LLVMBuildStore(cg->b, cg->ctxp, frame);
+	for (uint32_t i = 0; i < cg->nvars; i++)
+		LLVMBuildStore(cg->b, cg->vars[i].ptr, cg_gep(cg, frame, 8 * (i + 1)));
+	outer_frame = frame;
+
+	snprintf(name, sizeof(name), "aot_for_%u", cg->nfor++);
+	fty = LLVMFunctionType(cg->t_i32, params, 4, false);
+	fn = LLVMAddFunction(cg->mod, name, fty);
+	LLVMSetLinkage(fn, LLVMInternalLinkage);
+	LLVMSetSection(fn, ".text");
+	LLVMAddAttributeAtIndex(
+		fn, LLVMAttributeFunctionIndex,
+		LLVMCreateEnumAttribute(cg->ctx, LLVMGetEnumAttributeKindForName("nounwind", 8), 0));
+	vars = calloc(cg->nvars ? cg->nvars : 1, sizeof(*vars));
+	if (!vars) {
+		cg_error(cg, n->loc, NULL, "out of memory");
+		return;
+	}
+
+	/* the callback */
+	cg->fn = fn;
+	cg_for_di(cg, fn, name, n->loc);
+	cg->alloca_bb = cg_block(cg, "entry");
+	start = cg_block(cg, "start");
+	LLVMPositionBuilderAtEnd(cg->b, start);
+	cg_di_set_loc(cg, n->loc);
+	frame = LLVMGetParam(fn, 3);
+	cg->ctxp = LLVMBuildLoad2(cg->b, cg->t_ptr, frame, "ctx");
+	for (uint32_t i = 0; i < cg->nvars; i++) {
+		vars[i].info = saved.vars[i].info;
+		vars[i].ptr = LLVMBuildLoad2(cg->b, cg->t_ptr, cg_gep(cg, frame, 8 * (i + 1)), "");
+	}
+	cg->vars = vars;
+	cg->stmt_depth = 0;
+	cg->nloops = 0;
+	cg_for_kv(cg, n, LLVMGetParam(fn, 1), LLVMGetParam(fn, 2));
+	brk = cg_block(cg, "for.break");
+	cont = cg_block(cg, "for.continue");
+	cg->loops[cg->nloops++] = (struct cg_loop){.brk = brk, .cont = cont};
+	cg_stmts(cg, n->body);
+	LLVMBuildBr(cg->b, cont);
+	LLVMPositionBuilderAtEnd(cg->b, brk);
+	LLVMBuildRet(cg->b, cg_i32(cg, 1)); /* 1 stops the iteration */
+	LLVMPositionBuilderAtEnd(cg->b, cont);
+	LLVMBuildRet(cg->b, cg_i32(cg, 0));
+	LLVMPositionBuilderAtEnd(cg->b, cg->alloca_bb);
+	LLVMSetCurrentDebugLocation2(cg->b, NULL);
+	LLVMBuildBr(cg->b, start);
+	free(vars);
+
+	/* back in the probe: the helper call */
+	saved.temps = cg->temps;
+	saved.ntemps = cg->ntemps;
+	saved.captemps = cg->captemps;
+	saved.nfor = cg->nfor;
+	saved.stack_reported = cg->stack_reported;
+	*cg = saved;
+	LLVMPositionBuilderAtEnd(cg->b, outer_bb);
+	cg_di_set_loc(cg, n->loc);
+	args[0] = cg_map_ref(cg, n->rhs->map);
+	args[1] = fn;
+	args[2] = outer_frame;
+	args[3] = cg_i64(cg, 0);
+	cg_helper(cg, CG_H_FOR_EACH_MAP_ELEM, cg->t_i64, args, 4);
+}
+
 static void cg_jump(struct cg *cg, struct node *n)
 {
 	struct cg_loop *l = cg->nloops ? &cg->loops[cg->nloops - 1] : NULL;
@@ -184,6 +313,9 @@ static void cg_stmt(struct cg *cg, struct node *n)
 		break;
 	case NODE_UNROLL:
 		cg_unroll(cg, n);
+		break;
+	case NODE_FOR:
+		cg_for(cg, n);
 		break;
 	case NODE_BREAK:
 	case NODE_CONTINUE:

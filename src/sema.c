@@ -15,22 +15,15 @@
 #include "sema_record.h"
 #include "sema_types.h"
 
-#define sema_error(ctx, loc, hint, ...)                                          \
-	do {                                                                     \
-		if ((ctx)->report)                                               \
-			diag_error((ctx)->d, loc, hint, __VA_ARGS__);            \
-	} while (0)
-
-static void sema_expr(struct sema_ctx *ctx, struct node *n);
 static void sema_block(struct sema_ctx *ctx, struct node *n);
 
-static void sema_unsupported(struct sema_ctx *ctx, struct node *n, const char *what)
+void sema_unsupported(struct sema_ctx *ctx, struct node *n, const char *what)
 {
 	sema_error(ctx, n->loc, "aotrace compiles a part of the language so far; see aotrace(8)",
 		   "%s is not supported yet", what);
 }
 
-static struct map_info *sema_map(struct sema_ctx *ctx, struct node *n)
+struct map_info *sema_map(struct sema_ctx *ctx, struct node *n)
 {
 	struct map_info **pp = &ctx->prog->maps, *m;
 
@@ -62,8 +55,17 @@ static struct var_info *sema_var(struct sema_ctx *ctx, const char *name, bool cr
 	return v;
 }
 
-/* Does every match of the current probe provide these builtins? Names the first that doesn't. */
-static const struct probe_type *sema_probe_lacks(struct sema_ctx *ctx, uint32_t needs)
+/* Does some match of the current probe provide one of these builtins? */
+static bool sema_probe_lacks_any(struct sema_ctx *ctx, uint32_t has)
+{
+	for (struct node *ap = ctx->probe->args; ap; ap = ap->next)
+		for (uint32_t i = 0; i < ap->nmatches; i++)
+			if (ap->matches[i].pt->builtins & has)
+				return true;
+	return false;
+}
+
+const struct probe_type *sema_probe_lacks(struct sema_ctx *ctx, uint32_t needs)
 {
 	for (struct node *ap = ctx->probe->args; ap; ap = ap->next)
 		for (uint32_t i = 0; i < ap->nmatches; i++)
@@ -152,8 +154,30 @@ static void sema_builtin(struct sema_ctx *ctx, struct node *n)
 			   lacking->name);
 		return;
 	}
-	if (b->id == BI_PROBE)
+	switch (b->id) {
+	case BI_PROBE:
 		n->type = type_str(sema_probe_name_size(ctx));
+		break;
+	case BI_FUNC:
+		/* a user-space probe's function is a user symbol, resolved in the traced process */
+		if (!sema_probe_lacks(ctx, PB_USER))
+			n->type = type_buf(AOT_K_USYM, 16, 0);
+		else if (sema_probe_lacks_any(ctx, PB_USER))
+			sema_error(ctx, n->loc, "split the probe into kernel and user parts",
+				   "'func' cannot be both a kernel and a user symbol");
+		break;
+	case BI_KSTACK:
+		ctx->prog->uses_kstack = true;
+		break;
+	case BI_USTACK:
+		ctx->prog->uses_ustack = true;
+		break;
+	case BI_ELAPSED:
+		ctx->prog->uses_elapsed = true;
+		break;
+	default:
+		break;
+	}
 }
 
 /* $N and $# become literals: positional parameters are known when compiling. */
@@ -253,6 +277,23 @@ static void sema_args_field(struct sema_ctx *ctx, struct node *n, bool hidden)
 	n->type = first->is_dataloc ? type_str(ctx->prog->strlen_max) : first->type;
 }
 
+/* $t.N: element N of a tuple; codegen reads it at field_off. */
+static void sema_tuple_field(struct sema_ctx *ctx, struct node *n)
+{
+	const struct type *t = &n->lhs->type;
+	char *end;
+	unsigned long i = strtoul(n->name, &end, 10);
+
+	if (n->is_arrow || !*n->name || *end || i >= t->nelems) {
+		sema_error(ctx, n->loc, arena_printf(ctx->a, "its elements are .0 to .%u", t->nelems - 1),
+			   "%s has no element '%s'", type_name(ctx->a, t), n->name);
+		return;
+	}
+	n->idx = (uint32_t)i;
+	n->field_off = t->offsets[i];
+	n->type = t->elems[i];
+}
+
 static void sema_field(struct sema_ctx *ctx, struct node *n)
 {
 	if (n->builtin == BI_ARG || n->builtin == BI_RETVAL) {
@@ -275,15 +316,19 @@ static void sema_field(struct sema_ctx *ctx, struct node *n)
 		return;
 	}
 	sema_expr(ctx, n->lhs);
+	if (n->lhs->type.kind == TYPE_TUPLE) {
+		sema_tuple_field(ctx, n);
+		return;
+	}
 	sema_record_field(ctx, n);
 }
 
-static bool sema_is_int(const struct type *t)
+bool sema_is_int(const struct type *t)
 {
 	return t->kind == TYPE_INT || t->kind == TYPE_BOOL || t->kind == TYPE_PTR;
 }
 
-static void sema_need_int(struct sema_ctx *ctx, struct node *n, const char *what)
+void sema_need_int(struct sema_ctx *ctx, struct node *n, const char *what)
 {
 	if (n->type.kind != TYPE_NONE && !sema_is_int(&n->type))
 		sema_error(ctx, n->loc, NULL, "%s needs an integer, not %s", what,
@@ -440,7 +485,7 @@ static struct type sema_key_type(struct sema_ctx *ctx, struct node *keys, uint32
 	return type_tuple(ctx->a, elems, n);
 }
 
-static void sema_map_keys(struct sema_ctx *ctx, struct node *n)
+void sema_map_keys(struct sema_ctx *ctx, struct node *n)
 {
 	struct map_info *m = sema_map(ctx, n);
 	struct type key;
@@ -451,7 +496,8 @@ static void sema_map_keys(struct sema_ctx *ctx, struct node *n)
 		sema_expr(ctx, k);
 		if (k->type.kind == TYPE_NONE)
 			return;
-		if (k->type.kind != TYPE_INT && k->type.kind != TYPE_PTR && k->type.kind != TYPE_STR && k->type.kind != TYPE_TUPLE) {
+		if (k->type.kind != TYPE_INT && k->type.kind != TYPE_PTR && k->type.kind != TYPE_STR && k->type.kind != TYPE_TUPLE &&
+		    k->type.kind != TYPE_BUF && k->type.kind != TYPE_BOOL) {
 			sema_error(ctx, k->loc, NULL, "a map key cannot be %s", type_name(ctx->a, &k->type));
 			return;
 		}
@@ -493,105 +539,22 @@ static void sema_map_read(struct sema_ctx *ctx, struct node *n)
 	case TYPE_MIN:
 	case TYPE_MAX:
 	case TYPE_AVG:
+		/* per-CPU maps: the value of the CPU running the probe, as bpftrace reads it */
 		n->type = type_int(8, m->value.is_signed);
+		break;
+	case TYPE_STATS:
+	case TYPE_HIST:
+	case TYPE_LHIST:
+		sema_error(ctx, n->loc, arena_printf(ctx->a, "print(%s) prints it", m->name),
+			   "%s holds a %s() aggregation, which cannot be read in an expression",
+			   m->name, type_name(ctx->a, &m->value));
 		break;
 	default:
 		n->type = m->value;
 	}
 }
 
-/* The function's arguments, counted and typed. Returns false if the call cannot be checked. */
-static bool sema_call_args(struct sema_ctx *ctx, struct node *n, const struct sema_func *f)
-{
-	int nargs = 0;
-
-	for (struct node *a = n->args; a; a = a->next)
-		nargs++;
-	if (nargs < f->min_args || nargs > f->max_args) {
-		sema_error(ctx, n->loc, NULL, "%s() takes %s%d argument%s, not %d", f->name,
-			   f->min_args == f->max_args ? "" : "at least ", f->min_args,
-			   f->min_args == 1 ? "" : "s", nargs);
-		return false;
-	}
-	for (struct node *a = n->args; a; a = a->next) {
-		if (f->id == FN_PRINTF && a == n->args && a->kind == NODE_STR) {
-			a->type = type_str((uint32_t)a->str_len + 1);
-			continue;
-		}
-		sema_expr(ctx, a);
-	}
-	return true;
-}
-
-static void sema_call(struct sema_ctx *ctx, struct node *n, bool is_stmt)
-{
-	const struct sema_func *f = sema_func_find(n->name);
-
-	n->type.kind = TYPE_VOID;
-	if (!f) {
-		sema_error(ctx, n->loc, "see aotrace(8) for the functions", "unknown function '%s'",
-			   n->name);
-		return;
-	}
-	n->func = f->id;
-	if (f->unsupported) {
-		sema_unsupported(ctx, n, arena_printf(ctx->a, "%s()", f->name));
-		return;
-	}
-	if (!sema_call_args(ctx, n, f))
-		return;
-	switch (f->id) {
-	case FN_COUNT:
-	case FN_SUM:
-	case FN_MIN:
-	case FN_MAX:
-	case FN_AVG:
-		if (ctx->assign_rhs != n) {
-			sema_error(ctx, n->loc, arena_printf(ctx->a, "write @name = %s(...)", f->name),
-				   "%s() can only be assigned to a map", f->name);
-			return;
-		}
-		if (n->args)
-			sema_need_int(ctx, n->args, arena_printf(ctx->a, "%s()", f->name));
-		n->type.kind = (enum type_kind)(TYPE_COUNT + (f->id - FN_COUNT));
-		n->type.size = 8;
-		n->type.is_signed = n->args ? n->args->type.is_signed : false;
-		return;
-	case FN_PRINTF:
-		if (n->args->kind != NODE_STR) {
-			sema_error(ctx, n->args->loc, "write the format as a string literal",
-				   "printf() needs a literal format string");
-			return;
-		}
-		if (ctx->report)
-			sema_printf_check(ctx, n);
-		break;
-	case FN_DELETE:
-		if (n->args->kind != NODE_MAP) {
-			sema_error(ctx, n->args->loc, "write delete(@map[key])",
-				   "delete() takes a map element");
-			return;
-		}
-		break;
-	case FN_STR:
-		if (n->args->type.kind == TYPE_STR) {
-			n->type = n->args->type;
-			return;
-		}
-		sema_need_int(ctx, n->args, "str()");
-		if (n->args->next)
-			sema_need_int(ctx, n->args->next, "the length of str()");
-		n->is_user = n->args->is_user;
-		n->type = type_str(ctx->prog->strlen_max);
-		return;
-	default:
-		break;
-	}
-	if (!is_stmt)
-		sema_error(ctx, n->loc, NULL, "%s() has no value", f->name);
-}
-
-static void sema_expr(struct sema_ctx *ctx, struct node *n)
+void sema_expr(struct sema_ctx *ctx, struct node *n)
 {
 	switch (n->kind) {
 	case NODE_INT:
@@ -610,8 +573,13 @@ static void sema_expr(struct sema_ctx *ctx, struct node *n)
 		struct var_info *v = sema_var(ctx, n->name, false);
 
 		if (!v || v->type.kind == TYPE_NONE) {
-			sema_error(ctx, n->loc, arena_printf(ctx->a, "assign it first: %s = ...", n->name),
-				   "variable %s is used before it is assigned", n->name);
+			if (sema_var(ctx, arena_printf(ctx->a, " %s", n->name), false))
+				sema_error(ctx, n->loc,
+					   arena_printf(ctx->a, "assign it before that block: %s = ...", n->name),
+					   "variable %s was assigned only inside a block that has ended", n->name);
+			else
+				sema_error(ctx, n->loc, arena_printf(ctx->a, "assign it first: %s = ...", n->name),
+					   "variable %s is used before it is assigned", n->name);
 			break;
 		}
 		n->var = v;
@@ -698,6 +666,8 @@ static void sema_assign_map(struct sema_ctx *ctx, struct node *n)
 		sema_error(ctx, n->loc, NULL, "'%s=' needs an integer", sema_op_name(ctx->a, n->op));
 		return;
 	}
+	if (rhs->kind == NODE_CALL && rhs->func == FN_LHIST)
+		sema_lhist_params(ctx, m, rhs);
 	if (m->value.kind == TYPE_NONE) {
 		m->value = is_agg ? rhs->type : type_storage(ctx->a, &rhs->type);
 		n->lhs->type = m->value;
@@ -713,6 +683,140 @@ static void sema_assign_map(struct sema_ctx *ctx, struct node *n)
 		return;
 	}
 	n->lhs->type = m->value;
+}
+
+/* Remembered for block scoping: a variable both branches of an if assign outlives the if. */
+static void sema_note_assigned(struct sema_ctx *ctx, struct var_info *v)
+{
+	if (ctx->nassigned == ctx->capassigned) {
+		uint32_t cap = ctx->capassigned ? ctx->capassigned * 2 : 32;
+		struct var_info **p = arena_alloc(ctx->a, cap * sizeof(*p));
+
+		if (ctx->nassigned)
+			memcpy(p, ctx->assigned, ctx->nassigned * sizeof(*p));
+		ctx->assigned = p;
+		ctx->capassigned = cap;
+	}
+	ctx->assigned[ctx->nassigned++] = v;
+}
+
+static uint32_t sema_nvars(struct sema_ctx *ctx)
+{
+	uint32_t n = 0;
+
+	for (struct var_info *v = ctx->probe->vars; v; v = v->next)
+		n++;
+	return n;
+}
+
+static bool sema_was_assigned(struct sema_ctx *ctx, uint32_t since, struct var_info *v)
+{
+	for (uint32_t i = since; i < ctx->nassigned; i++)
+		if (ctx->assigned[i] == v)
+			return true;
+	return false;
+}
+
+/*
+ * Ends the scope of the variables first assigned since the from-th: they keep their storage
+ * but lose their name (a leading space no $name has). keep_since: variables among the first
+ * `upto` that were assigned again since that mark stay (both branches of an if/else).
+ */
+static void sema_vars_end_scope(struct sema_ctx *ctx, uint32_t from, uint32_t upto,
+				uint32_t keep_since)
+{
+	uint32_t i = 0;
+
+	for (struct var_info *v = ctx->probe->vars; v; v = v->next, i++) {
+		if (i < from || v->name[0] == ' ')
+			continue;
+		if (i < upto && sema_was_assigned(ctx, keep_since, v))
+			continue;
+		v->name = arena_printf(ctx->a, " %s", v->name);
+	}
+}
+
+/* A block whose first assignments are local to it. */
+static void sema_scoped_block(struct sema_ctx *ctx, struct node *n)
+{
+	uint32_t mark = sema_nvars(ctx);
+
+	sema_block(ctx, n);
+	sema_vars_end_scope(ctx, mark, 0, 0);
+}
+
+static void sema_if(struct sema_ctx *ctx, struct node *n)
+{
+	uint32_t mark = sema_nvars(ctx), mark_then, amark;
+
+	sema_expr(ctx, n->cond);
+	sema_need_int(ctx, n->cond, "a condition");
+	sema_block(ctx, n->body);
+	if (!n->else_body) {
+		sema_vars_end_scope(ctx, mark, 0, 0);
+		return;
+	}
+	mark_then = sema_nvars(ctx);
+	amark = ctx->nassigned;
+	if (n->else_body->kind == NODE_IF)
+		sema_if(ctx, n->else_body);
+	else
+		sema_block(ctx, n->else_body);
+	sema_vars_end_scope(ctx, mark, mark_then, amark);
+}
+
+/*
+ * for ($kv : @m) { ... }: $kv is the tuple (key, value). The body becomes a callback of
+ * bpf_for_each_map_elem, so reading the per-CPU aggregations is by the current CPU's copy.
+ */
+static void sema_for(struct sema_ctx *ctx, struct node *n)
+{
+	struct map_info *m = sema_map(ctx, n->rhs);
+	uint32_t mark = sema_nvars(ctx);
+	struct type elems[2];
+	struct var_info *v;
+
+	n->rhs->map = m;
+	if (n->rhs->args) {
+		sema_error(ctx, n->rhs->loc, arena_printf(ctx->a, "write for (%s : %s)", n->lhs->name, m->name),
+			   "for iterates over a whole map, without a key");
+		return;
+	}
+	switch (m->value.kind) {
+	case TYPE_NONE:
+		sema_error(ctx, n->rhs->loc, arena_printf(ctx->a, "assign it somewhere: %s = ...", m->name),
+			   "%s is read but never assigned", m->name);
+		return;
+	case TYPE_COUNT:
+	case TYPE_SUM:
+	case TYPE_MIN:
+	case TYPE_MAX:
+		elems[1] = type_int(8, m->value.kind != TYPE_COUNT && m->value.is_signed);
+		break;
+	case TYPE_AVG:
+	case TYPE_STATS:
+	case TYPE_HIST:
+	case TYPE_LHIST:
+		sema_error(ctx, n->rhs->loc, NULL, "for cannot iterate over a %s() map",
+			   type_name(ctx->a, &m->value));
+		return;
+	default:
+		elems[1] = m->value;
+	}
+	if (m->nkeys == UINT32_MAX || m->key.kind == TYPE_NONE)
+		elems[0] = type_int(8, false);
+	else
+		elems[0] = m->key;
+	v = sema_var(ctx, n->lhs->name, true);
+	v->type = type_tuple(ctx->a, elems, 2);
+	n->lhs->var = v;
+	n->lhs->type = v->type;
+	ctx->loops++;
+	ctx->for_depth++;
+	sema_block(ctx, n->body);
+	ctx->for_depth--;
+	ctx->loops--;
+	sema_vars_end_scope(ctx, mark, 0, 0);
 }
 
 static void sema_assign(struct sema_ctx *ctx, struct node *n)
@@ -731,6 +835,7 @@ static void sema_assign(struct sema_ctx *ctx, struct node *n)
 	sema_expr(ctx, n->rhs);
 	v = sema_var(ctx, n->lhs->name, true);
 	n->lhs->var = v;
+	sema_note_assigned(ctx, v);
 	if (n->rhs->type.kind == TYPE_NONE)
 		return;
 	if (n->rhs->type.kind == TYPE_VOID || type_is_agg(&n->rhs->type)) {
@@ -767,20 +872,16 @@ static void sema_stmt(struct sema_ctx *ctx, struct node *n)
 		sema_assign(ctx, n);
 		break;
 	case NODE_IF:
-		sema_expr(ctx, n->cond);
-		sema_need_int(ctx, n->cond, "a condition");
-		sema_block(ctx, n->body);
-		if (n->else_body)
-			sema_stmt(ctx, n->else_body);
+		sema_if(ctx, n);
 		break;
 	case NODE_BLOCK:
-		sema_block(ctx, n);
+		sema_scoped_block(ctx, n);
 		break;
 	case NODE_WHILE:
 		sema_expr(ctx, n->cond);
 		sema_need_int(ctx, n->cond, "a loop condition");
 		ctx->loops++;
-		sema_block(ctx, n->body);
+		sema_scoped_block(ctx, n->body);
 		ctx->loops--;
 		break;
 	case NODE_UNROLL:
@@ -788,11 +889,11 @@ static void sema_stmt(struct sema_ctx *ctx, struct node *n)
 			sema_error(ctx, n->loc, "unroll takes a count from 1 to 100",
 				   "unroll(%llu) is out of range", (unsigned long long)n->num);
 		ctx->loops++;
-		sema_block(ctx, n->body);
+		sema_scoped_block(ctx, n->body);
 		ctx->loops--;
 		break;
 	case NODE_FOR:
-		sema_unsupported(ctx, n, "for");
+		sema_for(ctx, n);
 		break;
 	case NODE_BREAK:
 	case NODE_CONTINUE:
@@ -823,6 +924,7 @@ static void sema_walk(struct sema_ctx *ctx)
 			/* Variables live in their probe and are typed in order, afresh each walk. */
 			ctx->probe = p;
 			p->vars = NULL;
+			ctx->nassigned = 0;
 			if (p->cond) {
 				sema_expr(ctx, p->cond);
 				sema_need_int(ctx, p->cond, "a predicate");

@@ -48,6 +48,15 @@ static struct aot_type lower_meta_type(struct aot_meta *m, const struct type *t)
 	case TYPE_STR:
 		at.kind = AOT_K_STR;
 		break;
+	case TYPE_BUF:
+		at.kind = t->render;
+		if (t->render == AOT_K_KSTACK || t->render == AOT_K_USTACK) {
+			at.nelems = t->render_arg & 0xffff;
+			at.elems = t->render_arg >> 16;
+		} else if (t->render == AOT_K_TIMESTAMP) {
+			at.elems = t->render_arg;
+		}
+		break;
 	case TYPE_TUPLE:
 		at.kind = AOT_K_TUPLE;
 		first = aot_meta_add_elems(m, t->nelems);
@@ -104,16 +113,17 @@ int sema_printf_check(struct sema_ctx *ctx, struct node *call)
 		nargs++;
 	while ((p = printf_next_conv(p, &conv))) {
 		nconv++;
-		if (!strchr("diuxXocsp", conv) || !conv) {
-			diag_error(ctx->d, call->args->loc, "conversions: %d %i %u %x %X %o %c %s %p %%",
+		if (!strchr("diuxXocspr", conv) || !conv) {
+			diag_error(ctx->d, call->args->loc, "conversions: %d %i %u %x %X %o %c %s %p %r %%",
 				   "printf: unknown conversion '%%%c'", conv ? conv : ' ');
 			return -EINVAL;
 		}
 		if (!arg)
 			continue;
 		if (arg->type.kind != TYPE_NONE) {
-			bool want_str = conv == 's';
-			bool is_str = arg->type.kind == TYPE_STR;
+			/* values user space renders print as text: %s, or %r for buffers */
+			bool want_str = conv == 's' || conv == 'r';
+			bool is_str = arg->type.kind == TYPE_STR || arg->type.kind == TYPE_BUF;
 
 			if (want_str != is_str || (!is_str && arg->type.kind != TYPE_INT &&
 						   arg->type.kind != TYPE_BOOL))
@@ -132,23 +142,28 @@ int sema_printf_check(struct sema_ctx *ctx, struct node *call)
 	return 0;
 }
 
-static int lower_printf(struct sema_ctx *ctx, struct node *call)
+/*
+ * A format event: its arguments (from first on) laid out as a TUPLE in the metadata, cast to
+ * their storage types; call->idx is the format's index.
+ */
+static int lower_fmt(struct sema_ctx *ctx, struct node *call, struct node *first,
+		     enum aot_fmt_kind kind, const char *text)
 {
 	struct type *elems, layout;
 	struct aot_fmt fmt;
 	uint32_t n = 0, i = 0;
 	int idx;
 
-	for (struct node *a = call->args->next; a; a = a->next)
+	for (struct node *a = first; a; a = a->next)
 		n++;
 	elems = arena_alloc(ctx->a, (n ? n : 1) * sizeof(*elems));
-	for (struct node *a = call->args->next; a; a = a->next)
+	for (struct node *a = first; a; a = a->next)
 		elems[i++] = type_storage(ctx->a, &a->type);
 	layout = type_tuple(ctx->a, elems, n);
 	i = 0;
-	for (struct node *a = call->args->next; a; a = a->next)
+	for (struct node *a = first; a; a = a->next)
 		lower_cast(ctx, a, &layout.elems[i++]);
-	fmt = (struct aot_fmt){ .kind = AOT_FMT_PRINTF, .fmt = call->args->str };
+	fmt = (struct aot_fmt){ .kind = kind, .fmt = (char *)text };
 	fmt.args = lower_meta_type(ctx->prog->meta, &layout);
 	idx = aot_meta_add_fmt(ctx->prog->meta, &fmt);
 	if (idx < 0)
@@ -181,6 +196,73 @@ static void lower_map_keys(struct sema_ctx *ctx, struct node *n)
 		lower_cast(ctx, k, &m->key.elems[i++]);
 }
 
+/* join(argv): AOT_JOIN_MAX strings read from the array of pointers. */
+static int lower_join(struct sema_ctx *ctx, struct node *call)
+{
+	struct type strs[AOT_JOIN_MAX], all, layout;
+	struct aot_fmt fmt;
+	int idx;
+
+	for (int i = 0; i < AOT_JOIN_MAX; i++)
+		strs[i] = type_str(ctx->prog->strlen_max);
+	all = type_tuple(ctx->a, strs, AOT_JOIN_MAX);
+	layout = type_tuple(ctx->a, &all, 1);
+	fmt = (struct aot_fmt){ .kind = AOT_FMT_JOIN,
+				.fmt = call->args->next ? call->args->next->str : " " };
+	fmt.args = lower_meta_type(ctx->prog->meta, &layout);
+	idx = aot_meta_add_fmt(ctx->prog->meta, &fmt);
+	if (idx < 0)
+		return idx;
+	call->idx = (uint32_t)idx;
+	lower_cast_int64(ctx, call->args);
+	return 0;
+}
+
+static int lower_call(struct sema_ctx *ctx, struct node *n)
+{
+	bool whole_map = n->args && n->args->kind == NODE_MAP && !n->args->args;
+	int ret;
+
+	switch (n->func) {
+	case FN_PRINTF:
+	case FN_SYSTEM:
+	case FN_CAT:
+		ret = lower_list(ctx, n->args->next);
+		return ret ?: lower_fmt(ctx, n, n->args->next,
+					n->func == FN_PRINTF ? AOT_FMT_PRINTF :
+					n->func == FN_SYSTEM ? AOT_FMT_SYSTEM : AOT_FMT_CAT,
+					n->args->str);
+	case FN_TIME:
+		return lower_fmt(ctx, n, NULL, AOT_FMT_TIME, n->args ? n->args->str : "%H:%M:%S\n");
+	case FN_PRINT:
+		if (whole_map) {
+			ret = lower_list(ctx, n->args->next);
+			for (struct node *a = n->args->next; a; a = a->next)
+				lower_cast_int64(ctx, a);
+			return ret;
+		}
+		ret = lower_list(ctx, n->args);
+		return ret ?: lower_fmt(ctx, n, n->args, AOT_FMT_PRINT_VALUE, "");
+	case FN_CLEAR:
+	case FN_ZERO:
+	case FN_KSTACK:
+	case FN_USTACK:
+		return 0;
+	case FN_JOIN:
+		ret = lower_expr(ctx, n->args);
+		return ret ?: lower_join(ctx, n);
+	case FN_STRFTIME:
+		ret = lower_list(ctx, n->args->next);
+		lower_cast_int64(ctx, n->args->next);
+		return ret;
+	default:
+		ret = lower_list(ctx, n->args);
+		for (struct node *a = n->args; a; a = a->next)
+			lower_cast_int64(ctx, a);
+		return ret;
+	}
+}
+
 static int lower_expr(struct sema_ctx *ctx, struct node *n)
 {
 	int ret;
@@ -196,13 +278,10 @@ static int lower_expr(struct sema_ctx *ctx, struct node *n)
 		lower_map_keys(ctx, n);
 		return ret;
 	case NODE_CALL:
-		ret = lower_list(ctx, n->func == FN_PRINTF ? n->args->next : n->args);
-		if (ret)
-			return ret;
-		if (n->func == FN_PRINTF)
-			return lower_printf(ctx, n);
-		for (struct node *a = n->args; a; a = a->next)
-			lower_cast_int64(ctx, a);
+		return lower_call(ctx, n);
+	case NODE_FIELD:
+		if (n->lhs && n->lhs->kind != NODE_BUILTIN)
+			return lower_expr(ctx, n->lhs);
 		return 0;
 	case NODE_BINOP:
 		ret = lower_expr(ctx, n->lhs) ?: lower_expr(ctx, n->rhs);
@@ -259,6 +338,7 @@ static int lower_stmt(struct sema_ctx *ctx, struct node *n)
 		lower_cast_int64(ctx, n->cond);
 		return ret ?: lower_stmt(ctx, n->body);
 	case NODE_UNROLL:
+	case NODE_FOR:
 		return lower_stmt(ctx, n->body);
 	case NODE_BLOCK:
 		for (struct node *s = n->body; s && !ret; s = s->next)
@@ -273,12 +353,15 @@ static int lower_maps(struct sema_ctx *ctx)
 {
 	static const uint32_t agg_of[] = {
 		[TYPE_COUNT] = AOT_AGG_COUNT, [TYPE_SUM] = AOT_AGG_SUM, [TYPE_MIN] = AOT_AGG_MIN,
-		[TYPE_MAX] = AOT_AGG_MAX,     [TYPE_AVG] = AOT_AGG_AVG,
+		[TYPE_MAX] = AOT_AGG_MAX,     [TYPE_AVG] = AOT_AGG_AVG,     [TYPE_STATS] = AOT_AGG_STATS,
+		[TYPE_HIST] = AOT_AGG_HIST,   [TYPE_LHIST] = AOT_AGG_LHIST,
 	};
 	struct aot_meta *meta = ctx->prog->meta;
 
 	for (struct map_info *m = ctx->prog->maps; m; m = m->next) {
-		struct aot_map am = { .name = m->name, .elf_name = m->elf_name, .nkeys = m->nkeys };
+		struct aot_map am = { .name = m->name, .elf_name = m->elf_name, .nkeys = m->nkeys,
+				      .lhist_min = m->lhist_min, .lhist_max = m->lhist_max,
+				      .lhist_step = m->lhist_step };
 		struct type in = type_int(8, m->value.is_signed);
 		int idx;
 

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "arena.h"
+#include "meta.h"
 #include "sema_types.h"
 
 struct type type_int(uint32_t size, bool is_signed)
@@ -20,7 +21,13 @@ struct type type_str(uint32_t size)
 
 bool type_is_agg(const struct type *t)
 {
-	return t->kind >= TYPE_COUNT && t->kind <= TYPE_AVG;
+	return (t->kind >= TYPE_COUNT && t->kind <= TYPE_AVG) ||
+	       (t->kind >= TYPE_STATS && t->kind <= TYPE_LHIST);
+}
+
+struct type type_buf(enum aot_kind render, uint32_t size, uint32_t arg)
+{
+	return (struct type){ .kind = TYPE_BUF, .size = size, .render = render, .render_arg = arg };
 }
 
 bool type_equal(const struct type *a, const struct type *b)
@@ -28,6 +35,8 @@ bool type_equal(const struct type *a, const struct type *b)
 	if (a->kind != b->kind || a->size != b->size)
 		return false;
 	if (a->kind == TYPE_INT && a->is_signed != b->is_signed)
+		return false;
+	if (a->kind == TYPE_BUF && (a->render != b->render || a->render_arg != b->render_arg))
 		return false;
 	if (a->kind != TYPE_TUPLE)
 		return true;
@@ -49,7 +58,8 @@ struct type type_tuple(struct arena *a, const struct type *elems, uint32_t n)
 	for (uint32_t i = 0; i < n; i++) {
 		uint32_t align = elems[i].kind == TYPE_INT ? elems[i].size : 1;
 
-		if (elems[i].kind == TYPE_TUPLE)
+		/* rendered values hold u64s, except short byte arrays (macaddr) */
+		if (elems[i].kind == TYPE_TUPLE || (elems[i].kind == TYPE_BUF && elems[i].size >= 8))
 			align = 8;
 		if (align > max_align)
 			max_align = align;
@@ -93,6 +103,15 @@ bool type_merge(struct arena *a, struct type *into, const struct type *b)
 		if (b->size > into->size)
 			into->size = b->size;
 		return true;
+	case TYPE_BUF:
+		if (into->render != b->render)
+			return false;
+		if (into->render == AOT_K_BUF) {
+			if (b->size > into->size)
+				into->size = b->size;
+			return true;
+		}
+		return into->size == b->size && into->render_arg == b->render_arg;
 	case TYPE_TUPLE: {
 		struct type *elems;
 
@@ -118,7 +137,14 @@ const char *type_name(struct arena *a, const struct type *t)
 		[TYPE_NONE] = "none",   [TYPE_VOID] = "void",     [TYPE_BOOL] = "bool",
 		[TYPE_COUNT] = "count", [TYPE_SUM] = "sum",       [TYPE_MIN] = "min",
 		[TYPE_MAX] = "max",     [TYPE_AVG] = "avg",       [TYPE_PTR] = "pointer",
-		[TYPE_RECORD] = "record",
+		[TYPE_RECORD] = "record", [TYPE_STATS] = "stats",   [TYPE_HIST] = "hist",
+		[TYPE_LHIST] = "lhist",
+	};
+	static const char *const renders[] = {
+		[AOT_K_KSTACK] = "kstack",   [AOT_K_USTACK] = "ustack",	 [AOT_K_KSYM] = "ksym",
+		[AOT_K_USYM] = "usym",	     [AOT_K_INET] = "inet",	 [AOT_K_MACADDR] = "macaddr",
+		[AOT_K_USERNAME] = "username", [AOT_K_TIMESTAMP] = "timestamp", [AOT_K_BUF] = "buffer",
+		[AOT_K_CGROUP_PATH] = "cgroup_path", [AOT_K_PROBE] = "probe",
 	};
 	char *s;
 
@@ -132,6 +158,10 @@ const char *type_name(struct arena *a, const struct type *t)
 		for (uint32_t i = 0; i < t->nelems; i++)
 			s = arena_printf(a, "%s%s%s", s, i ? ", " : "", type_name(a, &t->elems[i]));
 		return arena_printf(a, "%s)", s);
+	case TYPE_BUF:
+		if (t->render < sizeof(renders) / sizeof(renders[0]) && renders[t->render])
+			return renders[t->render];
+		return "bytes";
 	default:
 		return names[t->kind];
 	}

@@ -7,6 +7,13 @@
 #define AOT_SEMA_TYPES_H
 
 #include "frontend.h"
+#include "meta.h"
+
+#define sema_error(ctx, loc, hint, ...)                                          \
+	do {                                                                     \
+		if ((ctx)->report)                                               \
+			diag_error((ctx)->d, loc, hint, __VA_ARGS__);            \
+	} while (0)
 
 struct sema_ctx {
 	struct program *prog;
@@ -17,6 +24,10 @@ struct sema_ctx {
 	bool report;        /* only the last walk reports: earlier ones just learn map types */
 	struct node *assign_rhs; /* the call that is the whole right side of a map assignment */
 	int loops;               /* depth of while/unroll around the statement being checked */
+	int for_depth;           /* depth of for loops: their bodies run in a callback */
+	/* variables assigned since the innermost if's else branch began (block scoping) */
+	struct var_info **assigned;
+	uint32_t nassigned, capassigned;
 };
 
 /* ---- builtins (sema_builtins.c) ---- */
@@ -43,6 +54,8 @@ const struct sema_func *sema_func_find(const char *name);
 
 struct type type_int(uint32_t size, bool is_signed);
 struct type type_str(uint32_t size);
+/* A value only user space renders (kstack, ksym, ...): size bytes, laid out per runtime/meta.h. */
+struct type type_buf(enum aot_kind render, uint32_t size, uint32_t arg);
 bool type_equal(const struct type *a, const struct type *b);
 /* The type a value takes when stored in a map or variable: ints widen to 64 bits. */
 struct type type_storage(struct arena *a, const struct type *t);
@@ -55,6 +68,25 @@ bool type_merge(struct arena *a, struct type *into, const struct type *b);
 struct type type_tuple(struct arena *a, const struct type *elems, uint32_t n);
 const char *type_name(struct arena *a, const struct type *t);
 bool type_is_agg(const struct type *t);
+
+/* ---- sema.c, shared with sema_calls.c ---- */
+
+void sema_expr(struct sema_ctx *ctx, struct node *n);
+struct map_info *sema_map(struct sema_ctx *ctx, struct node *n);
+void sema_map_keys(struct sema_ctx *ctx, struct node *n);
+void sema_unsupported(struct sema_ctx *ctx, struct node *n, const char *what);
+/* Does every match of the current probe provide these builtins? Names the first that doesn't. */
+const struct probe_type *sema_probe_lacks(struct sema_ctx *ctx, uint32_t needs);
+bool sema_is_int(const struct type *t);
+void sema_need_int(struct sema_ctx *ctx, struct node *n, const char *what);
+
+/* ---- calls (sema_calls.c) ---- */
+
+void sema_call(struct sema_ctx *ctx, struct node *n, bool is_stmt);
+/* An integer literal after sema (a negative one is '-' of a literal); false if n is none. */
+bool sema_const_int(const struct node *n, int64_t *v);
+/* @m = lhist(...): records the bounds in the map, which must be the same at every use. */
+void sema_lhist_params(struct sema_ctx *ctx, struct map_info *m, struct node *call);
 
 /* ---- lowering (sema_lower.c) ---- */
 

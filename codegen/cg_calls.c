@@ -1,0 +1,336 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The functions beyond printf, str, exit and delete: map events (print, clear, zero), user-space
+ * formats (time, join, system, cat, print of a value), the values only user space renders
+ * (stacks, symbols, addresses, buffers), and the helpers with effects (signal, override).
+ * Rendered values follow the layouts at the top of runtime/meta.h.
+ */
+#include <string.h>
+
+#include "cg_internal.h"
+#include "meta.h"
+
+static LLVMValueRef cg_zero_of(struct cg *cg, const struct node *n)
+{
+	return cg_type_is_buf(&n->type) ? cg_alloca_zero(cg, n->type.size, "") : cg_i64(cg, 0);
+}
+
+static LLVMValueRef cg_ptr(struct cg *cg, LLVMValueRef v)
+{
+	return LLVMBuildIntToPtr(cg->b, v, cg->t_ptr, "");
+}
+
+/* bpf_probe_read_{kernel,user}(dst, len, src) */
+static void cg_probe_read(struct cg *cg, LLVMValueRef dst, LLVMValueRef len, LLVMValueRef src,
+			  bool user)
+{
+	LLVMValueRef args[] = {dst, len, src};
+
+	cg_helper(cg, user ? CG_H_PROBE_READ_USER : CG_H_PROBE_READ_KERNEL, cg->t_i64, args, 3);
+}
+
+/* A header-only event: clear(@m), zero(@m). */
+static void cg_header_event(struct cg *cg, uint32_t kind, uint32_t index)
+{
+	LLVMValueRef ev = cg_alloca(cg, sizeof(struct aot_event_hdr), "ev");
+
+	cg_event_hdr(cg, ev, kind, index);
+	cg_event_output(cg, ev, sizeof(struct aot_event_hdr));
+}
+
+/* print(@m [, top [, div]]): AOT_EV_PRINT_MAP with struct { u64 top; u64 div; }. */
+static LLVMValueRef cg_fn_print(struct cg *cg, struct node *n)
+{
+	struct node *m = n->args, *top, *div;
+	LLVMValueRef ev;
+
+	if (!(m->kind == NODE_MAP && !m->args))
+		return cg_fmt_event(cg, n, n->args);
+	top = m->next;
+	div = top ? top->next : NULL;
+	ev = cg_alloca(cg, sizeof(struct aot_event_hdr) + 16, "print");
+	cg_event_hdr(cg, ev, AOT_EV_PRINT_MAP, m->map->meta_idx);
+	LLVMBuildStore(cg->b, top ? cg_expr(cg, top) : cg_i64(cg, 0), cg_gep(cg, ev, 8));
+	LLVMBuildStore(cg->b, div ? cg_expr(cg, div) : cg_i64(cg, 0), cg_gep(cg, ev, 16));
+	cg_event_output(cg, ev, sizeof(struct aot_event_hdr) + 16);
+	return cg_i64(cg, 0);
+}
+
+static LLVMValueRef cg_fn_clear(struct cg *cg, struct node *n)
+{
+	cg_header_event(cg, n->func == FN_CLEAR ? AOT_EV_CLEAR : AOT_EV_ZERO,
+			n->args->map->meta_idx);
+	return cg_i64(cg, 0);
+}
+
+static LLVMValueRef cg_fn_fmt(struct cg *cg, struct node *n)
+{
+	return cg_fmt_event(cg, n, n->func == FN_TIME ? NULL : n->args->next);
+}
+
+/*
+ * join(argv [, sep]): AOT_JOIN_MAX strings read straight into the ring buffer record (16 of
+ * them would not fit the stack), stopping at the array's NULL.
+ */
+static LLVMValueRef cg_fn_join(struct cg *cg, struct node *n)
+{
+	const uint32_t hdr = sizeof(struct aot_event_hdr), len = cg->prog->strlen_max;
+	const uint32_t size = hdr + AOT_JOIN_MAX * len;
+	LLVMValueRef argv = cg_expr(cg, n->args), rec, slot, p, args[3];
+	LLVMBasicBlockRef done, stop = cg_block(cg, "join.stop"), next;
+
+	rec = cg_event_reserve(cg, size, &done);
+	cg_event_hdr(cg, rec, AOT_EV_FORMAT, n->idx);
+	cg_memset0(cg, cg_gep(cg, rec, hdr), size - hdr, 8);
+	slot = cg_alloca(cg, 8, "argp");
+	for (uint32_t i = 0; i < AOT_JOIN_MAX; i++) {
+		LLVMValueRef at = LLVMBuildAdd(cg->b, argv, cg_i64(cg, i * 8), "");
+
+		LLVMBuildStore(cg->b, cg_i64(cg, 0), slot);
+		cg_probe_read(cg, slot, cg_i64(cg, 8), cg_ptr(cg, at), n->is_user);
+		p = LLVMBuildLoad2(cg->b, cg->t_i64, slot, "arg");
+		next = cg_block(cg, "join.next");
+		LLVMBuildCondBr(cg->b, LLVMBuildICmp(cg->b, LLVMIntEQ, p, cg_i64(cg, 0), ""), stop,
+				next);
+		LLVMPositionBuilderAtEnd(cg->b, next);
+		args[0] = cg_gep(cg, rec, hdr + i * len);
+		args[1] = cg_i64(cg, len);
+		args[2] = cg_ptr(cg, p);
+		cg_helper(cg, n->is_user ? CG_H_PROBE_READ_USER_STR : CG_H_PROBE_READ_KERNEL_STR,
+			  cg->t_i64, args, 3);
+	}
+	LLVMBuildBr(cg->b, stop);
+	LLVMPositionBuilderAtEnd(cg->b, stop);
+	cg_event_submit(cg, rec, done);
+	return cg_i64(cg, 0);
+}
+
+/* A rendered value of one or two u64s. */
+static LLVMValueRef cg_u64_pair(struct cg *cg, uint32_t size, LLVMValueRef a, LLVMValueRef b)
+{
+	LLVMValueRef buf = cg_alloca(cg, size, "rendered");
+
+	LLVMBuildStore(cg->b, a, buf);
+	if (size >= 16)
+		LLVMBuildStore(cg->b, b ? b : cg_i64(cg, 0), cg_gep(cg, buf, 8));
+	return buf;
+}
+
+static LLVMValueRef cg_pid(struct cg *cg)
+{
+	LLVMValueRef v = cg_helper(cg, CG_H_GET_CURRENT_PID_TGID, cg->t_i64, NULL, 0);
+
+	return LLVMBuildLShr(cg->b, v, cg_i64(cg, 32), "pid");
+}
+
+/* kstack/ustack: the stack id from bpf_get_stackid, a negative errno if it failed. */
+LLVMValueRef cg_stack(struct cg *cg, struct node *n, bool user)
+{
+	LLVMValueRef map = user ? cg->ustacks : cg->kstacks, args[3], id;
+
+	if (!map) {
+		cg_error(cg, n->loc, "this is a bug in aotrace", "%s has no stack map", n->name);
+		return cg_zero_of(cg, n);
+	}
+	args[0] = cg->ctxp;
+	args[1] = map;
+	args[2] = cg_i64(cg, user ? CG_BPF_F_USER_STACK : 0);
+	id = cg_helper(cg, CG_H_GET_STACKID, cg->t_i64, args, 3);
+	return cg_u64_pair(cg, user ? 16 : 8, id, user ? cg_pid(cg) : NULL);
+}
+
+static LLVMValueRef cg_fn_stack(struct cg *cg, struct node *n)
+{
+	return cg_stack(cg, n, n->func == FN_USTACK);
+}
+
+static LLVMValueRef cg_fn_sym(struct cg *cg, struct node *n)
+{
+	LLVMValueRef addr = cg_expr(cg, n->args);
+
+	return cg_u64_pair(cg, n->type.size, addr, n->type.size >= 16 ? cg_pid(cg) : NULL);
+}
+
+/* strftime(fmt, ns): the time; the format is in the metadata. */
+static LLVMValueRef cg_fn_strftime(struct cg *cg, struct node *n)
+{
+	return cg_u64_pair(cg, 8, cg_expr(cg, n->args->next), NULL);
+}
+
+/* Copies a byte value (a char array) or reads size bytes at a pointer into dst. */
+static void cg_bytes_from(struct cg *cg, LLVMValueRef dst, uint32_t size, struct node *a,
+			  bool user)
+{
+	LLVMValueRef v = cg_expr(cg, a);
+
+	if (cg_type_is_buf(&a->type)) {
+		cg_memcpy(cg, dst, 1, v, 8, size < a->type.size ? size : a->type.size);
+		return;
+	}
+	cg_probe_read(cg, dst, cg_i64(cg, size), cg_ptr(cg, v), user);
+}
+
+/* ntop([af,] addr): struct { u64 af; u8 addr[16]; } */
+static LLVMValueRef cg_fn_ntop(struct cg *cg, struct node *n)
+{
+	struct node *addr = n->args->next ? n->args->next : n->args;
+	LLVMValueRef buf = cg_alloca_zero(cg, 24, "inet"), af, v;
+
+	af = addr != n->args ? cg_expr(cg, n->args) : NULL;
+	if (cg_type_is_buf(&addr->type)) {
+		cg_memcpy(cg, cg_gep(cg, buf, 8), 8, cg_expr(cg, addr), 8, addr->type.size);
+		if (!af)
+			af = cg_i64(cg, addr->type.size == 16 ? 10 : 2);
+	} else {
+		v = LLVMBuildTrunc(cg->b, cg_expr(cg, addr), cg->t_i32, "");
+		LLVMSetAlignment(LLVMBuildStore(cg->b, v, cg_gep(cg, buf, 8)), 8);
+		if (!af)
+			af = cg_i64(cg, 2); /* AF_INET */
+	}
+	LLVMBuildStore(cg->b, af, buf);
+	return buf;
+}
+
+static LLVMValueRef cg_fn_macaddr(struct cg *cg, struct node *n)
+{
+	LLVMValueRef buf = cg_alloca_zero(cg, 8, "mac");
+
+	cg_bytes_from(cg, buf, 6, n->args, n->is_user);
+	return buf;
+}
+
+/* buf(p, n): struct { u32 len; u8 data[]; }, len at most the type's room. */
+static LLVMValueRef cg_fn_buf(struct cg *cg, struct node *n)
+{
+	uint32_t room = n->type.size - 4;
+	LLVMValueRef buf = cg_alloca_zero(cg, n->type.size, "buf"), len, big, p;
+	struct node *a = n->args;
+
+	if (!a->next) {
+		cg_memcpy(cg, cg_gep(cg, buf, 4), 4, cg_expr(cg, a), 8, room);
+		LLVMSetAlignment(LLVMBuildStore(cg->b, cg_i32(cg, room), buf), 4);
+		return buf;
+	}
+	p = cg_expr(cg, a);
+	len = cg_expr(cg, a->next);
+	big = LLVMBuildICmp(cg->b, LLVMIntUGT, len, cg_i64(cg, room), "");
+	len = LLVMBuildSelect(cg->b, big, cg_i64(cg, room), len, "buflen");
+	LLVMSetAlignment(LLVMBuildStore(cg->b, LLVMBuildTrunc(cg->b, len, cg->t_i32, ""), buf), 4);
+	cg_probe_read(cg, cg_gep(cg, buf, 4), len, cg_ptr(cg, p), n->is_user);
+	return buf;
+}
+
+static LLVMValueRef cg_fn_signal(struct cg *cg, struct node *n)
+{
+	LLVMValueRef sig = LLVMBuildTrunc(cg->b, cg_expr(cg, n->args), cg->t_i32, "");
+
+	cg_helper(cg, CG_H_SEND_SIGNAL, cg->t_i64, &sig, 1);
+	return cg_i64(cg, 0);
+}
+
+static LLVMValueRef cg_fn_override(struct cg *cg, struct node *n)
+{
+	LLVMValueRef args[] = {cg->ctxp, cg_expr(cg, n->args)};
+
+	cg_helper(cg, CG_H_OVERRIDE_RETURN, cg->t_i64, args, 2);
+	return cg_i64(cg, 0);
+}
+
+/* path(p): bpf_d_path, which the verifier allows only in some kfunc probes. */
+static LLVMValueRef cg_fn_path(struct cg *cg, struct node *n)
+{
+	LLVMValueRef buf = cg_alloca_zero(cg, n->type.size, "path");
+	LLVMValueRef args[] = {cg_ptr(cg, cg_expr(cg, n->args)), buf,
+			       cg_i32(cg, n->type.size)};
+
+	cg_helper(cg, CG_H_D_PATH, cg->t_i64, args, 3);
+	return buf;
+}
+
+/* strncmp(a, b, n): 0 if the first n bytes match up to a NUL, else 1. */
+static LLVMValueRef cg_fn_strncmp(struct cg *cg, struct node *n)
+{
+	struct node *a = n->args, *b = a->next;
+	LLVMValueRef pa = cg_expr(cg, a), pb = cg_expr(cg, b), ca, cb, phi;
+	uint64_t len = b->next->kind == NODE_INT ? b->next->num : 0;
+	LLVMBasicBlockRef join = cg_block(cg, "strncmp.join"), next, cur = LLVMGetInsertBlock(cg->b);
+	LLVMValueRef one = cg_i64(cg, 1), zero = cg_i64(cg, 0);
+
+	if (len > a->type.size)
+		len = a->type.size;
+	if (len > b->type.size)
+		len = b->type.size;
+	LLVMPositionBuilderAtEnd(cg->b, join);
+	phi = LLVMBuildPhi(cg->b, cg->t_i64, "strncmp");
+	LLVMPositionBuilderAtEnd(cg->b, cur);
+	for (uint64_t i = 0; i < len; i++) {
+		ca = LLVMBuildLoad2(cg->b, cg->t_i8, cg_gep(cg, pa, i), "");
+		cb = LLVMBuildLoad2(cg->b, cg->t_i8, cg_gep(cg, pb, i), "");
+		next = cg_block(cg, "strncmp.same");
+		LLVMAddIncoming(phi, &one, (LLVMBasicBlockRef[]){LLVMGetInsertBlock(cg->b)}, 1);
+		LLVMBuildCondBr(cg->b, LLVMBuildICmp(cg->b, LLVMIntEQ, ca, cb, ""), next, join);
+		LLVMPositionBuilderAtEnd(cg->b, next);
+		next = cg_block(cg, "strncmp.next");
+		LLVMAddIncoming(phi, &zero, (LLVMBasicBlockRef[]){LLVMGetInsertBlock(cg->b)}, 1);
+		LLVMBuildCondBr(cg->b,
+				LLVMBuildICmp(cg->b, LLVMIntEQ, ca, LLVMConstInt(cg->t_i8, 0, 0), ""),
+				join, next);
+		LLVMPositionBuilderAtEnd(cg->b, next);
+	}
+	LLVMAddIncoming(phi, &zero, (LLVMBasicBlockRef[]){LLVMGetInsertBlock(cg->b)}, 1);
+	LLVMBuildBr(cg->b, join);
+	LLVMMoveBasicBlockAfter(join, LLVMGetInsertBlock(cg->b));
+	LLVMPositionBuilderAtEnd(cg->b, join);
+	return phi;
+}
+
+/* reg("name"): a u64 of the pt_regs context at the offset sema found. */
+static LLVMValueRef cg_fn_reg(struct cg *cg, struct node *n)
+{
+	LLVMValueRef v = LLVMBuildLoad2(cg->b, cg->t_i64, cg_gep(cg, cg->ctxp, n->field_off), "");
+
+	LLVMSetAlignment(v, 8);
+	return v;
+}
+
+static LLVMValueRef cg_fn_identity(struct cg *cg, struct node *n)
+{
+	return cg_expr(cg, n->args);
+}
+
+static LLVMValueRef cg_fn_bswap(struct cg *cg, struct node *n)
+{
+	uint32_t bits = n->type.size * 8;
+	LLVMTypeRef ty = LLVMIntTypeInContext(cg->ctx, bits);
+	LLVMValueRef v = cg_expr(cg, n->args), fn;
+	unsigned id = LLVMLookupIntrinsicID("llvm.bswap", strlen("llvm.bswap"));
+
+	if (bits == 8)
+		return LLVMBuildAnd(cg->b, v, cg_i64(cg, 0xff), "");
+	if (bits < 64)
+		v = LLVMBuildTrunc(cg->b, v, ty, "");
+	fn = LLVMGetIntrinsicDeclaration(cg->mod, id, &ty, 1);
+	v = LLVMBuildCall2(cg->b, LLVMGlobalGetValueType(fn), fn, &v, 1, "bswap");
+	return bits < 64 ? LLVMBuildZExt(cg->b, v, cg->t_i64, "") : v;
+}
+
+typedef LLVMValueRef (*cg_emit_fn)(struct cg *cg, struct node *n);
+
+static const cg_emit_fn cg_more[] = {
+	[FN_PRINT] = cg_fn_print,     [FN_CLEAR] = cg_fn_clear,	      [FN_ZERO] = cg_fn_clear,
+	[FN_TIME] = cg_fn_fmt,	      [FN_SYSTEM] = cg_fn_fmt,	      [FN_CAT] = cg_fn_fmt,
+	[FN_JOIN] = cg_fn_join,	      [FN_KSTACK] = cg_fn_stack,      [FN_USTACK] = cg_fn_stack,
+	[FN_KSYM] = cg_fn_sym,	      [FN_USYM] = cg_fn_sym,	      [FN_STRFTIME] = cg_fn_strftime,
+	[FN_NTOP] = cg_fn_ntop,	      [FN_MACADDR] = cg_fn_macaddr,   [FN_BUF] = cg_fn_buf,
+	[FN_SIGNAL] = cg_fn_signal,   [FN_OVERRIDE] = cg_fn_override, [FN_PATH] = cg_fn_path,
+	[FN_STRNCMP] = cg_fn_strncmp, [FN_REG] = cg_fn_reg,	      [FN_KPTR] = cg_fn_identity,
+	[FN_UPTR] = cg_fn_identity,   [FN_BSWAP] = cg_fn_bswap,
+};
+
+LLVMValueRef cg_call_more(struct cg *cg, struct node *n, bool *handled)
+{
+	size_t nf = sizeof(cg_more) / sizeof(cg_more[0]);
+
+	*handled = (size_t)n->func < nf && cg_more[n->func];
+	return *handled ? cg_more[n->func](cg, n) : NULL;
+}
