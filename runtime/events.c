@@ -1,55 +1,101 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Event loop: polls the ring buffer AOT_EVENTS_MAP and a signalfd together, so that a signal
- * needs no handler and no global. Each record is an aot_event_hdr and a payload; printf records
- * go through the printf engine to the output, exit() ends the loop, anything else is counted.
+ * needs no handler and no global. Each record is an aot_event_hdr and a payload: formats go to
+ * actions.c, map events to maps.c, exit() ends the loop, anything else is counted as malformed.
+ * Also polled: the kernel symbol subscription (so its buffers never overflow between lookups),
+ * and the lost-event counter the programs keep (AOT_LOST_MAP), reported once per wake-up.
  */
 #include <errno.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/signalfd.h>
 #include <unistd.h>
 
+#include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
+#include "ksyms.h"
 #include "rt.h"
+
+#define EVENTS_LOST_POLL_MS 1000
+
+/* print(@map, top, div)'s payload. */
+struct events_print_map {
+	uint64_t top, div;
+};
 
 int rt_events_handle(void *ctx, void *data, size_t size)
 {
 	struct rt *rt = ctx;
+	const char *payload = (const char *)data + sizeof(struct aot_event_hdr);
+	struct events_print_map pm;
 	struct aot_event_hdr hdr;
-	const struct aot_fmt *f;
+	int err;
 
 	if (size < sizeof(hdr)) {
 		rt->malformed++;
 		return 0;
 	}
 	memcpy(&hdr, data, sizeof(hdr));
+	size -= sizeof(hdr);
 	switch (hdr.kind) {
 	case AOT_EV_EXIT:
 		rt->exiting = true;
 		return 0;
 	case AOT_EV_PRINTF:
-		if (hdr.index >= rt->meta->nfmts) {
-			rt->malformed++;
-			return 0;
-		}
-		f = &rt->meta->fmts[hdr.index];
-		rt_buf_reset(&rt->text);
-		if (rt_printf_format(&rt->text, rt->meta, f, (const char *)data + sizeof(hdr),
-				     size - sizeof(hdr))) {
-			rt->malformed++;
-			return 0;
-		}
-		if (rt->text.len)
-			rt->out.ops->printf(&rt->out, rt->text.s, rt->text.len);
+	case AOT_EV_FORMAT:
+		if (hdr.index >= rt->meta->nfmts ||
+		    (hdr.kind == AOT_EV_PRINTF && rt->meta->fmts[hdr.index].kind != AOT_FMT_PRINTF))
+			break;
+		err = rt_action_run(rt, &rt->meta->fmts[hdr.index], payload, size);
+		return err == -EINVAL ? (rt->malformed++, 0) : 0;
+	case AOT_EV_PRINT_MAP:
+		if (hdr.index >= rt->meta->nmaps || size < sizeof(pm))
+			break;
+		memcpy(&pm, payload, sizeof(pm));
+		rt_maps_print_one(rt, hdr.index, pm.top, pm.div);
+		return 0;
+	case AOT_EV_CLEAR:
+	case AOT_EV_ZERO:
+		if (hdr.index >= rt->meta->nmaps)
+			break;
+		rt_maps_clear(rt, hdr.index, hdr.kind == AOT_EV_ZERO);
 		return 0;
 	default:
-		rt->malformed++;
-		return 0;
+		break;
 	}
+	rt->malformed++;
+	return 0;
+}
+
+void rt_events_report_lost(struct rt *rt)
+{
+	uint64_t *vals, total = 0;
+	uint32_t key = 0;
+	int ncpus, i;
+
+	if (rt->lost_fd < 0)
+		return;
+	ncpus = libbpf_num_possible_cpus();
+	if (ncpus <= 0)
+		return;
+	vals = calloc(ncpus, sizeof(*vals));
+	if (!vals)
+		return;
+	if (!bpf_map_lookup_elem(rt->lost_fd, &key, vals)) {
+		for (i = 0; i < ncpus; i++)
+			total += vals[i];
+		/* The counter only grows: report what is new since last time. */
+		if (total > rt->lost) {
+			rt->out.ops->lost(&rt->out, total - rt->lost);
+			rt->lost = total;
+		}
+	}
+	free(vals);
 }
 
 int rt_events_open(struct rt *rt)
@@ -80,17 +126,25 @@ static bool events_signalled(struct rt *rt)
 
 int rt_events_loop(struct rt *rt)
 {
-	struct pollfd fds[2];
-	int n = 0, err;
+	struct pollfd fds[3];
+	int n = 0, err, ksyms_fd = rt->syms.ksyms ? ksyms__fd(rt->syms.ksyms) : -1;
 
 	if (rt->sigfd >= 0)
 		fds[n++] = (struct pollfd){.fd = rt->sigfd, .events = POLLIN};
 	if (rt->rb)
 		fds[n++] = (struct pollfd){.fd = ring_buffer__epoll_fd(rt->rb), .events = POLLIN};
+	if (ksyms_fd >= 0)
+		fds[n++] = (struct pollfd){.fd = ksyms_fd, .events = POLLIN};
 	/* BEGIN may already have asked to exit. */
 	rt_events_drain(rt);
 	while (!rt->exiting) {
-		if (poll(fds, n, -1) < 0) {
+		/* A full ring buffer wakes nobody: look at the lost counter every second. */
+		int timeout = rt->lost_fd >= 0 ? EVENTS_LOST_POLL_MS : -1;
+
+		if (ksyms_fd >= 0)
+			ksyms__update(rt->syms.ksyms);
+		rt_events_report_lost(rt);
+		if (poll(fds, n, timeout) < 0) {
 			if (errno == EINTR)
 				continue;
 			return -errno;
@@ -111,6 +165,7 @@ void rt_events_drain(struct rt *rt)
 {
 	if (rt->rb)
 		ring_buffer__consume(rt->rb);
+	rt_events_report_lost(rt);
 	fflush(rt->out.f);
 }
 

@@ -4,6 +4,9 @@
  * aggregation (layouts in meta.h), sorts entries the way bpftrace 0.17 does, and hands each map
  * to the output. Maps print in name order; entries with integer values ascending by value, the
  * rest by key; ties keep the kernel's iteration order, as bpftrace's sort does for small maps.
+ * hist/lhist entries (one BPF entry per key and bucket) are grouped by key and sorted by their
+ * total count, avg/stats by average; ties there go by the key's bytes, as bpftrace's std::map.
+ * Also print(@map, top, div), clear() and zero() for the events that ask for them.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -22,9 +25,13 @@ static size_t maps_value_size(const struct aot_map *map)
 	case AOT_AGG_COUNT:
 	case AOT_AGG_SUM:
 		return 8;
+	case AOT_AGG_HIST:
+	case AOT_AGG_LHIST:
+		return 8;
 	case AOT_AGG_MIN:
 	case AOT_AGG_MAX:
 	case AOT_AGG_AVG:
+	case AOT_AGG_STATS:
 		return 16;
 	default:
 		return map->value.size;
@@ -45,8 +52,19 @@ struct maps_sort {
 	const struct aot_meta *meta;
 	const struct aot_map *map;
 	bool by_value, val_signed;
-	const struct output_entry *base; /* for the tie-break on original position */
+	size_t key_bytes; /* > 0: ties are broken by the key's bytes, not the kernel's order */
 };
+
+static bool maps_is_hist(const struct aot_map *map)
+{
+	return map->agg == AOT_AGG_HIST || map->agg == AOT_AGG_LHIST;
+}
+
+/* The user key's bytes in a hist map's BPF key, before the u64 bucket index. */
+static size_t maps_hist_prefix(const struct aot_map *map)
+{
+	return map->nkeys ? ((size_t)map->key.size + 7) & ~(size_t)7 : 0;
+}
 
 static int maps_cmp_u64(uint64_t a, uint64_t b)
 {
@@ -98,7 +116,76 @@ static int maps_cmp(const void *pa, const void *pb, void *ctx)
 	}
 	if (c)
 		return c;
+	if (s->key_bytes && a->key && b->key) {
+		c = memcmp(a->key, b->key, s->key_bytes);
+		if (c)
+			return c < 0 ? -1 : 1;
+	}
 	return maps_cmp_u64(a->seq, b->seq); /* stable: ties keep the kernel's order */
+}
+
+/* Orders raw hist entries by their key prefix, so that one key's buckets come together. */
+static int maps_cmp_prefix(const void *pa, const void *pb, void *ctx)
+{
+	const struct output_entry *a = pa, *b = pb;
+	size_t n = *(const size_t *)ctx;
+	int c = n ? memcmp(a->key, b->key, n) : 0;
+
+	return c ? c : maps_cmp_u64(a->seq, b->seq);
+}
+
+void rt_maps_entries_free(struct output_entry *ents, size_t n)
+{
+	size_t i;
+
+	for (i = 0; ents && i < n; i++)
+		free((void *)ents[i].buckets);
+	free(ents);
+}
+
+/* Buckets a hist or lhist entry has: bpftrace's 65 log2 ones, or lhist's range plus two. */
+static uint32_t maps_nbuckets(const struct aot_map *map)
+{
+	if (map->agg == AOT_AGG_HIST)
+		return 65;
+	return (uint32_t)((map->lhist_max - map->lhist_min) / map->lhist_step) + 2;
+}
+
+/*
+ * Groups raw hist entries (val = the bucket's count, value = the key's bucket index) into one
+ * entry per key with its buckets; sums become val for sorting. 0 or -ENOMEM.
+ */
+static int maps_group_hist(const struct aot_map *map, struct output_entry *raw, size_t *n)
+{
+	size_t prefix = maps_hist_prefix(map), i, k = 0;
+	uint32_t nb = maps_nbuckets(map);
+
+	qsort_r(raw, *n, sizeof(*raw), maps_cmp_prefix, &prefix);
+	for (i = 0; i < *n; i++) {
+		uint64_t bucket = maps_get64((const uint8_t *)raw[i].key + prefix);
+		uint64_t count = raw[i].val;
+		struct output_entry *e;
+
+		if (!k || (prefix && memcmp(raw[k - 1].key, raw[i].key, prefix))) {
+			uint64_t *b = calloc(nb, sizeof(*b));
+
+			if (!b) {
+				*n = k;
+				return -ENOMEM;
+			}
+			e = &raw[k];
+			*e = (struct output_entry){.key = raw[i].key, .seq = k, .buckets = b,
+						   .nbuckets = nb};
+			k++;
+		}
+		e = &raw[k - 1];
+		if (bucket < nb) {
+			((uint64_t *)e->buckets)[bucket] += count;
+			e->val += count;
+		}
+	}
+	*n = k;
+	return 0;
 }
 
 int rt_maps_fold(const struct aot_meta *m, const struct aot_map *map, const void *keys,
@@ -112,11 +199,14 @@ int rt_maps_fold(const struct aot_meta *m, const struct aot_map *map, const void
 
 	*out = NULL;
 	*nout = 0;
-	s.val_signed =
-		map->agg == AOT_AGG_MIN || map->agg == AOT_AGG_MAX || map->agg == AOT_AGG_AVG ||
-		((map->agg == AOT_AGG_SUM || map->agg == AOT_AGG_NONE) && map->value.is_signed);
+	s.val_signed = map->agg == AOT_AGG_MIN || map->agg == AOT_AGG_MAX ||
+		       map->agg == AOT_AGG_AVG || map->agg == AOT_AGG_STATS ||
+		       ((map->agg == AOT_AGG_SUM || map->agg == AOT_AGG_NONE) &&
+			map->value.is_signed);
 	s.by_value = map->agg != AOT_AGG_NONE || map->value.kind == AOT_K_INT ||
 		     map->value.kind == AOT_K_BOOL;
+	if (maps_is_hist(map) || map->agg == AOT_AGG_AVG || map->agg == AOT_AGG_STATS)
+		s.key_bytes = maps_is_hist(map) ? maps_hist_prefix(map) : map->nkeys ? key_size : 0;
 	*val_signed = s.val_signed;
 	ents = calloc(n ? n : 1, sizeof(*ents));
 	if (!ents)
@@ -149,8 +239,13 @@ int rt_maps_fold(const struct aot_meta *m, const struct aot_map *map, const void
 				set = true;
 				break;
 			case AOT_AGG_AVG:
+			case AOT_AGG_STATS:
 				acc += x;
 				cnt += maps_get64(c + 8);
+				break;
+			case AOT_AGG_HIST:
+			case AOT_AGG_LHIST:
+				acc += x;
 				break;
 			default:
 				break;
@@ -158,19 +253,56 @@ int rt_maps_fold(const struct aot_meta *m, const struct aot_map *map, const void
 		}
 		if (map->agg == AOT_AGG_NONE)
 			acc = rt_value_int(&map->value, v);
-		if (map->agg == AOT_AGG_AVG)
+		if (map->agg == AOT_AGG_AVG || map->agg == AOT_AGG_STATS) {
+			e->total = (int64_t)acc;
+			e->count = (int64_t)cnt;
 			acc = cnt ? (uint64_t)((int64_t)acc / (int64_t)cnt) : 0;
+		}
 		if ((map->agg == AOT_AGG_MIN || map->agg == AOT_AGG_MAX) && !set)
 			continue; /* never set on any CPU: nothing to show */
 		e->val = acc;
+		if (maps_is_hist(map)) {
+			/* Every bucket is an entry of its own: grouped below. */
+			e->key = (const uint8_t *)keys + i * key_size;
+			k++;
+			continue;
+		}
 		k++;
 		if (!map->nkeys)
 			break; /* a scalar map has one value, whatever its key */
+	}
+	if (maps_is_hist(map) && maps_group_hist(map, ents, &k)) {
+		rt_maps_entries_free(ents, k);
+		return -ENOMEM;
 	}
 	qsort_r(ents, k, sizeof(*ents), maps_cmp, &s);
 	*out = ents;
 	*nout = k;
 	return 0;
+}
+
+void rt_maps_top_div(const struct aot_map *map, struct output_entry *ents, size_t *n,
+		     uint64_t top, uint64_t div, bool val_signed)
+{
+	size_t i;
+
+	/* bpftrace's print() keeps the last top entries, except of a stats() map. */
+	if (top && *n > top && map->agg != AOT_AGG_STATS) {
+		for (i = 0; i < *n - top; i++)
+			free((void *)ents[i].buckets);
+		memmove(ents, ents + (*n - top), top * sizeof(*ents));
+		*n = top;
+	}
+	/* hist divides its counts when printed; lhist, stats and non-integers never divide. */
+	if (div <= 1 || maps_is_hist(map) || map->agg == AOT_AGG_STATS ||
+	    (map->agg == AOT_AGG_NONE && map->value.kind != AOT_K_INT))
+		return;
+	for (i = 0; i < *n; i++) {
+		if (val_signed)
+			ents[i].val = (uint64_t)((int64_t)ents[i].val / (int64_t)div);
+		else
+			ents[i].val /= div;
+	}
 }
 
 static bool maps_is_percpu(enum bpf_map_type t)
@@ -193,65 +325,124 @@ static void maps_warn(struct rt *rt, const char *fmt, ...)
 	rt_buf_free(&b);
 }
 
-static int maps_print_one(struct rt *rt, const struct aot_map *map)
+/* Reads a whole map: keys and per-CPU values, bounded so that a map filling up still ends. */
+struct maps_dump {
+	int fd, ncpus;
+	size_t key_size, stride, n;
+	uint8_t *keys, *vals;
+};
+
+static void maps_dump_free(struct maps_dump *d)
+{
+	free(d->keys);
+	free(d->vals);
+}
+
+static int maps_dump(struct rt *rt, const struct aot_map *map, struct maps_dump *d)
 {
 	const struct bpf_map *bm = bpf_object__find_map_by_name(rt->obj, map->elf_name);
-	size_t key_size, stride, n = 0, cap, nents;
-	uint8_t *keys = NULL, *vals = NULL;
-	struct output_entry *ents = NULL;
-	struct output_map om;
-	int fd, ncpus = 1, err = 0;
-	bool val_signed;
+	size_t cap;
 	void *prev;
 
+	memset(d, 0, sizeof(*d));
+	d->ncpus = 1;
 	if (!bm) {
 		maps_warn(rt, "map %s: no BPF map '%s' in the object", map->name, map->elf_name);
-		return 0;
+		return -ENOENT;
 	}
-	fd = bpf_map__fd(bm);
-	key_size = bpf_map__key_size(bm);
-	stride = bpf_map__value_size(bm);
+	d->fd = bpf_map__fd(bm);
+	d->key_size = bpf_map__key_size(bm);
+	d->stride = bpf_map__value_size(bm);
 	if (maps_is_percpu(bpf_map__type(bm))) {
-		ncpus = libbpf_num_possible_cpus();
-		if (ncpus <= 0)
-			return ncpus ? ncpus : -EINVAL;
-		stride = (stride + 7) & ~(size_t)7; /* the kernel pads each CPU's value to 8 */
+		d->ncpus = libbpf_num_possible_cpus();
+		if (d->ncpus <= 0)
+			return d->ncpus ? d->ncpus : -EINVAL;
+		d->stride = (d->stride + 7) & ~(size_t)7; /* the kernel pads each CPU's value */
 	}
 	/* Never read past what the kernel gives us, whatever the metadata claims. */
-	if ((map->nkeys && key_size < map->key.size) || stride < maps_value_size(map)) {
+	if ((map->nkeys && d->key_size < map->key.size) || d->stride < maps_value_size(map) ||
+	    (maps_is_hist(map) && d->key_size < maps_hist_prefix(map) + 8)) {
 		maps_warn(rt, "map %s: its metadata does not match the BPF map's sizes", map->name);
-		return 0;
+		return -ENOENT;
 	}
 	/* Programs may still be adding keys: bound the walk so it always ends. */
 	cap = bpf_map__max_entries(bm) + 1;
-	keys = calloc(cap, key_size);
-	vals = calloc(cap, stride * ncpus);
-	if (!keys || !vals) {
-		err = -ENOMEM;
-		goto out;
+	d->keys = calloc(cap, d->key_size);
+	d->vals = calloc(cap, d->stride * d->ncpus);
+	if (!d->keys || !d->vals) {
+		maps_dump_free(d);
+		return -ENOMEM;
 	}
 	prev = NULL;
-	while (n < cap && !bpf_map_get_next_key(fd, prev, keys + n * key_size)) {
-		prev = keys + n * key_size;
-		if (bpf_map_lookup_elem(fd, prev, vals + n * stride * ncpus))
+	while (d->n < cap && !bpf_map_get_next_key(d->fd, prev, d->keys + d->n * d->key_size)) {
+		prev = d->keys + d->n * d->key_size;
+		if (bpf_map_lookup_elem(d->fd, prev, d->vals + d->n * d->stride * d->ncpus))
 			continue; /* deleted meanwhile; keep walking from it */
-		n++;
+		d->n++;
 	}
-	err = rt_maps_fold(rt->meta, map, keys, key_size, vals, stride, ncpus, n, &ents, &nents,
-			   &val_signed);
+	return 0;
+}
+
+static int maps_print_map(struct rt *rt, const struct aot_map *map, uint64_t top, uint64_t div)
+{
+	struct output_entry *ents = NULL;
+	struct maps_dump d;
+	struct output_map om;
+	size_t nents = 0;
+	bool val_signed;
+	int err;
+
+	err = maps_dump(rt, map, &d);
+	if (err)
+		return err == -ENOENT ? 0 : err;
+	err = rt_maps_fold(rt->meta, map, d.keys, d.key_size, d.vals, d.stride, d.ncpus, d.n,
+			   &ents, &nents, &val_signed);
 	if (err)
 		goto out;
-	om = (struct output_map){.meta = rt->meta,
+	rt_maps_top_div(map, ents, &nents, top, div, val_signed);
+	om = (struct output_map){.r = &rt->render,
 				 .map = map,
 				 .entries = ents,
 				 .n = nents,
-				 .val_signed = val_signed};
+				 .val_signed = val_signed,
+				 .div = div ? div : 1};
 	rt->out.ops->map(&rt->out, &om);
 out:
-	free(ents);
-	free(keys);
-	free(vals);
+	rt_maps_entries_free(ents, nents);
+	maps_dump_free(&d);
 	return err;
+}
+
+int rt_maps_print_one(struct rt *rt, uint32_t i, uint64_t top, uint64_t div)
+{
+	if (i >= rt->meta->nmaps)
+		return -EINVAL;
+	return maps_print_map(rt, &rt->meta->maps[i], top, div);
+}
+
+int rt_maps_clear(struct rt *rt, uint32_t i, bool zero)
+{
+	const struct aot_map *map;
+	struct maps_dump d;
+	size_t k;
+	int err;
+
+	if (i >= rt->meta->nmaps)
+		return -EINVAL;
+	map = &rt->meta->maps[i];
+	err = maps_dump(rt, map, &d);
+	if (err)
+		return err == -ENOENT ? 0 : err;
+	memset(d.vals, 0, d.stride * d.ncpus);
+	for (k = 0; k < d.n; k++) {
+		const void *key = d.keys + k * d.key_size;
+
+		/* Arrays cannot lose their entries: clearing one zeroes it. */
+		if (zero || bpf_map_delete_elem(d.fd, key))
+			bpf_map_update_elem(d.fd, key, d.vals, BPF_ANY);
+	}
+	maps_dump_free(&d);
+	return 0;
 }
 
 static int maps_cmp_name(const void *a, const void *b)
@@ -274,7 +465,7 @@ int rt_maps_print(struct rt *rt)
 		order[i] = &rt->meta->maps[i];
 	qsort(order, rt->meta->nmaps, sizeof(*order), maps_cmp_name);
 	for (i = 0; i < rt->meta->nmaps && !err; i++)
-		err = maps_print_one(rt, order[i]);
+		err = maps_print_map(rt, order[i], 0, 0);
 	free(order);
 	return err;
 }

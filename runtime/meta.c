@@ -13,7 +13,8 @@
  *     16  nparams
  *     20  reserved       0
  *     24  probes_off, nprobes     probe records (20 bytes): prog type target name flags
- *     32  maps_off, nmaps         map records (56 bytes): name elf_name agg nkeys key value
+ *     32  maps_off, nmaps         map records (80 bytes): name elf_name agg nkeys key value
+ *                                 lhist_min lhist_max lhist_step (each s64 as low, high u32)
  *     40  fmts_off, nfmts         format records (28 bytes): kind fmt args
  *     48  elems_off, nelems       tuple element records (24 bytes): offset type
  *     56  strtab_off, strtab_size string table: NUL-terminated strings
@@ -37,7 +38,8 @@
 #define META_HDR_SIZE 64
 #define META_TYPE_SIZE 20
 #define META_PROBE_SIZE 20
-#define META_MAP_SIZE (16 + 2 * META_TYPE_SIZE)
+#define META_MAP_SIZE (16 + 2 * META_TYPE_SIZE + 24)
+#define META_LHIST_MAX_BUCKETS 1000 /* as bpftrace: lhist's (max - min) / step */
 #define META_FMT_SIZE (8 + META_TYPE_SIZE)
 #define META_ELEM_SIZE (4 + META_TYPE_SIZE)
 #define META_STR_MAX 4096 /* longest string the reader accepts: names and formats */
@@ -228,6 +230,12 @@ static void meta_rec32(uint8_t *rec, size_t *pos, uint32_t v)
 	*pos += 4;
 }
 
+static void meta_rec64(uint8_t *rec, size_t *pos, uint64_t v)
+{
+	meta_rec32(rec, pos, (uint32_t)v);
+	meta_rec32(rec, pos, (uint32_t)(v >> 32));
+}
+
 static void meta_rec_type(uint8_t *rec, size_t *pos, const struct aot_type *t)
 {
 	meta_rec32(rec, pos, t->kind);
@@ -294,6 +302,9 @@ int aot_meta_write(const struct aot_meta *m, void **out, size_t *size)
 		meta_rec32(rec, &pos, map->nkeys);
 		meta_rec_type(rec, &pos, &map->key);
 		meta_rec_type(rec, &pos, &map->value);
+		meta_rec64(rec, &pos, (uint64_t)map->lhist_min);
+		meta_rec64(rec, &pos, (uint64_t)map->lhist_max);
+		meta_rec64(rec, &pos, (uint64_t)map->lhist_step);
 	}
 
 	offs[2] = b.len;
@@ -391,6 +402,11 @@ static uint32_t meta_get32(const uint8_t *p)
 	return p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
 }
 
+static uint64_t meta_get64(const uint8_t *p)
+{
+	return meta_get32(p) | (uint64_t)meta_get32(p + 4) << 32;
+}
+
 static int meta_read_str(struct meta_reader *r, uint32_t off, bool nullable, char **out,
 			 const char *what, uint32_t idx)
 {
@@ -465,6 +481,21 @@ static int meta_check_tuple(struct meta_reader *r, const struct aot_type *t, uin
 	return 0;
 }
 
+/* Fixed sizes of the rendered kinds, from the layouts in meta.h. */
+static uint32_t meta_rendered_size(uint32_t kind)
+{
+	switch (kind) {
+	case AOT_K_USYM:
+		return 16;
+	case AOT_K_INET:
+		return 24;
+	case AOT_K_MACADDR:
+		return 6;
+	default:
+		return 8;
+	}
+}
+
 static int meta_check_type(struct meta_reader *r, const struct aot_type *t, uint32_t depth,
 			   const char *what, uint32_t idx)
 {
@@ -493,6 +524,36 @@ static int meta_check_type(struct meta_reader *r, const struct aot_type *t, uint
 		return 0;
 	case AOT_K_TUPLE:
 		return meta_check_tuple(r, t, depth, what, idx);
+	case AOT_K_KSTACK:
+	case AOT_K_USTACK:
+		if (t->size != (t->kind == AOT_K_KSTACK ? 8u : 16u))
+			return meta_fail(r, "%s %u: stack of %u bytes", what, idx, t->size);
+		if (t->nelems > AOT_STACK_MAX_DEPTH || t->elems > AOT_STACK_MODE_RAW)
+			return meta_fail(r, "%s %u: stack of %u frames in mode %u", what, idx,
+					 t->nelems, t->elems);
+		return 0;
+	case AOT_K_TIMESTAMP:
+		if (t->size != 8)
+			return meta_fail(r, "%s %u: timestamp of %u bytes", what, idx, t->size);
+		if (t->elems >= r->m->nfmts || r->m->fmts[t->elems].kind != AOT_FMT_TIME)
+			return meta_fail(r, "%s %u: timestamp format %u is not a time format", what,
+					 idx, t->elems);
+		return 0;
+	case AOT_K_KSYM:
+	case AOT_K_USERNAME:
+	case AOT_K_CGROUP_PATH:
+	case AOT_K_PROBE:
+	case AOT_K_USYM:
+	case AOT_K_INET:
+	case AOT_K_MACADDR:
+		if (t->size != meta_rendered_size(t->kind))
+			return meta_fail(r, "%s %u: rendered value of kind %u and %u bytes", what,
+					 idx, t->kind, t->size);
+		return 0;
+	case AOT_K_BUF:
+		if (t->size < 4)
+			return meta_fail(r, "%s %u: buffer of %u bytes", what, idx, t->size);
+		return 0;
 	default:
 		return meta_fail(r, "%s %u: unknown type kind %u", what, idx, t->kind);
 	}
@@ -563,6 +624,9 @@ static int meta_read_maps(struct meta_reader *r, uint32_t off, uint32_t n)
 		map->nkeys = meta_get32(p + 12);
 		meta_read_type(p + 16, &map->key);
 		meta_read_type(p + 16 + META_TYPE_SIZE, &map->value);
+		map->lhist_min = (int64_t)meta_get64(p + 16 + 2 * META_TYPE_SIZE);
+		map->lhist_max = (int64_t)meta_get64(p + 24 + 2 * META_TYPE_SIZE);
+		map->lhist_step = (int64_t)meta_get64(p + 32 + 2 * META_TYPE_SIZE);
 	}
 	return 0;
 }
@@ -586,7 +650,7 @@ static int meta_read_fmts(struct meta_reader *r, uint32_t off, uint32_t n)
 		if (err)
 			return err;
 		meta_read_type(p + 8, &f->args);
-		if (f->kind != AOT_FMT_PRINTF)
+		if (f->kind < AOT_FMT_PRINTF || f->kind > AOT_FMT_JOIN)
 			return meta_fail(r, "format %u: unknown kind %u", i, f->kind);
 	}
 	return 0;
@@ -611,8 +675,16 @@ static int meta_check_types(struct meta_reader *r)
 	for (i = 0; i < m->nmaps; i++) {
 		const struct aot_map *map = &m->maps[i];
 
-		if (map->agg > AOT_AGG_AVG)
+		if (map->agg > AOT_AGG_LHIST)
 			return meta_fail(r, "map %u: unknown aggregation %u", i, map->agg);
+		if (map->agg == AOT_AGG_LHIST &&
+		    (map->lhist_step <= 0 || map->lhist_min < 0 ||
+		     map->lhist_max <= map->lhist_min ||
+		     (uint64_t)(map->lhist_max - map->lhist_min) / (uint64_t)map->lhist_step >
+			     META_LHIST_MAX_BUCKETS))
+			return meta_fail(r, "map %u: lhist(%lld, %lld, %lld) out of range", i,
+					 (long long)map->lhist_min, (long long)map->lhist_max,
+					 (long long)map->lhist_step);
 		err = meta_check_type(r, &map->key, 0, "map key", i);
 		if (!err)
 			err = meta_check_type(r, &map->value, 0, "map value", i);

@@ -55,6 +55,9 @@
  *                       and before running BEGIN
  *   AOT_KSTACK_MAP/AOT_USTACK_MAP  BPF_MAP_TYPE_STACK_TRACE, u32 key, value u64[127]; present
  *                       only when the program uses kstack/ustack
+ *   AOT_LOST_MAP        BPF_MAP_TYPE_PERCPU_ARRAY, 1 entry, u32 key 0, value u64: the programs
+ *                       add 1 whenever bpf_ringbuf_output to AOT_EVENTS_MAP fails; the runtime
+ *                       reports the growth as lost events (optional: absent, nothing reported)
  */
 #ifndef AOT_META_H
 #define AOT_META_H
@@ -93,6 +96,7 @@ enum aot_event_kind {
 #define AOT_KSTACK_MAP "aot_kstacks"
 #define AOT_USTACK_MAP "aot_ustacks"
 #define AOT_STATE_MAP "aot_state"
+#define AOT_LOST_MAP "aot_lost"
 #define AOT_STACK_MAX_DEPTH 127
 #define AOT_JOIN_MAX 16
 

@@ -13,21 +13,37 @@
 
 #include "meta.h"
 
+struct rt_render; /* rt.h: what rendering values needs (metadata, symbols, stacks) */
+
 /* One map entry with the per-CPU values folded into one. */
 struct output_entry {
 	const void *key;   /* map->key bytes; NULL for a scalar map */
 	const void *value; /* AOT_AGG_NONE: map->value bytes */
 	uint64_t val;	   /* an aggregation's result (two's complement when val_signed) */
 	uint64_t seq;	   /* position in the kernel's iteration order */
+	/* HIST/LHIST: count per bucket, indexed as in meta.h (nbuckets of them) */
+	const uint64_t *buckets;
+	uint32_t nbuckets;
+	/* STATS/AVG: folded over the CPUs (val holds the average) */
+	int64_t count, total;
 };
 
-/* A whole map, entries already in the order to print them. */
+/* A whole map, entries already in the order to print them and cut to print()'s top. */
 struct output_map {
-	const struct aot_meta *meta; /* for tuple elements */
+	const struct rt_render *r; /* metadata (tuple elements) and the value renderers */
 	const struct aot_map *map;
 	const struct output_entry *entries;
 	size_t n;
 	bool val_signed; /* how to read output_entry.val */
+	uint64_t div;	 /* print()'s divisor for hist counts, already applied to val; >= 1 */
+};
+
+/* Text that user-space actions produce, named as bpftrace's JSON "type" names them. */
+enum output_msg {
+	OUTPUT_MSG_TIME,    /* time() */
+	OUTPUT_MSG_CAT,     /* cat() */
+	OUTPUT_MSG_SYSCALL, /* system() */
+	OUTPUT_MSG_JOIN,    /* join() */
 };
 
 struct output;
@@ -37,11 +53,18 @@ struct output_ops {
 	void (*attached)(struct output *o, unsigned int nprobes);
 	/* The text of one printf() event. */
 	void (*printf)(struct output *o, const char *text, size_t len);
-	/* Around the maps printed at exit. */
+	/* The text of time(), cat(), system() or join(). */
+	void (*message)(struct output *o, enum output_msg kind, const char *text, size_t len);
+	/* print(value): one value of type t. */
+	void (*value)(struct output *o, const struct rt_render *r, const struct aot_type *t,
+		      const void *data);
+	/* Around the maps printed at exit; print(@map) calls map alone. */
 	void (*maps_begin)(struct output *o);
 	void (*map)(struct output *o, const struct output_map *m);
 	void (*maps_end)(struct output *o);
-	/* Something the user should know that is not fatal: lost or malformed events. */
+	/* Events the programs could not hand over (ring buffer full), since the last report. */
+	void (*lost)(struct output *o, uint64_t n);
+	/* Something the user should know that is not fatal: malformed events, bad maps. */
 	void (*warning)(struct output *o, const char *msg);
 };
 
@@ -52,9 +75,11 @@ struct output {
 };
 
 extern const struct output_ops output_text_ops;
+extern const struct output_ops output_json_ops;
 
-/* Formats a map as text lines, as bpftrace does; the text output and tests use it. */
+/* Formats a map as bpftrace does, in text or as one JSON line; the outputs and tests use them. */
 struct rt_buf;
 void output_text_map(struct rt_buf *b, const struct output_map *m);
+void output_json_map(struct rt_buf *b, const struct output_map *m);
 
 #endif

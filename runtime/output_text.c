@@ -1,13 +1,16 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Text output, byte for byte what bpftrace 0.17 prints: the "Attaching" line, printf text as
- * is, and at exit two blank lines then every map as "@name[key]: value" lines.
+ * Text output, byte for byte what bpftrace 0.17 prints: the "Attaching" line, printf and action
+ * text as is, and maps as "@name[key]: value" lines, hist/lhist as bucket lines with 52-wide
+ * bars, stats as "count C, average A, total T", each map followed by its blank line(s).
  */
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "rt.h"
+
+#define TEXT_BAR_WIDTH 52
 
 static void text_attached(struct output *o, unsigned int nprobes)
 {
@@ -20,36 +23,169 @@ static void text_printf(struct output *o, const char *text, size_t len)
 	fwrite(text, 1, len, o->f);
 }
 
+static void text_message(struct output *o, enum output_msg kind, const char *text, size_t len)
+{
+	fwrite(text, 1, len, o->f);
+	/* Only join() ends its text with a newline; time, cat and system print theirs as is. */
+	if (kind == OUTPUT_MSG_JOIN)
+		fputc('\n', o->f);
+}
+
+static void text_value(struct output *o, const struct rt_render *r, const struct aot_type *t,
+		       const void *data)
+{
+	struct rt_buf b = {0};
+
+	rt_value_text(&b, r, t, data, false);
+	rt_buf_add(&b, "\n", 1);
+	if (b.len)
+		fwrite(b.s, 1, b.len, o->f);
+	rt_buf_free(&b);
+}
+
 static void text_maps_begin(struct output *o)
 {
 	fputs("\n\n", o->f);
 }
 
+/* "1", "2K", "16M": the power of two 2^power with a binary suffix. */
+static void text_hist_label(struct rt_buf *b, int power)
+{
+	static const char suffix[] = "\0KMGT";
+	int s = power >= 40 ? 4 : power / 10;
+
+	rt_buf_printf(b, "%d", 1 << (power - 10 * s));
+	if (s)
+		rt_buf_add(b, &suffix[s], 1);
+}
+
+/* lhist bounds: multiples of 1M or 1K get a suffix. */
+static void text_lhist_label(struct rt_buf *b, int64_t n)
+{
+	if (n && n % 1048576 == 0)
+		rt_buf_printf(b, "%" PRId64 "M", n / 1048576);
+	else if (n && n % 1024 == 0)
+		rt_buf_printf(b, "%" PRId64 "K", n / 1024);
+	else
+		rt_buf_printf(b, "%" PRId64, n);
+}
+
+/* One bucket line: label in 16 columns, count in 8, and the bar scaled to the largest. */
+static void text_bucket(struct rt_buf *b, struct rt_buf *label, uint64_t v, uint64_t shown,
+			uint64_t max)
+{
+	int width = (int)((float)v / (float)max * TEXT_BAR_WIDTH);
+	char bar[TEXT_BAR_WIDTH + 1];
+
+	if (width < 0 || width > TEXT_BAR_WIDTH)
+		width = width < 0 ? 0 : TEXT_BAR_WIDTH;
+	memset(bar, '@', width);
+	bar[width] = '\0';
+	rt_buf_printf(b, "%-16s%8" PRIu64 " |%-52s|\n", label->s ? label->s : "", shown, bar);
+}
+
+static void text_hist(struct rt_buf *b, const struct output_map *m, const struct output_entry *e)
+{
+	const struct aot_map *map = m->map;
+	bool lin = map->agg == AOT_AGG_LHIST;
+	int64_t lbuckets = lin ? (map->lhist_max - map->lhist_min) / map->lhist_step : 0;
+	struct rt_buf label = {0};
+	uint64_t max = 0;
+	int64_t first = -1, last = -1, i;
+
+	for (i = 0; i < e->nbuckets; i++) {
+		if (e->buckets[i]) {
+			if (first < 0)
+				first = i;
+			last = i;
+		}
+		if (e->buckets[i] > max)
+			max = e->buckets[i];
+	}
+	for (i = first; first >= 0 && i <= last; i++) {
+		rt_buf_reset(&label);
+		if (lin && i == 0) {
+			rt_buf_add(&label, "(..., ", 6);
+			text_lhist_label(&label, map->lhist_min);
+			rt_buf_add(&label, ")", 1);
+		} else if (lin && i == lbuckets + 1) {
+			rt_buf_add(&label, "[", 1);
+			text_lhist_label(&label, map->lhist_max);
+			rt_buf_add(&label, ", ...)", 6);
+		} else if (lin) {
+			rt_buf_add(&label, "[", 1);
+			text_lhist_label(&label, (i - 1) * map->lhist_step + map->lhist_min);
+			rt_buf_add(&label, ", ", 2);
+			text_lhist_label(&label, i * map->lhist_step + map->lhist_min);
+			rt_buf_add(&label, ")", 1);
+		} else if (i <= 2) {
+			rt_buf_printf(&label, "%s", i == 0 ? "(..., 0)" : i == 1 ? "[0]" : "[1]");
+		} else {
+			rt_buf_add(&label, "[", 1);
+			text_hist_label(&label, (int)i - 2);
+			rt_buf_add(&label, ", ", 2);
+			text_hist_label(&label, (int)i - 1);
+			rt_buf_add(&label, ")", 1);
+		}
+		/* print()'s divisor applies to hist counts but not to their bars. */
+		text_bucket(b, &label, e->buckets[i], lin ? e->buckets[i] : e->buckets[i] / m->div,
+			    max);
+	}
+	rt_buf_free(&label);
+}
+
 void output_text_map(struct rt_buf *b, const struct output_map *m)
 {
 	const struct aot_map *map = m->map;
+	uint32_t vk = map->value.kind;
+	/* Values that end in a newline of their own, or none at all, are not separated. */
+	bool nosep = map->agg == AOT_AGG_NONE && (vk == AOT_K_KSTACK || vk == AOT_K_USTACK ||
+						  vk == AOT_K_KSYM || vk == AOT_K_USYM ||
+						  vk == AOT_K_INET);
 	size_t i;
 
 	for (i = 0; i < m->n; i++) {
 		const struct output_entry *e = &m->entries[i];
 
+		if (i && !nosep)
+			rt_buf_add(b, "\n", 1);
 		rt_buf_add(b, map->name, strlen(map->name));
 		if (map->nkeys && e->key) {
 			rt_buf_add(b, "[", 1);
-			rt_value_text(b, m->meta, &map->key, e->key, true);
+			rt_key_text(b, m->r, &map->key, e->key, ", ");
 			rt_buf_add(b, "]", 1);
 		}
 		rt_buf_add(b, ": ", 2);
-		if (map->agg == AOT_AGG_NONE)
-			rt_value_text(b, m->meta, &map->value, e->value, false);
-		else if (m->val_signed)
-			rt_buf_printf(b, "%" PRId64, (int64_t)e->val);
-		else
-			rt_buf_printf(b, "%" PRIu64, e->val);
-		rt_buf_add(b, "\n", 1);
+		switch (map->agg) {
+		case AOT_AGG_NONE:
+			/* Integers print from val, which print()'s divisor has divided. */
+			if (map->value.kind != AOT_K_INT)
+				rt_value_text(b, m->r, &map->value, e->value, false);
+			else if (m->val_signed)
+				rt_buf_printf(b, "%" PRId64, (int64_t)e->val);
+			else
+				rt_buf_printf(b, "%" PRIu64, e->val);
+			break;
+		case AOT_AGG_HIST:
+		case AOT_AGG_LHIST:
+			rt_buf_add(b, "\n", 1);
+			text_hist(b, m, e);
+			break;
+		case AOT_AGG_STATS:
+			rt_buf_printf(b, "count %" PRId64 ", average %" PRId64 ", total %" PRId64,
+				      e->count, (int64_t)e->val, e->total);
+			break;
+		default:
+			if (m->val_signed)
+				rt_buf_printf(b, "%" PRId64, (int64_t)e->val);
+			else
+				rt_buf_printf(b, "%" PRIu64, e->val);
+			break;
+		}
 	}
-	/* bpftrace ends an empty map, and every avg() map, with a blank line. */
-	if (!m->n || map->agg == AOT_AGG_AVG)
+	rt_buf_add(b, "\n", 1);
+	/* bpftrace ends avg() and stats() maps with one more blank line. */
+	if (map->agg == AOT_AGG_AVG || map->agg == AOT_AGG_STATS)
 		rt_buf_add(b, "\n", 1);
 }
 
@@ -68,6 +204,11 @@ static void text_maps_end(struct output *o)
 	fflush(o->f);
 }
 
+static void text_lost(struct output *o, uint64_t n)
+{
+	fprintf(o->f, "Lost %" PRIu64 " events\n", n);
+}
+
 static void text_warning(struct output *o, const char *msg)
 {
 	fprintf(o->err, "WARNING: %s\n", msg);
@@ -76,8 +217,11 @@ static void text_warning(struct output *o, const char *msg)
 const struct output_ops output_text_ops = {
 	.attached = text_attached,
 	.printf = text_printf,
+	.message = text_message,
+	.value = text_value,
 	.maps_begin = text_maps_begin,
 	.map = text_map,
 	.maps_end = text_maps_end,
+	.lost = text_lost,
 	.warning = text_warning,
 };

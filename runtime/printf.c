@@ -4,7 +4,6 @@
  * bpftrace, which hands each conversion to C printf with the argument as a 64-bit integer, every
  * conversion is rebuilt from parsed pieces (never the user's bytes) and passed to snprintf with
  * the C type its length modifier names, so %d of a u64 truncates exactly as bpftrace's does.
- * Also renders typed values as text for %s of non-strings and for map printing.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -14,68 +13,6 @@
 #include "rt.h"
 
 #define PRINTF_MAX_WIDTH 4096 /* wider fields are clamped: no multi-megabyte padding */
-
-uint64_t rt_value_int(const struct aot_type *t, const void *data)
-{
-	const uint8_t *p = data;
-	uint64_t v = 0;
-	uint32_t i;
-
-	if (t->kind != AOT_K_INT && t->kind != AOT_K_BOOL)
-		return 0;
-	/* Little-endian by contract, whatever the host. */
-	for (i = 0; i < t->size && i < 8; i++)
-		v |= (uint64_t)p[i] << (8 * i);
-	if (t->kind == AOT_K_INT && t->is_signed && t->size < 8 && (v >> (8 * t->size - 1)) & 1)
-		v |= ~(uint64_t)0 << (8 * t->size);
-	return v;
-}
-
-/* Length of a string value: up to its NUL or the whole buffer. */
-static size_t printf_strlen(const struct aot_type *t, const void *data)
-{
-	const char *nul = memchr(data, 0, t->size);
-
-	return nul ? (size_t)(nul - (const char *)data) : t->size;
-}
-
-void rt_value_text(struct rt_buf *out, const struct aot_meta *m, const struct aot_type *t,
-		   const void *data, bool bare)
-{
-	const uint8_t *p = data;
-	uint32_t i;
-
-	switch (t->kind) {
-	case AOT_K_INT:
-		if (t->is_signed)
-			rt_buf_printf(out, "%" PRId64, (int64_t)rt_value_int(t, data));
-		else
-			rt_buf_printf(out, "%" PRIu64, rt_value_int(t, data));
-		break;
-	case AOT_K_BOOL:
-		rt_buf_printf(out, "%s", p[0] ? "true" : "false");
-		break;
-	case AOT_K_STR:
-		rt_buf_add(out, data, printf_strlen(t, data));
-		break;
-	case AOT_K_TUPLE:
-		if (!bare)
-			rt_buf_add(out, "(", 1);
-		/* The reader checked the element range and that each lies inside the tuple. */
-		for (i = 0; i < t->nelems; i++) {
-			const struct aot_elem *e = &m->elems[t->elems + i];
-
-			if (i)
-				rt_buf_add(out, ", ", 2);
-			rt_value_text(out, m, &e->type, p + e->offset, false);
-		}
-		if (!bare)
-			rt_buf_add(out, ")", 1);
-		break;
-	default:
-		break;
-	}
-}
 
 /* One parsed conversion: "%" flags width "." precision length conv. */
 struct printf_spec {
@@ -189,10 +126,11 @@ static void printf_int(struct rt_buf *out, const struct printf_spec *sp, uint64_
 	}
 }
 
-int rt_printf_format(struct rt_buf *out, const struct aot_meta *m, const struct aot_fmt *f,
+int rt_printf_format(struct rt_buf *out, const struct rt_render *r, const struct aot_fmt *f,
 		     const void *payload, size_t len)
 {
 	const struct aot_type *args = &f->args;
+	const struct aot_meta *m = r->meta;
 	const uint8_t *p = payload;
 	const char *s = f->fmt, *start;
 	struct printf_spec sp;
@@ -227,10 +165,10 @@ int rt_printf_format(struct rt_buf *out, const struct aot_meta *m, const struct 
 		data = p + e->offset;
 		if (sp.conv == 's' || (e->type.kind != AOT_K_INT && e->type.kind != AOT_K_BOOL)) {
 			if (e->type.kind == AOT_K_STR) {
-				printf_text(out, &sp, data, printf_strlen(&e->type, data));
+				printf_text(out, &sp, data, rt_value_strlen(&e->type, data));
 			} else {
 				rt_buf_reset(&tmp);
-				rt_value_text(&tmp, m, &e->type, data, false);
+				rt_value_text(&tmp, r, &e->type, data, false);
 				printf_text(out, &sp, tmp.s ? tmp.s : "", tmp.len);
 			}
 			continue;

@@ -34,19 +34,81 @@ void rt_buf_add(struct rt_buf *b, const char *s, size_t n);
 void rt_buf_printf(struct rt_buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void rt_buf_vprintf(struct rt_buf *b, const char *fmt, va_list ap);
 
-/* printf.c: payload formatting by an aot_fmt's argument tuple, and typed values as text. */
-/* Appends the formatted text; -EINVAL if the payload is shorter than the arguments. */
-int rt_printf_format(struct rt_buf *out, const struct aot_meta *m, const struct aot_fmt *f,
-		     const void *payload, size_t len);
+/* json.c: a streaming JSON writer into an rt_buf; separators and escapes are its business. */
+#define JSON_MAX_DEPTH 16
+struct json_writer {
+	struct rt_buf *b;
+	int depth;
+	bool first[JSON_MAX_DEPTH];   /* per level: nothing written in it yet */
+	bool compact[JSON_MAX_DEPTH]; /* per level: "," between items instead of ", " */
+	bool after_key;		      /* the next value completes a member */
+};
+
+void json_init(struct json_writer *w, struct rt_buf *b);
+void json_object_begin(struct json_writer *w);
+void json_object_end(struct json_writer *w);
+/* compact: bpftrace writes tuples as [1,"a"] but lists of objects as [{...}, {...}] */
+void json_array_begin(struct json_writer *w, bool compact);
+void json_array_end(struct json_writer *w);
+void json_key(struct json_writer *w, const char *k, size_t n);
+void json_string(struct json_writer *w, const char *s, size_t n);
+void json_int(struct json_writer *w, int64_t v);
+void json_uint(struct json_writer *w, uint64_t v);
+/* Appends s escaped as the inside of a JSON string (no quotes). */
+void json_escape(struct rt_buf *b, const char *s, size_t n);
+
+/* syms.c: kernel and user symbols and stacks for the renderers, loaded on first use. */
+struct ksyms;
+struct rt_syms {
+	struct ksyms *ksyms; /* NULL until needed (or opened early by rt_syms_kernel_open) */
+	bool ksyms_failed;   /* reported once, then addresses print as hex */
+	int kstack_fd, ustack_fd; /* AOT_KSTACK_MAP / AOT_USTACK_MAP, -1 if absent */
+	/* Reads the frames of stack id into ips (AOT_STACK_MAX_DEPTH, zero-ended); tests
+	 * replace it. 0 or -errno. */
+	int (*stack_read)(struct rt_syms *s, bool user, int64_t id, uint64_t *ips);
+	struct rt_usyms *usyms; /* per-pid bcc symbol caches */
+	size_t nusyms, cap_usyms;
+	int verbose;
+};
+
+void rt_syms_init(struct rt_syms *s, int verbose);
+void rt_syms_fini(struct rt_syms *s);
+/* Subscribes to kernel symbol changes now, so nothing is missed before the first lookup. */
+int rt_syms_kernel_open(struct rt_syms *s);
+/* Appends the name of a kernel address (with "+offset" if offset); -ENOENT if unknown. */
+int rt_syms_ksym(struct rt_syms *s, uint64_t addr, bool offset, struct rt_buf *out);
+/* The same for a user address of pid; module appends " (path)". */
+int rt_syms_usym(struct rt_syms *s, int pid, uint64_t addr, bool offset, bool module,
+		 struct rt_buf *out);
+
+/* render.c: typed values as text (bpftrace's text output) and as JSON values. */
+struct rt_render {
+	const struct aot_meta *meta;
+	struct rt_syms *syms; /* NULL: addresses print as hex and stacks as nothing */
+};
+
 /*
  * Appends a value of type t read from data (which holds t->size bytes) the way bpftrace prints
- * it: integers in decimal, strings up to their NUL, tuples as "(a, b)". With bare set, a tuple's
- * parentheses are left out (multi-key map keys print as "[a, b]").
+ * it: integers in decimal, strings up to their NUL, tuples as "(a, b)", rendered kinds by their
+ * renderer. With bare set, a tuple's parentheses are left out and its elements are joined by
+ * sep (map keys: "[a, b]" in text, "a,b" in JSON).
  */
-void rt_value_text(struct rt_buf *out, const struct aot_meta *m, const struct aot_type *t,
+void rt_value_text(struct rt_buf *out, const struct rt_render *r, const struct aot_type *t,
 		   const void *data, bool bare);
+void rt_key_text(struct rt_buf *out, const struct rt_render *r, const struct aot_type *t,
+		 const void *data, const char *sep);
+/* The same value as JSON: numbers, quoted strings, tuples as arrays. */
+void rt_value_json(struct json_writer *w, const struct rt_render *r, const struct aot_type *t,
+		   const void *data);
 /* A value's integer reading, extended to 64 bits by its signedness; 0 for non-integers. */
 uint64_t rt_value_int(const struct aot_type *t, const void *data);
+/* Length of a string value: up to its NUL or the whole buffer. */
+size_t rt_value_strlen(const struct aot_type *t, const void *data);
+
+/* printf.c: payload formatting by an aot_fmt's argument tuple. */
+/* Appends the formatted text; -EINVAL if the payload is shorter than the arguments. */
+int rt_printf_format(struct rt_buf *out, const struct rt_render *r, const struct aot_fmt *f,
+		     const void *payload, size_t len);
 
 /* The state of one aot_run(). */
 struct rt {
@@ -61,7 +123,11 @@ struct rt {
 	int sigfd;	    /* signalfd for SIGINT/SIGTERM/SIGHUP, -1 if none */
 	bool exiting;	    /* exit() seen or signal received */
 	uint64_t malformed; /* ring buffer records we could not make sense of */
+	uint64_t lost;	    /* events the programs counted as lost, reported so far */
+	int lost_fd;	    /* AOT_LOST_MAP, -1 if the object has none */
 	struct rt_buf text; /* scratch for formatting events */
+	struct rt_syms syms;
+	struct rt_render render;
 };
 
 /* loader.c */
@@ -94,9 +160,17 @@ void rt_events_drain(struct rt *rt);
 void rt_events_close(struct rt *rt);
 /* The record handler, exposed for tests. */
 int rt_events_handle(void *ctx, void *data, size_t size);
+/* Reports events lost since the last call (AOT_LOST_MAP). */
+void rt_events_report_lost(struct rt *rt);
+
+/* actions.c: the user-space side of FORMAT events: system, cat, time, join, print(value). */
+int rt_action_run(struct rt *rt, const struct aot_fmt *f, const void *payload, size_t len);
 
 /* maps.c */
 int rt_maps_print(struct rt *rt);
+/* print(@map, top, div), clear(@map), zero(@map) on the map at index i of the metadata. */
+int rt_maps_print_one(struct rt *rt, uint32_t i, uint64_t top, uint64_t div);
+int rt_maps_clear(struct rt *rt, uint32_t i, bool zero);
 /*
  * Folds n entries read from a map (keys at key_size apart; values ncpus * stride bytes apart)
  * into output entries sorted for printing; they point into keys and vals. 0 or -ENOMEM.
@@ -104,5 +178,9 @@ int rt_maps_print(struct rt *rt);
 int rt_maps_fold(const struct aot_meta *m, const struct aot_map *map, const void *keys,
 		 size_t key_size, const void *vals, size_t stride, int ncpus, size_t n,
 		 struct output_entry **out, size_t *nout, bool *val_signed);
+/* Keeps the last top entries (0: all), as print(@map, top) does, and divides values by div. */
+void rt_maps_top_div(const struct aot_map *map, struct output_entry *ents, size_t *n,
+		     uint64_t top, uint64_t div, bool val_signed);
+void rt_maps_entries_free(struct output_entry *ents, size_t n);
 
 #endif

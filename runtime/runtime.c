@@ -9,14 +9,69 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/signalfd.h>
+#include <time.h>
 #include <unistd.h>
+
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
 
 #include "rt.h"
 
 /* Output implementations by format; a missing one is reported, not guessed at. */
 static const struct output_ops *const runtime_outputs[] = {
 	[AOT_OUT_TEXT] = &output_text_ops,
+	[AOT_OUT_JSON] = &output_json_ops,
 };
+
+/* Whether a type renders kernel addresses (kstack, ksym), through tuples too. */
+static bool runtime_type_kernel(const struct aot_type *t)
+{
+	return t->kind == AOT_K_KSTACK || t->kind == AOT_K_KSYM;
+}
+
+static bool runtime_needs_ksyms(const struct aot_meta *m)
+{
+	uint32_t i;
+
+	for (i = 0; i < m->nelems; i++)
+		if (runtime_type_kernel(&m->elems[i].type))
+			return true;
+	for (i = 0; i < m->nmaps; i++)
+		if (runtime_type_kernel(&m->maps[i].key) || runtime_type_kernel(&m->maps[i].value))
+			return true;
+	return false;
+}
+
+static int runtime_map_fd(struct rt *rt, const char *name)
+{
+	struct bpf_map *map = bpf_object__find_map_by_name(rt->obj, name);
+
+	return map ? bpf_map__fd(map) : -1;
+}
+
+/*
+ * After load, before attach: the symbol services and their maps, the lost-event counter, and
+ * the start time `elapsed` counts from. A program that renders kernel addresses subscribes to
+ * symbol changes now, so that programs loaded from here on are named right.
+ */
+static void runtime_prepare(struct rt *rt)
+{
+	struct timespec ts;
+	struct aot_state st;
+	uint32_t key = 0;
+	int fd;
+
+	rt->syms.kstack_fd = runtime_map_fd(rt, AOT_KSTACK_MAP);
+	rt->syms.ustack_fd = runtime_map_fd(rt, AOT_USTACK_MAP);
+	rt->lost_fd = runtime_map_fd(rt, AOT_LOST_MAP);
+	if (runtime_needs_ksyms(rt->meta))
+		rt_syms_kernel_open(&rt->syms);
+	fd = runtime_map_fd(rt, AOT_STATE_MAP);
+	if (fd >= 0 && !clock_gettime(CLOCK_MONOTONIC, &ts)) {
+		st.start_ns = (uint64_t)ts.tv_sec * 1000000000ull + ts.tv_nsec;
+		bpf_map_update_elem(fd, &key, &st, BPF_ANY);
+	}
+}
 
 /*
  * Signals become readable on a signalfd instead of running a handler; they stay blocked for
@@ -57,7 +112,7 @@ static void runtime_signals_restore(struct rt *rt, const sigset_t *old)
 int aot_run(const void *elf, size_t size, const struct aot_run_opts *opts)
 {
 	struct aot_run_opts o = {0};
-	struct rt rt = {.sigfd = -1};
+	struct rt rt = {.sigfd = -1, .lost_fd = -1};
 	sigset_t oldmask;
 	int err, status = 1;
 
@@ -73,6 +128,8 @@ int aot_run(const void *elf, size_t size, const struct aot_run_opts *opts)
 		return 1;
 	}
 	rt.out = (struct output){.ops = runtime_outputs[o.format], .f = o.out, .err = stderr};
+	rt_syms_init(&rt.syms, o.verbose);
+	rt.render.syms = &rt.syms;
 
 	err = runtime_signals_block(&rt, &oldmask);
 	if (err) {
@@ -82,6 +139,8 @@ int aot_run(const void *elf, size_t size, const struct aot_run_opts *opts)
 	err = rt_load(&rt, elf, size);
 	if (err)
 		goto out;
+	rt.render.meta = rt.meta;
+	runtime_prepare(&rt);
 	if (!o.quiet)
 		rt.out.ops->attached(&rt.out, rt.meta->nprobes);
 	err = rt_attach(&rt);
@@ -109,6 +168,7 @@ int aot_run(const void *elf, size_t size, const struct aot_run_opts *opts)
 out:
 	rt_events_close(&rt);
 	rt_detach(&rt);
+	rt_syms_fini(&rt.syms);
 	rt_unload(&rt);
 	runtime_signals_restore(&rt, &oldmask);
 	return status;

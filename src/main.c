@@ -54,7 +54,7 @@ static const struct cli_opt {
 } cli_opts[] = {
 	{ "e", required_argument, 'e', "PROGRAM", "compile and run PROGRAM given on the command line" },
 	{ "output", required_argument, 'o', "FILE", "write the output to FILE instead of stdout" },
-	{ "format", required_argument, 'f', "FORMAT", "output format: text (json is planned)" },
+	{ "format", required_argument, 'f', "FORMAT", "output format: text or json" },
 	{ "emit-elf", required_argument, 'E', "FILE", "write the BPF ELF object to FILE and do not run it" },
 	{ "dump", required_argument, 'd', "STAGES", "print the state after stages: ast, ir, ir-opt, asm, all (comma list)" },
 	{ "list", no_argument, 'l', NULL, "list probes matching the pattern given as FILE (all if none); with -v, their arguments" },
@@ -157,8 +157,10 @@ static int cli_parse(int argc, char **argv, struct cli *cli)
 		case 'f':
 			if (strcmp(optarg, "text") == 0) {
 				cli->format = AOT_OUT_TEXT;
+			} else if (strcmp(optarg, "json") == 0) {
+				cli->format = AOT_OUT_JSON;
 			} else {
-				fprintf(stderr, "aotrace: output format '%s' is not supported (text)\n", optarg);
+				fprintf(stderr, "aotrace: output format '%s' is not supported (text, json)\n", optarg);
 				return -EINVAL;
 			}
 			break;

@@ -17,6 +17,9 @@
 
 #include "rt.h"
 
+/* A render context with no symbol services, for metadata m. */
+#define R(m) (&(struct rt_render){.meta = (m)})
+
 static struct aot_type t_int(uint32_t size, uint32_t sig)
 {
 	return (struct aot_type){.kind = AOT_K_INT, .size = size, .is_signed = sig};
@@ -46,7 +49,7 @@ static void fmt_int(const char *fmt, struct aot_type t, uint64_t v, const char *
 
 	m->elems[e] = (struct aot_elem){0, t};
 	put64(payload, v);
-	assert_int_equal(rt_printf_format(&b, m, &f, payload, sizeof(payload)), 0);
+	assert_int_equal(rt_printf_format(&b, R(m), &f, payload, sizeof(payload)), 0);
 	if (strcmp(b.s ? b.s : "", expected))
 		fail_msg("printf(\"%s\", %#llx): got \"%s\", want \"%s\"", fmt,
 			 (unsigned long long)v, b.s, expected);
@@ -64,7 +67,7 @@ static void fmt_str(const char *fmt, const char *s, uint32_t size, const char *e
 
 	m->elems[e] = (struct aot_elem){0, t_str(size)};
 	memcpy(payload, s, strlen(s) < size ? strlen(s) : size);
-	assert_int_equal(rt_printf_format(&b, m, &f, payload, size), 0);
+	assert_int_equal(rt_printf_format(&b, R(m), &f, payload, size), 0);
 	if (strcmp(b.s ? b.s : "", expected))
 		fail_msg("printf(\"%s\", \"%s\"): got \"%s\", want \"%s\"", fmt, s, b.s, expected);
 	rt_buf_free(&b);
@@ -127,7 +130,7 @@ static void test_printf_width_clamp(void **state)
 
 	(void)state;
 	m->elems[e] = (struct aot_elem){0, t_int(8, 1)};
-	assert_int_equal(rt_printf_format(&b, m, &f, payload, 8), 0);
+	assert_int_equal(rt_printf_format(&b, R(m), &f, payload, 8), 0);
 	/* A huge width is clamped rather than allocating a gigabyte of spaces. */
 	assert_int_equal(b.len, 4096 + 12);
 	assert_string_equal(b.s + b.len - 13, "1|%.99999999d"); /* no argument left for it */
@@ -165,10 +168,10 @@ static void test_printf_tuple_and_short(void **state)
 	put64(payload, (uint32_t)-5);
 	put64(payload + 8, 7);
 	memcpy(payload + 16, "hi", 3);
-	assert_int_equal(rt_printf_format(&b, m, &f, payload, sizeof(payload)), 0);
+	assert_int_equal(rt_printf_format(&b, R(m), &f, payload, sizeof(payload)), 0);
 	assert_string_equal(b.s, "-5 (7, hi)!");
 	/* A payload shorter than the argument tuple is refused, not read past. */
-	assert_int_equal(rt_printf_format(&b, m, &f, payload, 31), -EINVAL);
+	assert_int_equal(rt_printf_format(&b, R(m), &f, payload, 31), -EINVAL);
 	rt_buf_free(&b);
 	aot_meta_free(m);
 }
@@ -182,8 +185,9 @@ struct map_case {
 	size_t n;
 };
 
-static void map_expect(struct map_case *c, size_t key_size, size_t stride, int ncpus,
-		       const char *expected)
+/* Folds, cuts to top, divides and formats a case; returns the malloc'd text. */
+static char *map_render(struct map_case *c, size_t key_size, size_t stride, int ncpus,
+			uint64_t top, uint64_t div, bool json)
 {
 	uint8_t keys[16 * 24], vals[16 * 2 * 16];
 	struct output_entry *ents;
@@ -201,12 +205,30 @@ static void map_expect(struct map_case *c, size_t key_size, size_t stride, int n
 	assert_int_equal(rt_maps_fold(c->m, &c->map, keys, key_size, vals, stride, ncpus, c->n,
 				      &ents, &n, &val_signed),
 			 0);
-	om = (struct output_map){c->m, &c->map, ents, n, val_signed};
-	output_text_map(&b, &om);
-	if (strcmp(b.s ? b.s : "", expected))
-		fail_msg("map %s: got\n%s\nwant\n%s", c->map.name, b.s, expected);
-	rt_buf_free(&b);
-	free(ents);
+	rt_maps_top_div(&c->map, ents, &n, top, div, val_signed);
+	om = (struct output_map){R(c->m), &c->map, ents, n, val_signed, div ? div : 1};
+	if (json)
+		output_json_map(&b, &om);
+	else
+		output_text_map(&b, &om);
+	rt_maps_entries_free(ents, n);
+	return b.s ? b.s : strdup("");
+}
+
+static void map_expect_full(struct map_case *c, size_t key_size, size_t stride, int ncpus,
+			    uint64_t top, uint64_t div, bool json, const char *expected)
+{
+	char *got = map_render(c, key_size, stride, ncpus, top, div, json);
+
+	if (strcmp(got, expected))
+		fail_msg("map %s: got\n%s\nwant\n%s", c->map.name, got, expected);
+	free(got);
+}
+
+static void map_expect(struct map_case *c, size_t key_size, size_t stride, int ncpus,
+		       const char *expected)
+{
+	map_expect_full(c, key_size, stride, ncpus, 0, 0, false, expected);
 }
 
 static void test_map_scalar_aggs(void **state)

@@ -1,0 +1,148 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The user-space half of FORMAT events (meta.h): printf, system() run through /bin/sh, cat() of
+ * a file, time() of the wall clock, join() of a string array and print(value). Each produces
+ * text (or a value) that goes to the output as bpftrace's message of the same name.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "rt.h"
+
+#define ACTIONS_CAT_MAX (1 << 20)  /* bytes of a file cat() prints: /dev/zero must end */
+#define ACTIONS_TIME_MAX 64	    /* bpftrace's STRING_SIZE for time()'s result */
+
+/* Runs cmd with /bin/sh -c and appends what it writes to stdout. */
+static int actions_system(struct rt *rt, const char *cmd, struct rt_buf *out)
+{
+	char chunk[4096];
+	size_t n;
+	FILE *p;
+
+	/* The child shares our stdout: what we printed so far must come first. */
+	fflush(rt->out.f);
+	p = popen(cmd, "r");
+	if (!p)
+		return -errno;
+	while ((n = fread(chunk, 1, sizeof(chunk), p)) > 0)
+		rt_buf_add(out, chunk, n);
+	pclose(p);
+	return 0;
+}
+
+static void actions_cat(struct rt *rt, const char *path, struct rt_buf *out)
+{
+	char chunk[4096], msg[512];
+	size_t n;
+	FILE *f = fopen(path, "re");
+
+	if (!f) {
+		snprintf(msg, sizeof(msg), "failed to open file '%s': %s", path, strerror(errno));
+		rt->out.ops->warning(&rt->out, msg);
+		return;
+	}
+	while (out->len < ACTIONS_CAT_MAX && (n = fread(chunk, 1, sizeof(chunk), f)) > 0)
+		rt_buf_add(out, chunk, n);
+	fclose(f);
+}
+
+static int actions_time(struct rt *rt, const char *fmt, struct rt_buf *out)
+{
+	char s[ACTIONS_TIME_MAX];
+	time_t now = time(NULL);
+	struct tm tm;
+
+	if (!localtime_r(&now, &tm) || !strftime(s, sizeof(s), fmt, &tm)) {
+		rt->out.ops->warning(&rt->out, "time(): strftime returned 0");
+		return -EINVAL;
+	}
+	rt_buf_add(out, s, strlen(s));
+	return 0;
+}
+
+/* join(): the strings of the array up to the first empty one, separated by sep. */
+static int actions_join(const struct aot_meta *m, const struct aot_fmt *f, const uint8_t *p,
+			struct rt_buf *out)
+{
+	const struct aot_elem *arr;
+	uint32_t i;
+
+	if (f->args.nelems != 1)
+		return -EINVAL;
+	arr = &m->elems[f->args.elems];
+	if (arr->type.kind != AOT_K_TUPLE)
+		return -EINVAL;
+	for (i = 0; i < arr->type.nelems; i++) {
+		const struct aot_elem *e = &m->elems[arr->type.elems + i];
+		const uint8_t *s = p + arr->offset + e->offset;
+
+		if (e->type.kind != AOT_K_STR || !s[0])
+			break;
+		if (i)
+			rt_buf_add(out, f->fmt, strlen(f->fmt));
+		rt_buf_add(out, (const char *)s, rt_value_strlen(&e->type, s));
+	}
+	return 0;
+}
+
+int rt_action_run(struct rt *rt, const struct aot_fmt *f, const void *payload, size_t len)
+{
+	struct rt_buf *t = &rt->text;
+	struct rt_buf cmd = {0};
+	int err = 0;
+
+	if (f->args.kind != AOT_K_TUPLE || len < f->args.size)
+		return -EINVAL;
+	rt_buf_reset(t);
+	switch (f->kind) {
+	case AOT_FMT_PRINTF:
+		err = rt_printf_format(t, &rt->render, f, payload, len);
+		if (!err && t->len)
+			rt->out.ops->printf(&rt->out, t->s, t->len);
+		break;
+	case AOT_FMT_SYSTEM:
+	case AOT_FMT_CAT:
+		err = rt_printf_format(&cmd, &rt->render, f, payload, len);
+		if (err || !cmd.s)
+			break;
+		if (f->kind == AOT_FMT_SYSTEM)
+			err = actions_system(rt, cmd.s, t);
+		else
+			actions_cat(rt, cmd.s, t);
+		if (!err)
+			rt->out.ops->message(&rt->out,
+					     f->kind == AOT_FMT_SYSTEM ? OUTPUT_MSG_SYSCALL
+								       : OUTPUT_MSG_CAT,
+					     t->s ? t->s : "", t->len);
+		break;
+	case AOT_FMT_TIME:
+		if (!actions_time(rt, f->fmt, t))
+			rt->out.ops->message(&rt->out, OUTPUT_MSG_TIME, t->s, t->len);
+		break;
+	case AOT_FMT_JOIN:
+		err = actions_join(rt->meta, f, payload, t);
+		if (!err)
+			rt->out.ops->message(&rt->out, OUTPUT_MSG_JOIN, t->s ? t->s : "", t->len);
+		break;
+	case AOT_FMT_PRINT_VALUE: {
+		const struct aot_elem *e;
+
+		if (f->args.nelems != 1) {
+			err = -EINVAL;
+			break;
+		}
+		e = &rt->meta->elems[f->args.elems];
+		rt->out.ops->value(&rt->out, &rt->render, &e->type, (const uint8_t *)payload +
+									   e->offset);
+		break;
+	}
+	default:
+		err = -EINVAL;
+		break;
+	}
+	rt_buf_free(&cmd);
+	return err;
+}

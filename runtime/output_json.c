@@ -1,0 +1,253 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * JSON output, following bpftrace 0.17's -f json: one object per line, {"type": T, "data": D},
+ * with T one of attached_probes, printf, time, cat, syscall, join, value, map, hist, stats,
+ * lost_events. Built with the streaming writer in json.c; one fwrite per line.
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "rt.h"
+
+/* Starts a line: {"type": "T", "data": ... */
+static void json_line_begin(struct json_writer *w, struct rt_buf *b, const char *type)
+{
+	json_init(w, b);
+	json_object_begin(w);
+	json_key(w, "type", 4);
+	json_string(w, type, strlen(type));
+	json_key(w, "data", 4);
+}
+
+static void json_line_end(struct output *o, struct json_writer *w, struct rt_buf *b)
+{
+	json_object_end(w);
+	rt_buf_add(b, "\n", 1);
+	if (b->len)
+		fwrite(b->s, 1, b->len, o->f);
+	rt_buf_free(b);
+}
+
+/* {"type": T, "data": {"field": n}} */
+static void json_counter(struct output *o, const char *type, const char *field, uint64_t n)
+{
+	struct json_writer w;
+	struct rt_buf b = {0};
+
+	json_line_begin(&w, &b, type);
+	json_object_begin(&w);
+	json_key(&w, field, strlen(field));
+	json_uint(&w, n);
+	json_object_end(&w);
+	json_line_end(o, &w, &b);
+}
+
+static void json_attached(struct output *o, unsigned int nprobes)
+{
+	json_counter(o, "attached_probes", "probes", nprobes);
+	fflush(o->f);
+}
+
+static void json_text(struct output *o, const char *type, const char *text, size_t len)
+{
+	struct json_writer w;
+	struct rt_buf b = {0};
+
+	json_line_begin(&w, &b, type);
+	json_string(&w, text, len);
+	json_line_end(o, &w, &b);
+}
+
+static void json_printf(struct output *o, const char *text, size_t len)
+{
+	json_text(o, "printf", text, len);
+}
+
+static void json_message(struct output *o, enum output_msg kind, const char *text, size_t len)
+{
+	static const char *const types[] = {
+		[OUTPUT_MSG_TIME] = "time",
+		[OUTPUT_MSG_CAT] = "cat",
+		[OUTPUT_MSG_SYSCALL] = "syscall",
+		[OUTPUT_MSG_JOIN] = "join",
+	};
+
+	json_text(o, types[kind], text, len);
+}
+
+static void json_value(struct output *o, const struct rt_render *r, const struct aot_type *t,
+		       const void *data)
+{
+	struct json_writer w;
+	struct rt_buf b = {0};
+
+	json_line_begin(&w, &b, "value");
+	rt_value_json(&w, r, t, data);
+	json_line_end(o, &w, &b);
+}
+
+/* bpftrace prints the two blank lines before the maps whatever the format. */
+static void json_maps_begin(struct output *o)
+{
+	fputs("\n\n", o->f);
+}
+
+/* hist/lhist buckets as [{"min": a, "max": b, "count": n}, ...], the empty ends cut off. */
+static void json_hist(struct json_writer *w, const struct output_map *m,
+		      const struct output_entry *e)
+{
+	const struct aot_map *map = m->map;
+	bool lin = map->agg == AOT_AGG_LHIST;
+	int64_t lbuckets = lin ? (map->lhist_max - map->lhist_min) / map->lhist_step : 0;
+	int64_t first = -1, last = -1, i;
+
+	for (i = 0; i < e->nbuckets; i++) {
+		if (e->buckets[i]) {
+			if (first < 0)
+				first = i;
+			last = i;
+		}
+	}
+	json_array_begin(w, false);
+	for (i = first; first >= 0 && i <= last; i++) {
+		json_object_begin(w);
+		if (i == 0) {
+			json_key(w, "max", 3);
+			json_int(w, lin ? map->lhist_min - 1 : -1);
+		} else if (lin && i == lbuckets + 1) {
+			json_key(w, "min", 3);
+			json_int(w, map->lhist_max);
+		} else {
+			int64_t lo = lin ? (i - 1) * map->lhist_step + map->lhist_min
+				  : i == 1   ? 0
+					     : (int64_t)(1ULL << (i - 2));
+			int64_t hi = lin ? i * map->lhist_step + map->lhist_min - 1
+				  : i == 1   ? 0
+					     : (int64_t)((1ULL << (i - 1)) - 1);
+
+			json_key(w, "min", 3);
+			json_int(w, lo);
+			json_key(w, "max", 3);
+			json_int(w, hi);
+		}
+		json_key(w, "count", 5);
+		json_uint(w, lin ? e->buckets[i] : e->buckets[i] / m->div);
+		json_object_end(w);
+	}
+	json_array_end(w);
+}
+
+static void json_map_value(struct json_writer *w, const struct output_map *m,
+			   const struct output_entry *e)
+{
+	switch (m->map->agg) {
+	case AOT_AGG_NONE:
+		/* Integers print from val, which print()'s divisor has divided. */
+		if (m->map->value.kind != AOT_K_INT)
+			rt_value_json(w, m->r, &m->map->value, e->value);
+		else if (m->val_signed)
+			json_int(w, (int64_t)e->val);
+		else
+			json_uint(w, e->val);
+		break;
+	case AOT_AGG_HIST:
+	case AOT_AGG_LHIST:
+		json_hist(w, m, e);
+		break;
+	case AOT_AGG_STATS:
+		json_object_begin(w);
+		json_key(w, "count", 5);
+		json_int(w, e->count);
+		json_key(w, "average", 7);
+		json_int(w, (int64_t)e->val);
+		json_key(w, "total", 5);
+		json_int(w, e->total);
+		json_object_end(w);
+		break;
+	default:
+		if (m->val_signed)
+			json_int(w, (int64_t)e->val);
+		else
+			json_uint(w, e->val);
+		break;
+	}
+}
+
+void output_json_map(struct rt_buf *b, const struct output_map *m)
+{
+	const struct aot_map *map = m->map;
+	const char *type = "map";
+	struct rt_buf key = {0};
+	struct json_writer w;
+	size_t i;
+
+	/* An empty map prints nothing at all in JSON. */
+	if (!m->n)
+		return;
+	if (map->agg == AOT_AGG_HIST || map->agg == AOT_AGG_LHIST)
+		type = "hist";
+	else if (map->agg == AOT_AGG_AVG || map->agg == AOT_AGG_STATS)
+		type = "stats";
+	json_line_begin(&w, b, type);
+	json_object_begin(&w);
+	json_key(&w, map->name, strlen(map->name));
+	if (map->nkeys)
+		json_object_begin(&w);
+	for (i = 0; i < m->n; i++) {
+		const struct output_entry *e = &m->entries[i];
+
+		if (map->nkeys && e->key) {
+			rt_buf_reset(&key);
+			/* Keys are their elements' text joined by "," in one string. */
+			rt_key_text(&key, m->r, &map->key, e->key, ",");
+			json_key(&w, key.s ? key.s : "", key.len);
+		}
+		json_map_value(&w, m, e);
+		if (!map->nkeys)
+			break;
+	}
+	if (map->nkeys)
+		json_object_end(&w);
+	json_object_end(&w);
+	json_object_end(&w);
+	rt_buf_add(b, "\n", 1);
+	rt_buf_free(&key);
+}
+
+static void json_map(struct output *o, const struct output_map *m)
+{
+	struct rt_buf b = {0};
+
+	output_json_map(&b, m);
+	if (b.len)
+		fwrite(b.s, 1, b.len, o->f);
+	rt_buf_free(&b);
+}
+
+static void json_maps_end(struct output *o)
+{
+	fflush(o->f);
+}
+
+static void json_lost(struct output *o, uint64_t n)
+{
+	json_counter(o, "lost_events", "events", n);
+}
+
+static void json_warning(struct output *o, const char *msg)
+{
+	fprintf(o->err, "WARNING: %s\n", msg);
+}
+
+const struct output_ops output_json_ops = {
+	.attached = json_attached,
+	.printf = json_printf,
+	.message = json_message,
+	.value = json_value,
+	.maps_begin = json_maps_begin,
+	.map = json_map,
+	.maps_end = json_maps_end,
+	.lost = json_lost,
+	.warning = json_warning,
+};

@@ -1,0 +1,366 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Values as the user sees them: integers, strings, tuples, and the kinds only user space can
+ * render (stacks, symbols, addresses, user names, timestamps, buffers, cgroup paths, probes),
+ * laid out as meta.h says. Text follows bpftrace 0.17's text output; JSON wraps the same text
+ * in strings where bpftrace quotes it. Shared by printf, print(value) and map printing.
+ */
+#include <arpa/inet.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "rt.h"
+
+#define RENDER_STRFTIME_MAX 64 /* bpftrace's STRING_SIZE: longer results print as "(?)" */
+#define RENDER_CGROUP_ROOT "/sys/fs/cgroup"
+
+static uint64_t render_get64(const uint8_t *p)
+{
+	uint64_t v = 0;
+	int i;
+
+	for (i = 7; i >= 0; i--)
+		v = v << 8 | p[i];
+	return v;
+}
+
+uint64_t rt_value_int(const struct aot_type *t, const void *data)
+{
+	const uint8_t *p = data;
+	uint64_t v = 0;
+	uint32_t i;
+
+	if (t->kind != AOT_K_INT && t->kind != AOT_K_BOOL)
+		return 0;
+	/* Little-endian by contract, whatever the host. */
+	for (i = 0; i < t->size && i < 8; i++)
+		v |= (uint64_t)p[i] << (8 * i);
+	if (t->kind == AOT_K_INT && t->is_signed && t->size < 8 && (v >> (8 * t->size - 1)) & 1)
+		v |= ~(uint64_t)0 << (8 * t->size);
+	return v;
+}
+
+size_t rt_value_strlen(const struct aot_type *t, const void *data)
+{
+	const char *nul = memchr(data, 0, t->size);
+
+	return nul ? (size_t)(nul - (const char *)data) : t->size;
+}
+
+/* An address nothing could name: C++'s ostream << (void *) spelling, "0" for NULL. */
+static void render_addr(struct rt_buf *out, uint64_t addr)
+{
+	if (addr)
+		rt_buf_printf(out, "0x%" PRIx64, addr);
+	else
+		rt_buf_add(out, "0", 1);
+}
+
+static void render_ksym(struct rt_buf *out, const struct rt_render *r, uint64_t addr,
+			bool offset)
+{
+	if (!r->syms || rt_syms_ksym(r->syms, addr, offset, out))
+		render_addr(out, addr);
+}
+
+static void render_usym(struct rt_buf *out, const struct rt_render *r, int pid, uint64_t addr,
+			bool offset, bool module)
+{
+	if (r->syms && !rt_syms_usym(r->syms, pid, addr, offset, module, out))
+		return;
+	render_addr(out, addr);
+	if (module)
+		rt_buf_add(out, " ([unknown])", 12);
+}
+
+/*
+ * A stack: a newline, then one frame per line (8 spaces then symbol+offset; perf mode: a tab,
+ * the address in hex and the symbol; raw mode: the address alone), up to the type's depth.
+ */
+static void render_stack(struct rt_buf *out, const struct rt_render *r, const struct aot_type *t,
+			 const uint8_t *data)
+{
+	bool user = t->kind == AOT_K_USTACK;
+	int64_t id = (int64_t)render_get64(data);
+	int pid = user ? (int)render_get64(data + 8) : -1;
+	uint64_t ips[AOT_STACK_MAX_DEPTH + 1];
+	uint32_t i, depth = t->nelems ? t->nelems : AOT_STACK_MAX_DEPTH;
+
+	/* A failed bpf_get_stackid (e.g. no user stack in a kernel thread) prints nothing. */
+	if (id < 0 || !r->syms || !r->syms->stack_read)
+		return;
+	memset(ips, 0, sizeof(ips));
+	if (r->syms->stack_read(r->syms, user, id, ips))
+		return;
+	rt_buf_add(out, "\n", 1);
+	for (i = 0; i < depth && i < AOT_STACK_MAX_DEPTH && ips[i]; i++) {
+		switch (t->elems) {
+		case AOT_STACK_MODE_PERF:
+			rt_buf_printf(out, "\t%" PRIx64 " ", ips[i]);
+			if (user)
+				render_usym(out, r, pid, ips[i], true, true);
+			else
+				render_ksym(out, r, ips[i], true);
+			break;
+		case AOT_STACK_MODE_RAW:
+			rt_buf_printf(out, "%" PRIx64, ips[i]);
+			break;
+		default:
+			rt_buf_add(out, "        ", 8);
+			if (user)
+				render_usym(out, r, pid, ips[i], true, false);
+			else
+				render_ksym(out, r, ips[i], true);
+			break;
+		}
+		rt_buf_add(out, "\n", 1);
+	}
+}
+
+static void render_inet(struct rt_buf *out, const uint8_t *data)
+{
+	char s[INET6_ADDRSTRLEN];
+	uint64_t af = render_get64(data);
+
+	/* An unknown family prints as nothing, as bpftrace does. */
+	if ((af == AF_INET || af == AF_INET6) && inet_ntop((int)af, data + 8, s, sizeof(s)))
+		rt_buf_add(out, s, strlen(s));
+}
+
+/* The name of uid in /etc/passwd; nothing if it has none (as bpftrace). */
+static void render_username(struct rt_buf *out, uint64_t uid)
+{
+	FILE *f = fopen("/etc/passwd", "re");
+	char line[1024];
+
+	if (!f)
+		return;
+	while (fgets(line, sizeof(line), f)) {
+		char *name = line, *c1 = strchr(line, ':'), *c2, *end;
+
+		if (!c1 || !(c2 = strchr(c1 + 1, ':')))
+			continue;
+		errno = 0;
+		if (strtoull(c2 + 1, &end, 10) == uid && !errno && end != c2 + 1 && *end == ':') {
+			rt_buf_add(out, name, c1 - name);
+			break;
+		}
+	}
+	fclose(f);
+}
+
+/* strftime of a bpf_ktime_get_ns() time: wall clock = now - monotonic now + ns. */
+static void render_timestamp(struct rt_buf *out, const struct rt_render *r,
+			     const struct aot_type *t, uint64_t ns)
+{
+	struct timespec real, mono;
+	char s[RENDER_STRFTIME_MAX];
+	struct tm tm;
+	int64_t boot_ns;
+	time_t secs;
+
+	if (t->elems >= r->meta->nfmts || clock_gettime(CLOCK_REALTIME, &real) ||
+	    clock_gettime(CLOCK_MONOTONIC, &mono))
+		goto fail;
+	boot_ns = (int64_t)(real.tv_sec - mono.tv_sec) * 1000000000 + real.tv_nsec - mono.tv_nsec;
+	secs = (time_t)((boot_ns + (int64_t)ns) / 1000000000);
+	if (!localtime_r(&secs, &tm) || !strftime(s, sizeof(s), r->meta->fmts[t->elems].fmt, &tm))
+		goto fail;
+	rt_buf_add(out, s, strlen(s));
+	return;
+fail:
+	rt_buf_add(out, "(?)", 3);
+}
+
+/* buf(): printable ASCII as is, every other byte as \xNN. */
+static void render_buf(struct rt_buf *out, const struct aot_type *t, const uint8_t *data)
+{
+	uint32_t len = data[0] | data[1] << 8 | data[2] << 16 | (uint32_t)data[3] << 24;
+	uint32_t i;
+
+	if (len > t->size - 4)
+		len = t->size - 4;
+	for (i = 0; i < len; i++) {
+		uint8_t c = data[4 + i];
+
+		if (c >= 32 && c <= 126)
+			rt_buf_add(out, (const char *)&c, 1);
+		else
+			rt_buf_printf(out, "\\x%02x", c);
+	}
+}
+
+/* Searches dir (a path under the cgroup2 root) for the cgroup whose id (inode) is id. */
+static bool render_cgroup_find(char *path, size_t len, size_t cap, uint64_t id, int depth)
+{
+	struct dirent *de;
+	bool found = false;
+	DIR *d;
+
+	if (depth > 32 || !(d = opendir(path)))
+		return false;
+	while (!found && (de = readdir(d))) {
+		size_t n = strlen(de->d_name);
+
+		if (de->d_type != DT_DIR || !strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
+			continue;
+		if (len + 1 + n + 1 > cap)
+			continue;
+		path[len] = '/';
+		memcpy(path + len + 1, de->d_name, n + 1);
+		if (de->d_ino == id)
+			found = true;
+		else
+			found = render_cgroup_find(path, len + 1 + n, cap, id, depth + 1);
+		if (!found)
+			path[len] = '\0';
+	}
+	closedir(d);
+	return found;
+}
+
+/* cgroup_path(id): "unified:" and the path under the cgroup2 root, as bpftrace prints it. */
+static void render_cgroup_path(struct rt_buf *out, uint64_t id)
+{
+	char path[PATH_MAX] = RENDER_CGROUP_ROOT;
+	size_t root = strlen(RENDER_CGROUP_ROOT);
+
+	rt_buf_add(out, "unified:", 8);
+	/* cgroup2 ids are the directories' inode numbers; the root is 1. */
+	if (id == 1 || !render_cgroup_find(path, root, sizeof(path), id, 0)) {
+		rt_buf_add(out, "/", 1);
+		return;
+	}
+	rt_buf_add(out, path + root, strlen(path + root));
+}
+
+void rt_key_text(struct rt_buf *out, const struct rt_render *r, const struct aot_type *t,
+		 const void *data, const char *sep)
+{
+	const uint8_t *p = data;
+	uint32_t i;
+
+	if (t->kind != AOT_K_TUPLE) {
+		rt_value_text(out, r, t, data, false);
+		return;
+	}
+	/* The reader checked the element range and that each lies inside the tuple. */
+	for (i = 0; i < t->nelems; i++) {
+		const struct aot_elem *e = &r->meta->elems[t->elems + i];
+
+		if (i)
+			rt_buf_add(out, sep, strlen(sep));
+		rt_value_text(out, r, &e->type, p + e->offset, false);
+	}
+}
+
+void rt_value_text(struct rt_buf *out, const struct rt_render *r, const struct aot_type *t,
+		   const void *data, bool bare)
+{
+	const uint8_t *p = data;
+	uint64_t v;
+
+	switch (t->kind) {
+	case AOT_K_INT:
+		if (t->is_signed)
+			rt_buf_printf(out, "%" PRId64, (int64_t)rt_value_int(t, data));
+		else
+			rt_buf_printf(out, "%" PRIu64, rt_value_int(t, data));
+		break;
+	case AOT_K_BOOL:
+		rt_buf_printf(out, "%s", p[0] ? "true" : "false");
+		break;
+	case AOT_K_STR:
+		rt_buf_add(out, data, rt_value_strlen(t, data));
+		break;
+	case AOT_K_TUPLE:
+		if (!bare)
+			rt_buf_add(out, "(", 1);
+		rt_key_text(out, r, t, data, ", ");
+		if (!bare)
+			rt_buf_add(out, ")", 1);
+		break;
+	case AOT_K_KSTACK:
+	case AOT_K_USTACK:
+		render_stack(out, r, t, p);
+		break;
+	case AOT_K_KSYM:
+		render_ksym(out, r, render_get64(p), false);
+		break;
+	case AOT_K_USYM:
+		render_usym(out, r, (int)render_get64(p + 8), render_get64(p), false, false);
+		break;
+	case AOT_K_INET:
+		render_inet(out, p);
+		break;
+	case AOT_K_MACADDR:
+		rt_buf_printf(out, "%02X:%02X:%02X:%02X:%02X:%02X", p[0], p[1], p[2], p[3], p[4],
+			      p[5]);
+		break;
+	case AOT_K_USERNAME:
+		render_username(out, render_get64(p));
+		break;
+	case AOT_K_TIMESTAMP:
+		render_timestamp(out, r, t, render_get64(p));
+		break;
+	case AOT_K_BUF:
+		render_buf(out, t, p);
+		break;
+	case AOT_K_CGROUP_PATH:
+		render_cgroup_path(out, render_get64(p));
+		break;
+	case AOT_K_PROBE:
+		v = render_get64(p);
+		if (v < r->meta->nprobes && r->meta->probes[v].name)
+			rt_buf_add(out, r->meta->probes[v].name, strlen(r->meta->probes[v].name));
+		break;
+	default:
+		break;
+	}
+}
+
+void rt_value_json(struct json_writer *w, const struct rt_render *r, const struct aot_type *t,
+		   const void *data)
+{
+	const uint8_t *p = data;
+	struct rt_buf tmp = {0};
+	uint32_t i;
+
+	switch (t->kind) {
+	case AOT_K_INT:
+		if (t->is_signed)
+			json_int(w, (int64_t)rt_value_int(t, data));
+		else
+			json_uint(w, rt_value_int(t, data));
+		break;
+	case AOT_K_BOOL:
+		json_uint(w, p[0] ? 1 : 0);
+		break;
+	case AOT_K_TUPLE:
+		json_array_begin(w, true);
+		for (i = 0; i < t->nelems; i++) {
+			const struct aot_elem *e = &r->meta->elems[t->elems + i];
+
+			rt_value_json(w, r, &e->type, p + e->offset);
+		}
+		json_array_end(w);
+		break;
+	case AOT_K_MACADDR:
+	case AOT_K_TIMESTAMP:
+		/* Neither is quoted by bpftrace 0.17; quoting keeps the line valid JSON. */
+	default:
+		rt_value_text(&tmp, r, t, data, false);
+		json_string(w, tmp.s ? tmp.s : "", tmp.len);
+		break;
+	}
+	rt_buf_free(&tmp);
+}
