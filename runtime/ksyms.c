@@ -28,6 +28,7 @@
 #define KSYMS_ONLINE "/sys/devices/system/cpu/online"
 #define KSYMS_UNSIZED_MAX 4096 /* a symbol with no known end covers at most a page */
 #define KSYMS_MAX_CPUS 4096
+#define KSYMS_BLOCK 64 /* addresses per block of the two-level search */
 
 /* One kallsyms symbol: 16 bytes, so that the binary search stays in few cache lines. */
 struct ksyms_sym {
@@ -62,6 +63,12 @@ struct ksyms {
 	char *path;
 	struct ksyms_sym *syms;
 	size_t nsyms;
+	/*
+	 * The search runs over addresses alone: first the small top level (every KSYMS_BLOCK-th
+	 * address, a few KB that stay in cache), then one block of addrs.
+	 */
+	uint64_t *addrs, *top;
+	size_t ntop;
 	char *pool;
 	struct ksyms_bpf *bpf;
 	size_t nbpf, cap_bpf;
@@ -339,17 +346,24 @@ static void ksyms_ring_drain(struct ksyms *k, struct ksyms_ring *r)
 	__atomic_store_n(&mp->data_tail, tail, __ATOMIC_RELEASE);
 }
 
+/* Applies what the rings hold: memory reads only, cheap enough for every lookup. */
+static void ksyms_drain(struct ksyms *k)
+{
+	int i;
+
+	for (i = 0; i < k->nrings; i++)
+		ksyms_ring_drain(k, &k->rings[i]);
+}
+
 int ksyms__update(struct ksyms *k)
 {
 	struct epoll_event evs[16];
-	int i;
 
 	/* Empty the readiness too, or a level-triggered poller would spin. */
 	if (k->epfd >= 0)
 		while (epoll_wait(k->epfd, evs, 16, 0) == 16)
 			;
-	for (i = 0; i < k->nrings; i++)
-		ksyms_ring_drain(k, &k->rings[i]);
+	ksyms_drain(k);
 	return 0;
 }
 
@@ -557,9 +571,22 @@ next:
 			syms[j++] = syms[i];
 	free(k->syms);
 	free(k->pool);
+	free(k->addrs);
+	free(k->top);
 	k->syms = syms;
 	k->nsyms = j;
 	k->pool = pool;
+	k->ntop = (j + KSYMS_BLOCK - 1) / KSYMS_BLOCK;
+	k->addrs = malloc((j ? j : 1) * sizeof(*k->addrs));
+	k->top = malloc((k->ntop ? k->ntop : 1) * sizeof(*k->top));
+	if (!k->addrs || !k->top) {
+		k->nsyms = k->ntop = 0;
+		return -ENOMEM;
+	}
+	for (i = 0; i < j; i++)
+		k->addrs[i] = syms[i].addr;
+	for (i = 0; i < k->ntop; i++)
+		k->top[i] = syms[i * KSYMS_BLOCK].addr;
 	k->loaded = true;
 	k->stale = false;
 	return 0;
@@ -575,7 +602,7 @@ int ksyms__load(struct ksyms *k)
 	if (k->loaded && !k->stale)
 		return 0;
 	/* Records queued before the scan are older than it: apply them first. */
-	ksyms__update(k);
+	ksyms_drain(k);
 	fd = open(k->path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return -errno;
@@ -638,8 +665,7 @@ const char *ksyms__lookup(struct ksyms *k, uint64_t addr, uint64_t *offset)
 	const char *name;
 	uint64_t end, off;
 
-	if (k->nrings)
-		ksyms__update(k);
+	ksyms_drain(k);
 	if ((!k->loaded || k->stale) && ksyms__load(k) && !k->loaded)
 		return NULL;
 	name = ksyms_lookup_bpf(k, addr, &off);
@@ -647,23 +673,34 @@ const char *ksyms__lookup(struct ksyms *k, uint64_t addr, uint64_t *offset)
 		*offset = off;
 		return name;
 	}
-	/* The last symbol at or below addr. */
-	hi = k->nsyms;
+	/* The block whose first address is the last at or below addr... */
+	hi = k->ntop;
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
 
-		if (k->syms[mid].addr <= addr)
+		if (k->top[mid] <= addr)
 			lo = mid + 1;
 		else
 			hi = mid;
 	}
 	if (!lo)
 		return NULL;
+	/* ...then the last symbol at or below addr inside it. */
+	lo = (lo - 1) * KSYMS_BLOCK;
+	hi = lo + KSYMS_BLOCK < k->nsyms ? lo + KSYMS_BLOCK : k->nsyms;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (k->addrs[mid] <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
 	i = lo - 1;
-	end = i + 1 < k->nsyms ? k->syms[i + 1].addr : k->syms[i].addr + KSYMS_UNSIZED_MAX;
+	end = i + 1 < k->nsyms ? k->addrs[i + 1] : k->addrs[i] + KSYMS_UNSIZED_MAX;
 	if (addr >= end)
 		return NULL;
-	*offset = addr - k->syms[i].addr;
+	*offset = addr - k->addrs[i];
 	return k->pool + k->syms[i].name;
 }
 
@@ -754,6 +791,8 @@ void ksyms__free(struct ksyms *k)
 	free(k->progs);
 	free(k->bpf);
 	free(k->syms);
+	free(k->addrs);
+	free(k->top);
 	free(k->pool);
 	free(k->rec);
 	free(k->path);

@@ -15,6 +15,7 @@
 
 #include <cmocka.h>
 
+#include "ksyms.h"
 #include "rt.h"
 
 /* A render context with no symbol services, for metadata m. */
@@ -381,6 +382,261 @@ static void test_map_keys_and_sort(void **state)
 	aot_meta_free(c.m);
 }
 
+/* Bucket lines as bpftrace 0.17 printed them on this host (copied from its output). */
+#define AT52 "@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@"
+#define SP52 "                                                    "
+
+static void test_map_hist(void **state)
+{
+	struct map_case c = {.m = aot_meta_new()};
+	static const uint64_t buckets[] = {0, 1, 4, 8};
+	size_t i;
+
+	(void)state;
+	/* hist(-1), hist(0), hist(5), hist(100): a scalar map, key = the u64 bucket alone */
+	c.map = (struct aot_map){.name = "@h", .agg = AOT_AGG_HIST, .value = t_int(8, 1)};
+	c.n = 4;
+	for (i = 0; i < 4; i++) {
+		put64(c.keys[i], buckets[3 - i]); /* the kernel's order is any order */
+		put64(c.vals[i][0], 1);
+		put64(c.vals[i][1], 0);
+	}
+	map_expect_full(&c, 8, 8, 2, 0, 0, false,
+			"@h: \n"
+			"(..., 0)               1 |" AT52 "|\n"
+			"[0]                    1 |" AT52 "|\n"
+			"[1]                    0 |" SP52 "|\n"
+			"[2, 4)                 0 |" SP52 "|\n"
+			"[4, 8)                 1 |" AT52 "|\n"
+			"[8, 16)                0 |" SP52 "|\n"
+			"[16, 32)               0 |" SP52 "|\n"
+			"[32, 64)               0 |" SP52 "|\n"
+			"[64, 128)              1 |" AT52 "|\n"
+			"\n");
+	map_expect_full(&c, 8, 8, 2, 0, 0, true,
+			"{\"type\": \"hist\", \"data\": {\"@h\": [{\"max\": -1, \"count\": 1}, "
+			"{\"min\": 0, \"max\": 0, \"count\": 1}, {\"min\": 1, \"max\": 1, \"count\": "
+			"0}, {\"min\": 2, \"max\": 3, \"count\": 0}, {\"min\": 4, \"max\": 7, "
+			"\"count\": 1}, {\"min\": 8, \"max\": 15, \"count\": 0}, {\"min\": 16, "
+			"\"max\": 31, \"count\": 0}, {\"min\": 32, \"max\": 63, \"count\": 0}, "
+			"{\"min\": 64, \"max\": 127, \"count\": 1}]}}\n");
+
+	/* keyed: @hk[3] = hist(1024), @hk[4] = hist(3); a bar scales to the largest bucket */
+	c.map = (struct aot_map){.name = "@hk", .agg = AOT_AGG_HIST, .nkeys = 1,
+				 .key = t_int(8, 1), .value = t_int(8, 1)};
+	c.n = 3;
+	put64(c.keys[0], 3);
+	put64(c.keys[0] + 8, 12);
+	put64(c.vals[0][0], 1);
+	put64(c.keys[1], 4);
+	put64(c.keys[1] + 8, 3);
+	put64(c.vals[1][0], 4);
+	put64(c.keys[2], 4);
+	put64(c.keys[2] + 8, 4);
+	put64(c.vals[2][0], 1);
+	map_expect_full(&c, 16, 8, 1, 0, 0, false,
+			"@hk[3]: \n"
+			"[1K, 2K)               1 |" AT52 "|\n"
+			"\n"
+			"@hk[4]: \n"
+			"[2, 4)                 4 |" AT52 "|\n"
+			"[4, 8)                 1 |@@@@@@@@@@@@@                                       |\n"
+			"\n");
+	/* print(@hk, 1, 2): the largest total only, counts halved, bars not */
+	map_expect_full(&c, 16, 8, 1, 1, 2, false,
+			"@hk[4]: \n"
+			"[2, 4)                 2 |" AT52 "|\n"
+			"[4, 8)                 0 |@@@@@@@@@@@@@                                       |\n"
+			"\n");
+	map_expect_full(&c, 16, 8, 1, 0, 0, true,
+			"{\"type\": \"hist\", \"data\": {\"@hk\": {\"3\": [{\"min\": 1024, \"max\": "
+			"2047, \"count\": 1}], \"4\": [{\"min\": 2, \"max\": 3, \"count\": 4}, "
+			"{\"min\": 4, \"max\": 7, \"count\": 1}]}}}\n");
+
+	/* lhist(x, 0, 100, 10) of -5, 5, 37, 200 */
+	c.map = (struct aot_map){.name = "@l", .agg = AOT_AGG_LHIST, .value = t_int(8, 1),
+				 .lhist_min = 0, .lhist_max = 100, .lhist_step = 10};
+	c.n = 4;
+	memset(c.keys, 0, sizeof(c.keys));
+	put64(c.keys[0], 0);
+	put64(c.keys[1], 1);
+	put64(c.keys[2], 4);
+	put64(c.keys[3], 11);
+	for (i = 0; i < 4; i++)
+		put64(c.vals[i][0], 1);
+	map_expect_full(&c, 8, 8, 1, 0, 0, false,
+			"@l: \n"
+			"(..., 0)               1 |" AT52 "|\n"
+			"[0, 10)                1 |" AT52 "|\n"
+			"[10, 20)               0 |" SP52 "|\n"
+			"[20, 30)               0 |" SP52 "|\n"
+			"[30, 40)               1 |" AT52 "|\n"
+			"[40, 50)               0 |" SP52 "|\n"
+			"[50, 60)               0 |" SP52 "|\n"
+			"[60, 70)               0 |" SP52 "|\n"
+			"[70, 80)               0 |" SP52 "|\n"
+			"[80, 90)               0 |" SP52 "|\n"
+			"[90, 100)              0 |" SP52 "|\n"
+			"[100, ...)             1 |" AT52 "|\n"
+			"\n");
+	/* K and M labels of lhist(x, 0, 2M, 1M) */
+	c.map.lhist_max = 2097152;
+	c.map.lhist_step = 1048576;
+	c.n = 1;
+	put64(c.keys[0], 2);
+	map_expect_full(&c, 8, 8, 1, 0, 0, false,
+			"@l: \n[1M, 2M)               1 |" AT52 "|\n\n");
+	c.map.lhist_max = 100;
+	c.map.lhist_step = 10;
+	put64(c.keys[0], 0);
+	map_expect_full(&c, 8, 8, 1, 0, 0, true,
+			"{\"type\": \"hist\", \"data\": {\"@l\": [{\"max\": -1, \"count\": 1}]}}\n");
+	/* empty: a blank line in text, nothing in JSON */
+	c.n = 0;
+	map_expect_full(&c, 8, 8, 1, 0, 0, false, "\n");
+	map_expect_full(&c, 8, 8, 1, 0, 0, true, "");
+	aot_meta_free(c.m);
+}
+
+static void test_map_stats_json(void **state)
+{
+	struct map_case c = {.m = aot_meta_new(), .n = 1};
+	int e;
+
+	(void)state;
+	/* stats(5), stats(9) over two CPUs */
+	c.map = (struct aot_map){.name = "@s", .agg = AOT_AGG_STATS, .value = t_int(8, 1)};
+	put64(c.vals[0][0], 5);
+	put64(c.vals[0][0] + 8, 1);
+	put64(c.vals[0][1], 9);
+	put64(c.vals[0][1] + 8, 1);
+	map_expect_full(&c, 8, 16, 2, 0, 0, false, "@s: count 2, average 7, total 14\n\n");
+	map_expect_full(&c, 8, 16, 2, 0, 0, true,
+			"{\"type\": \"stats\", \"data\": {\"@s\": {\"count\": 2, \"average\": 7, "
+			"\"total\": 14}}}\n");
+	c.map.agg = AOT_AGG_AVG;
+	c.map.name = "@a";
+	map_expect_full(&c, 8, 16, 2, 0, 0, true, "{\"type\": \"stats\", \"data\": {\"@a\": 7}}\n");
+
+	/* keyed counts: JSON keys join tuple elements with ",", values are numbers */
+	e = aot_meta_add_elems(c.m, 2);
+	c.m->elems[e] = (struct aot_elem){0, t_int(8, 1)};
+	c.m->elems[e + 1] = (struct aot_elem){8, t_str(8)};
+	c.map = (struct aot_map){.name = "@c", .agg = AOT_AGG_COUNT, .nkeys = 2,
+				 .key = {AOT_K_TUPLE, 16, 0, 2, e}};
+	c.n = 3;
+	memset(c.keys, 0, sizeof(c.keys));
+	memset(c.vals, 0, sizeof(c.vals));
+	put64(c.keys[0], 1);
+	memcpy(c.keys[0] + 8, "a\"b", 3);
+	put64(c.vals[0][0], 10);
+	put64(c.keys[1], 2);
+	memcpy(c.keys[1] + 8, "x", 1);
+	put64(c.vals[1][0], 30);
+	put64(c.keys[2], 3);
+	memcpy(c.keys[2] + 8, "y", 1);
+	put64(c.vals[2][0], 20);
+	map_expect_full(&c, 16, 8, 1, 0, 0, true,
+			"{\"type\": \"map\", \"data\": {\"@c\": {\"1,a\\\"b\": 10, \"3,y\": 20, "
+			"\"2,x\": 30}}}\n");
+	/* print(@c, 2, 10): the two largest, divided */
+	map_expect_full(&c, 16, 8, 1, 2, 10, false, "@c[3, y]: 2\n@c[2, x]: 3\n");
+	/* string values are quoted, escaped */
+	c.map = (struct aot_map){.name = "@v", .value = t_str(8)};
+	c.n = 1;
+	memcpy(c.vals[0][0], "a\n\t\x01", 5);
+	map_expect_full(&c, 8, 8, 1, 0, 0, true,
+			"{\"type\": \"map\", \"data\": {\"@v\": \"a\\n\\t\\u0001\"}}\n");
+	aot_meta_free(c.m);
+}
+
+/* Renderers with hand-built values, symbols from a synthetic kallsyms, a fake stack map. */
+static int fake_stack(struct rt_syms *s, bool user, int64_t id, uint64_t *ips)
+{
+	(void)s;
+	if (user || id != 7)
+		return -ENOENT;
+	ips[0] = 0xffffffff81000110;
+	ips[1] = 0xffffffff81000005;
+	ips[2] = 0x1234;
+	return 0;
+}
+
+static void render_expect(const struct rt_render *r, struct aot_type t, const void *data,
+			  const char *text, const char *json)
+{
+	struct rt_buf b = {0};
+	struct json_writer w;
+
+	rt_value_text(&b, r, &t, data, false);
+	if (strcmp(b.s ? b.s : "", text))
+		fail_msg("kind %u: got \"%s\", want \"%s\"", t.kind, b.s, text);
+	rt_buf_reset(&b);
+	json_init(&w, &b);
+	rt_value_json(&w, r, &t, data);
+	if (json && strcmp(b.s ? b.s : "", json))
+		fail_msg("kind %u as JSON: got %s, want %s", t.kind, b.s, json);
+	rt_buf_free(&b);
+}
+
+static void test_render_kinds(void **state)
+{
+	static const char ktext[] = "ffffffff81000000 T _text\nffffffff81000100 t do_one\n"
+				    "ffffffff81000200 T do_two\n";
+	struct aot_meta *m = aot_meta_new();
+	struct aot_probe p = {.prog = "p", .type = "tracepoint", .name = "tracepoint:a:b"};
+	struct rt_syms syms;
+	struct rt_render r = {.meta = m, .syms = &syms};
+	uint8_t v[32] = {0};
+
+	(void)state;
+	rt_syms_init(&syms, 0);
+	syms.ksyms = ksyms__new(NULL);
+	assert_int_equal(ksyms__parse(syms.ksyms, ktext, strlen(ktext)), 0);
+	syms.stack_read = fake_stack;
+	aot_meta_add_probe(m, &p);
+
+	put64(v, 0xffffffff81000105);
+	render_expect(&r, (struct aot_type){AOT_K_KSYM, 8}, v, "do_one", "\"do_one\"");
+	put64(v, 0x10);
+	render_expect(&r, (struct aot_type){AOT_K_KSYM, 8}, v, "0x10", NULL);
+	put64(v, 0);
+	render_expect(&r, (struct aot_type){AOT_K_KSYM, 8}, v, "0", NULL);
+	put64(v, 7);
+	render_expect(&r, (struct aot_type){AOT_K_KSTACK, 8}, v,
+		      "\n        do_one+16\n        _text+5\n        0x1234\n", NULL);
+	render_expect(&r, (struct aot_type){AOT_K_KSTACK, 8, 0, 1, AOT_STACK_MODE_BPFTRACE}, v,
+		      "\n        do_one+16\n", NULL);
+	render_expect(&r, (struct aot_type){AOT_K_KSTACK, 8, 0, 2, AOT_STACK_MODE_PERF}, v,
+		      "\n\tffffffff81000110 do_one+16\n\tffffffff81000005 _text+5\n", NULL);
+	render_expect(&r, (struct aot_type){AOT_K_KSTACK, 8, 0, 0, AOT_STACK_MODE_RAW}, v,
+		      "\nffffffff81000110\nffffffff81000005\n1234\n", NULL);
+	put64(v, (uint64_t)-14); /* a failed bpf_get_stackid: nothing */
+	render_expect(&r, (struct aot_type){AOT_K_KSTACK, 8}, v, "", "\"\"");
+
+	memset(v, 0, sizeof(v));
+	put64(v, 2); /* AF_INET */
+	v[8] = 127, v[11] = 1;
+	render_expect(&r, (struct aot_type){AOT_K_INET, 24}, v, "127.0.0.1", "\"127.0.0.1\"");
+	put64(v, 10); /* AF_INET6 */
+	memset(v + 8, 0, 16);
+	v[23] = 1;
+	render_expect(&r, (struct aot_type){AOT_K_INET, 24}, v, "::1", NULL);
+	memcpy(v, "\x01\x02\x03\xaa\xbb\xcc", 6);
+	render_expect(&r, (struct aot_type){AOT_K_MACADDR, 6}, v, "01:02:03:AA:BB:CC", NULL);
+	memset(v, 0, sizeof(v));
+	render_expect(&r, (struct aot_type){AOT_K_USERNAME, 8}, v, "root", "\"root\"");
+	v[0] = 4;
+	memcpy(v + 4, "ab\x01" "c", 4);
+	render_expect(&r, (struct aot_type){AOT_K_BUF, 12}, v, "ab\\x01c", "\"ab\\\\x01c\"");
+	memset(v, 0, sizeof(v));
+	render_expect(&r, (struct aot_type){AOT_K_PROBE, 8}, v, "tracepoint:a:b", NULL);
+	put64(v, 1);
+	render_expect(&r, (struct aot_type){AOT_K_CGROUP_PATH, 8}, v, "unified:/", NULL);
+	rt_syms_fini(&syms);
+	aot_meta_free(m);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -390,6 +646,9 @@ int main(void)
 		cmocka_unit_test(test_printf_tuple_and_short),
 		cmocka_unit_test(test_map_scalar_aggs),
 		cmocka_unit_test(test_map_keys_and_sort),
+		cmocka_unit_test(test_map_hist),
+		cmocka_unit_test(test_map_stats_json),
+		cmocka_unit_test(test_render_kinds),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
