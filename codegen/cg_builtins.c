@@ -210,6 +210,12 @@ static void cg_type_from_aot(struct cg *cg, const struct aot_type *at, struct ty
 		.size = at->size,
 		.is_signed = at->is_signed,
 	};
+	if (at->kind >= AOT_K_KSTACK) {
+		/* rendered by user space: bytes to codegen */
+		t->kind = TYPE_BUF;
+		t->render = at->kind;
+		return;
+	}
 	if (t->kind != TYPE_TUPLE || at->elems + (uint64_t)at->nelems > m->nelems)
 		return;
 	t->nelems = at->nelems;

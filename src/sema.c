@@ -948,6 +948,18 @@ int sema_check(struct program *prog, struct probe_env *env, struct diags *d)
 
 	if (!prog->strlen_max)
 		prog->strlen_max = 64;
+	if (!prog->map_keys_max) {
+		const char *env_keys = getenv("BPFTRACE_MAP_KEYS_MAX");
+		char *end;
+		unsigned long v = env_keys ? strtoul(env_keys, &end, 0) : 0;
+
+		if (env_keys && (!*env_keys || *end || !v || v > UINT32_MAX)) {
+			diag_error(d, (struct loc){ 0 }, "give a number of keys, such as 4096",
+				   "BPFTRACE_MAP_KEYS_MAX is not a positive number: '%s'", env_keys);
+			return -EINVAL;
+		}
+		prog->map_keys_max = env_keys ? (uint32_t)v : 4096;
+	}
 	sema_record_cdefs(&ctx);
 	sema_walk(&ctx);
 	ctx.report = true;

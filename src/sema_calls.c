@@ -219,6 +219,7 @@ static void sema_stack(struct sema_ctx *ctx, struct node *n)
 /* kaddr("sym"): the address from /proc/kallsyms, as bpftrace resolves it when compiling. */
 static void sema_kaddr(struct sema_ctx *ctx, struct node *n)
 {
+	n->type = type_int(8, false); /* even if it fails: no errors that follow from it */
 	const char *want = n->args->str;
 	char line[512], name[256], type;
 	unsigned long long addr = 0;
@@ -248,6 +249,7 @@ static void sema_kaddr(struct sema_ctx *ctx, struct node *n)
 /* cgroupid("/sys/fs/cgroup/..."): the cgroup's id is its inode's file handle, read now. */
 static void sema_cgroupid(struct sema_ctx *ctx, struct node *n)
 {
+	n->type = type_int(8, false);
 	struct {
 		struct file_handle fh;
 		uint64_t id;

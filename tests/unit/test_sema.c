@@ -316,6 +316,133 @@ static void test_unknown_probe_type(void **state)
 	compiled_free(c);
 }
 
+static void test_hist_lhist_stats(void **state)
+{
+	struct compiled *c = compile("BEGIN { @h[comm] = hist(5); @l = lhist(3, 0, 100, 10); "
+				     "@s = stats(-1); }", NULL, 0);
+	const struct aot_map *ml;
+	struct map_info *h;
+
+	(void)state;
+	assert_int_equal(c->ret, 0);
+	h = find_map(c, "@h");
+	assert_int_equal(h->value.kind, TYPE_HIST);
+	assert_int_equal(c->prog.meta->maps[h->meta_idx].agg, AOT_AGG_HIST);
+	ml = &c->prog.meta->maps[find_map(c, "@l")->meta_idx];
+	assert_int_equal(ml->agg, AOT_AGG_LHIST);
+	assert_int_equal(ml->lhist_min, 0);
+	assert_int_equal(ml->lhist_max, 100);
+	assert_int_equal(ml->lhist_step, 10);
+	assert_int_equal(c->prog.meta->maps[find_map(c, "@s")->meta_idx].agg, AOT_AGG_STATS);
+	assert_true(c->prog.meta->maps[find_map(c, "@s")->meta_idx].value.is_signed);
+	compiled_free(c);
+
+	c = compile("BEGIN { @a = lhist(1, 10, 5, 1); @b = lhist(1, 0, 10, 0); @c = lhist(1, $1, 2, 1);"
+		    " @d = lhist(1, 0, 10, 1); @d = lhist(2, 0, 20, 1); @e = hist(1); @f = @e; }",
+		    (char *[]){ "x" }, 1);
+	assert_true(has_error(c, "lhist(): max must be greater than min"));
+	assert_true(has_error(c, "lhist(): step must be at least 1"));
+	assert_true(has_error(c, "lhist(): min must be an integer literal"));
+	assert_true(has_error(c, "@d gets lhist() with different bounds"));
+	assert_true(has_error(c, "@e holds a hist() aggregation, which cannot be read"));
+	compiled_free(c);
+}
+
+static void test_map_functions(void **state)
+{
+	struct compiled *c = compile("BEGIN { @a[1] = count(); print(@a, 10, 2); clear(@a); zero(@a); "
+				     "print(5); time(); }", NULL, 0);
+
+	(void)state;
+	assert_int_equal(c->ret, 0);
+	/* print(5) and time() are formats */
+	assert_int_equal(c->prog.meta->nfmts, 2);
+	assert_int_equal(c->prog.meta->fmts[0].kind, AOT_FMT_PRINT_VALUE);
+	assert_int_equal(c->prog.meta->fmts[0].args.nelems, 1);
+	assert_int_equal(c->prog.meta->fmts[1].kind, AOT_FMT_TIME);
+	assert_string_equal(c->prog.meta->fmts[1].fmt, "%H:%M:%S\n");
+	compiled_free(c);
+
+	c = compile("BEGIN { clear(@never); zero(@a[1]); print(@x, 1); @x = 1; print(1, 2); "
+		    "$v = clear(@x); }", NULL, 0);
+	assert_true(has_error(c, "@never is used but never assigned"));
+	assert_true(has_error(c, "zero() takes a whole map, without a key"));
+	assert_true(has_error(c, "print() takes a top and a divisor only after a whole map"));
+	assert_true(has_error(c, "clear() has no value"));
+	compiled_free(c);
+}
+
+static void test_rendered_values(void **state)
+{
+	struct compiled *c = compile("BEGIN { @k[kstack(perf, 5)] = count(); @u[ustack] = count(); "
+				     "@t = strftime(\"%H\", nsecs); @n = ntop(1); @w = username; "
+				     "@s = sizeof(uint16); @z = sizeof(comm); }", NULL, 0);
+	struct map_info *k;
+	const struct aot_map *mk;
+
+	(void)state;
+	assert_int_equal(c->ret, 0);
+	assert_true(c->prog.uses_kstack && c->prog.uses_ustack);
+	k = find_map(c, "@k");
+	assert_int_equal(k->key.kind, TYPE_BUF);
+	mk = &c->prog.meta->maps[k->meta_idx];
+	assert_int_equal(mk->key.kind, AOT_K_KSTACK);
+	assert_int_equal(mk->key.nelems, 5);
+	assert_int_equal(mk->key.elems, AOT_STACK_MODE_PERF);
+	assert_int_equal(find_map(c, "@u")->key.size, 16);
+	assert_int_equal(c->prog.meta->maps[find_map(c, "@t")->meta_idx].value.kind, AOT_K_TIMESTAMP);
+	assert_string_equal(c->prog.meta->fmts[c->prog.meta->maps[find_map(c, "@t")->meta_idx]
+							  .value.elems].fmt, "%H");
+	assert_int_equal(find_map(c, "@n")->value.render, AOT_K_INET);
+	assert_int_equal(find_map(c, "@n")->value.size, 24);
+	assert_int_equal(find_map(c, "@w")->value.render, AOT_K_USERNAME);
+	compiled_free(c);
+
+	c = compile("BEGIN { $x = kstack(fast, 3); $y = ustack(200); $z = ntop(\"ab\"); "
+		    "$r = reg(\"ip\"); printf(\"%d\", kstack); }", NULL, 0);
+	assert_true(has_error(c, "kstack(): unknown mode 'fast'"));
+	assert_true(has_error(c, "ustack(): the frame limit must be a literal from 1 to 127"));
+	assert_true(has_error(c, "ntop() cannot take string[3]"));
+	assert_true(has_error(c, "reg() is not available in BEGIN probes"));
+	assert_true(has_error(c, "printf: %d cannot print kstack"));
+	compiled_free(c);
+}
+
+static void test_unsafe_functions(void **state)
+{
+	struct compiled *c = compile("BEGIN { system(\"ls %d\", 1); signal(\"KILL\"); }", NULL, 0);
+
+	(void)state;
+	assert_true(has_error(c, "system() is an unsafe function"));
+	assert_true(has_error(c, "signal() is an unsafe function"));
+	compiled_free(c);
+}
+
+static void test_for_and_scopes(void **state)
+{
+	struct compiled *c = compile("BEGIN { @m[\"a\"] = count(); for ($kv : @m) { $n = $kv.1; } "
+				     "if (1) { $a = 1; $b = 1; } else { $a = 2; } $c = $a; }", NULL, 0);
+	struct node *f;
+
+	(void)state;
+	assert_int_equal(c->ret, 0);
+	f = first_stmt(c)->next;
+	assert_int_equal(f->kind, NODE_FOR);
+	assert_int_equal(f->lhs->var->type.kind, TYPE_TUPLE);
+	assert_int_equal(f->lhs->var->type.elems[0].kind, TYPE_STR);
+	assert_int_equal(f->lhs->var->type.elems[1].kind, TYPE_INT);
+	compiled_free(c);
+
+	c = compile("BEGIN { @h = hist(1); for ($kv : @h) { } "
+		    "if (1) { $b = 1; } $c = $b; while (0) { $w = 1; } $d = $w; $t = (1, 2); $e = $t.2; }",
+		    NULL, 0);
+	assert_true(has_error(c, "for cannot iterate over a hist() map"));
+	assert_true(has_error(c, "variable $b was assigned only inside a block that has ended"));
+	assert_true(has_error(c, "variable $w was assigned only inside a block that has ended"));
+	assert_true(has_error(c, "(int64, int64) has no element '2'"));
+	compiled_free(c);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -333,6 +460,11 @@ int main(void)
 		cmocka_unit_test(test_wildcard_probe_names),
 		cmocka_unit_test(test_loops),
 		cmocka_unit_test(test_unknown_probe_type),
+		cmocka_unit_test(test_hist_lhist_stats),
+		cmocka_unit_test(test_map_functions),
+		cmocka_unit_test(test_rendered_values),
+		cmocka_unit_test(test_unsafe_functions),
+		cmocka_unit_test(test_for_and_scopes),
 	};
 
 	return cmocka_run_group_tests_name("sema", tests, NULL, NULL);
