@@ -83,7 +83,8 @@ static LLVMValueRef cg_fn_join(struct cg *cg, struct node *n)
 	cg_event_hdr(cg, rec, AOT_EV_FORMAT, n->idx);
 	/* the runtime stops at the first empty string: clearing each first byte is enough */
 	for (uint32_t i = 0; i < AOT_JOIN_MAX; i++)
-		LLVMBuildStore(cg->b, LLVMConstInt(cg->t_i8, 0, false), cg_gep(cg, rec, hdr + i * len));
+		LLVMBuildStore(cg->b, LLVMConstInt(cg->t_i8, 0, false),
+			       cg_gep(cg, rec, hdr + i * len));
 	slot = cg_alloca(cg, 8, "argp");
 	for (uint32_t i = 0; i < AOT_JOIN_MAX; i++) {
 		LLVMValueRef at = LLVMBuildAdd(cg->b, argv, cg_i64(cg, i * 8), "");
@@ -160,8 +161,7 @@ static LLVMValueRef cg_fn_strftime(struct cg *cg, struct node *n)
 }
 
 /* Copies a byte value (a char array) or reads size bytes at a pointer into dst. */
-static void cg_bytes_from(struct cg *cg, LLVMValueRef dst, uint32_t size, struct node *a,
-			  bool user)
+static void cg_bytes_from(struct cg *cg, LLVMValueRef dst, uint32_t size, struct node *a, bool user)
 {
 	LLVMValueRef v = cg_expr(cg, a);
 
@@ -242,8 +242,7 @@ static LLVMValueRef cg_fn_override(struct cg *cg, struct node *n)
 static LLVMValueRef cg_fn_path(struct cg *cg, struct node *n)
 {
 	LLVMValueRef buf = cg_alloca_zero(cg, n->type.size, "path");
-	LLVMValueRef args[] = {cg_ptr(cg, cg_expr(cg, n->args)), buf,
-			       cg_i32(cg, n->type.size)};
+	LLVMValueRef args[] = {cg_ptr(cg, cg_expr(cg, n->args)), buf, cg_i32(cg, n->type.size)};
 
 	cg_helper(cg, CG_H_D_PATH, cg->t_i64, args, 3);
 	return buf;
@@ -255,7 +254,8 @@ static LLVMValueRef cg_fn_strncmp(struct cg *cg, struct node *n)
 	struct node *a = n->args, *b = a->next;
 	LLVMValueRef pa = cg_expr(cg, a), pb = cg_expr(cg, b), ca, cb, phi;
 	uint64_t len = b->next->kind == NODE_INT ? b->next->num : 0;
-	LLVMBasicBlockRef join = cg_block(cg, "strncmp.join"), next, cur = LLVMGetInsertBlock(cg->b);
+	LLVMBasicBlockRef join = cg_block(cg, "strncmp.join"), next,
+			  cur = LLVMGetInsertBlock(cg->b);
 	LLVMValueRef one = cg_i64(cg, 1), zero = cg_i64(cg, 0);
 
 	if (len > a->type.size)
@@ -274,9 +274,10 @@ static LLVMValueRef cg_fn_strncmp(struct cg *cg, struct node *n)
 		LLVMPositionBuilderAtEnd(cg->b, next);
 		next = cg_block(cg, "strncmp.next");
 		LLVMAddIncoming(phi, &zero, (LLVMBasicBlockRef[]){LLVMGetInsertBlock(cg->b)}, 1);
-		LLVMBuildCondBr(cg->b,
-				LLVMBuildICmp(cg->b, LLVMIntEQ, ca, LLVMConstInt(cg->t_i8, 0, 0), ""),
-				join, next);
+		LLVMBuildCondBr(
+			cg->b,
+			LLVMBuildICmp(cg->b, LLVMIntEQ, ca, LLVMConstInt(cg->t_i8, 0, 0), ""), join,
+			next);
 		LLVMPositionBuilderAtEnd(cg->b, next);
 	}
 	LLVMAddIncoming(phi, &zero, (LLVMBasicBlockRef[]){LLVMGetInsertBlock(cg->b)}, 1);
@@ -319,14 +320,18 @@ static LLVMValueRef cg_fn_bswap(struct cg *cg, struct node *n)
 typedef LLVMValueRef (*cg_emit_fn)(struct cg *cg, struct node *n);
 
 static const cg_emit_fn cg_more[] = {
-	[FN_PRINT] = cg_fn_print,     [FN_CLEAR] = cg_fn_clear,	      [FN_ZERO] = cg_fn_clear,
-	[FN_TIME] = cg_fn_fmt,	      [FN_SYSTEM] = cg_fn_fmt,	      [FN_CAT] = cg_fn_fmt,
-	[FN_JOIN] = cg_fn_join,	      [FN_KSTACK] = cg_fn_stack,      [FN_USTACK] = cg_fn_stack,
-	[FN_KSYM] = cg_fn_sym,	      [FN_USYM] = cg_fn_sym,	      [FN_STRFTIME] = cg_fn_strftime,
-	[FN_NTOP] = cg_fn_ntop,	      [FN_MACADDR] = cg_fn_macaddr,   [FN_BUF] = cg_fn_buf,
-	[FN_SIGNAL] = cg_fn_signal,   [FN_OVERRIDE] = cg_fn_override, [FN_PATH] = cg_fn_path,
-	[FN_STRNCMP] = cg_fn_strncmp, [FN_REG] = cg_fn_reg,	      [FN_KPTR] = cg_fn_identity,
-	[FN_UPTR] = cg_fn_identity,   [FN_BSWAP] = cg_fn_bswap,
+	[FN_PRINT] = cg_fn_print,	[FN_CLEAR] = cg_fn_clear,
+	[FN_ZERO] = cg_fn_clear,	[FN_TIME] = cg_fn_fmt,
+	[FN_SYSTEM] = cg_fn_fmt,	[FN_CAT] = cg_fn_fmt,
+	[FN_JOIN] = cg_fn_join,		[FN_KSTACK] = cg_fn_stack,
+	[FN_USTACK] = cg_fn_stack,	[FN_KSYM] = cg_fn_sym,
+	[FN_USYM] = cg_fn_sym,		[FN_STRFTIME] = cg_fn_strftime,
+	[FN_NTOP] = cg_fn_ntop,		[FN_MACADDR] = cg_fn_macaddr,
+	[FN_BUF] = cg_fn_buf,		[FN_SIGNAL] = cg_fn_signal,
+	[FN_OVERRIDE] = cg_fn_override, [FN_PATH] = cg_fn_path,
+	[FN_STRNCMP] = cg_fn_strncmp,	[FN_REG] = cg_fn_reg,
+	[FN_KPTR] = cg_fn_identity,	[FN_UPTR] = cg_fn_identity,
+	[FN_BSWAP] = cg_fn_bswap,
 };
 
 LLVMValueRef cg_call_more(struct cg *cg, struct node *n, bool *handled)

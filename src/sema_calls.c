@@ -81,7 +81,8 @@ static void sema_whole_map(struct sema_ctx *ctx, struct node *n)
 	}
 	a->map = sema_map(ctx, a);
 	if (a->map->value.kind == TYPE_NONE)
-		sema_error(ctx, a->loc, arena_printf(ctx->a, "assign it somewhere: %s = ...", a->name),
+		sema_error(ctx, a->loc,
+			   arena_printf(ctx->a, "assign it somewhere: %s = ...", a->name),
 			   "%s is used but never assigned", a->name);
 }
 
@@ -89,7 +90,7 @@ static void sema_whole_map(struct sema_ctx *ctx, struct node *n)
 static void sema_lhist(struct sema_ctx *ctx, struct node *n)
 {
 	struct node *a = n->args->next;
-	const char *names[] = { "min", "max", "step" };
+	const char *names[] = {"min", "max", "step"};
 	int64_t v[3];
 
 	for (int i = 0; i < 3; i++, a = a->next) {
@@ -122,10 +123,11 @@ void sema_lhist_params(struct sema_ctx *ctx, struct map_info *m, struct node *ca
 		m->lhist_max = hi;
 		m->lhist_step = step;
 	} else if (m->lhist_min != lo || m->lhist_max != hi || m->lhist_step != step) {
-		sema_error(ctx, call->loc, arena_printf(ctx->a, "%s was first given lhist(..., %" PRId64
-							", %" PRId64 ", %" PRId64 ")",
-							m->name, m->lhist_min, m->lhist_max,
-							m->lhist_step),
+		sema_error(ctx, call->loc,
+			   arena_printf(ctx->a,
+					"%s was first given lhist(..., %" PRId64 ", %" PRId64
+					", %" PRId64 ")",
+					m->name, m->lhist_min, m->lhist_max, m->lhist_step),
 			   "%s gets lhist() with different bounds", m->name);
 	}
 }
@@ -135,12 +137,12 @@ static const struct {
 	uint32_t size;
 	bool is_signed;
 } sema_int_types[] = {
-	{ "int8", 1, true },   { "int16", 2, true },   { "int32", 4, true },   { "int64", 8, true },
-	{ "uint8", 1, false }, { "uint16", 2, false }, { "uint32", 4, false }, { "uint64", 8, false },
-	{ "int", 4, true },    { "bool", 1, false },   { "char", 1, true },    { "short", 2, true },
-	{ "long", 8, true },   { "u8", 1, false },     { "u16", 2, false },    { "u32", 4, false },
-	{ "u64", 8, false },   { "s8", 1, true },      { "s16", 2, true },     { "s32", 4, true },
-	{ "s64", 8, true },
+	{"int8", 1, true},   {"int16", 2, true},   {"int32", 4, true},	 {"int64", 8, true},
+	{"uint8", 1, false}, {"uint16", 2, false}, {"uint32", 4, false}, {"uint64", 8, false},
+	{"int", 4, true},    {"bool", 1, false},   {"char", 1, true},	 {"short", 2, true},
+	{"long", 8, true},   {"u8", 1, false},	   {"u16", 2, false},	 {"u32", 4, false},
+	{"u64", 8, false},   {"s8", 1, true},	   {"s16", 2, true},	 {"s32", 4, true},
+	{"s64", 8, true},
 };
 
 /* sizeof(type) or sizeof(expr) becomes the literal. */
@@ -191,21 +193,23 @@ static void sema_stack(struct sema_ctx *ctx, struct node *n)
 		else if (!strcmp(a->name, "raw"))
 			mode = AOT_STACK_MODE_RAW;
 		else if (strcmp(a->name, "bpftrace"))
-			sema_error(ctx, a->loc, "modes: bpftrace, perf, raw", "%s(): unknown mode '%s'",
-				   n->name, a->name);
+			sema_error(ctx, a->loc, "modes: bpftrace, perf, raw",
+				   "%s(): unknown mode '%s'", n->name, a->name);
 		a = a->next;
 	}
 	if (a) {
 		if (a->kind == NODE_POSPARAM)
 			sema_expr(ctx, a);
 		if (!sema_const_int(a, &v) || v < 1 || v > AOT_STACK_MAX_DEPTH) {
-			sema_error(ctx, a->loc, NULL, "%s(): the frame limit must be a literal from 1 to %d",
-				   n->name, AOT_STACK_MAX_DEPTH);
+			sema_error(ctx, a->loc, NULL,
+				   "%s(): the frame limit must be a literal from 1 to %d", n->name,
+				   AOT_STACK_MAX_DEPTH);
 			return;
 		}
 		limit = (uint32_t)v;
 		if (a->next) {
-			sema_error(ctx, a->next->loc, NULL, "%s() takes a mode and a frame limit", n->name);
+			sema_error(ctx, a->next->loc, NULL, "%s() takes a mode and a frame limit",
+				   n->name);
 			return;
 		}
 	}
@@ -227,7 +231,8 @@ static void sema_kaddr(struct sema_ctx *ctx, struct node *n)
 	FILE *f = fopen("/proc/kallsyms", "re");
 
 	if (!f) {
-		sema_error(ctx, n->loc, NULL, "kaddr(): cannot read /proc/kallsyms: %s", strerror(errno));
+		sema_error(ctx, n->loc, NULL, "kaddr(): cannot read /proc/kallsyms: %s",
+			   strerror(errno));
 		return;
 	}
 	while (!found && fgets(line, sizeof(line), f))
@@ -253,7 +258,7 @@ static void sema_cgroupid(struct sema_ctx *ctx, struct node *n)
 	struct {
 		struct file_handle fh;
 		uint64_t id;
-	} h = { .fh.handle_bytes = sizeof(uint64_t) };
+	} h = {.fh.handle_bytes = sizeof(uint64_t)};
 	int mount_id;
 
 	if (name_to_handle_at(AT_FDCWD, n->args->str, &h.fh, &mount_id, 0) < 0) {
@@ -274,14 +279,14 @@ static void sema_signal(struct sema_ctx *ctx, struct node *n)
 		const char *name;
 		int sig;
 	} sigs[] = {
-		{ "HUP", SIGHUP },   { "INT", SIGINT },   { "QUIT", SIGQUIT }, { "ILL", SIGILL },
-		{ "TRAP", SIGTRAP }, { "ABRT", SIGABRT }, { "BUS", SIGBUS },   { "FPE", SIGFPE },
-		{ "KILL", SIGKILL }, { "USR1", SIGUSR1 }, { "SEGV", SIGSEGV }, { "USR2", SIGUSR2 },
-		{ "PIPE", SIGPIPE }, { "ALRM", SIGALRM }, { "TERM", SIGTERM }, { "CHLD", SIGCHLD },
-		{ "CONT", SIGCONT }, { "STOP", SIGSTOP }, { "TSTP", SIGTSTP }, { "TTIN", SIGTTIN },
-		{ "TTOU", SIGTTOU }, { "URG", SIGURG },   { "XCPU", SIGXCPU }, { "XFSZ", SIGXFSZ },
-		{ "VTALRM", SIGVTALRM }, { "PROF", SIGPROF }, { "WINCH", SIGWINCH }, { "IO", SIGIO },
-		{ "PWR", SIGPWR },   { "SYS", SIGSYS },
+		{"HUP", SIGHUP},       {"INT", SIGINT},	  {"QUIT", SIGQUIT},   {"ILL", SIGILL},
+		{"TRAP", SIGTRAP},     {"ABRT", SIGABRT}, {"BUS", SIGBUS},     {"FPE", SIGFPE},
+		{"KILL", SIGKILL},     {"USR1", SIGUSR1}, {"SEGV", SIGSEGV},   {"USR2", SIGUSR2},
+		{"PIPE", SIGPIPE},     {"ALRM", SIGALRM}, {"TERM", SIGTERM},   {"CHLD", SIGCHLD},
+		{"CONT", SIGCONT},     {"STOP", SIGSTOP}, {"TSTP", SIGTSTP},   {"TTIN", SIGTTIN},
+		{"TTOU", SIGTTOU},     {"URG", SIGURG},	  {"XCPU", SIGXCPU},   {"XFSZ", SIGXFSZ},
+		{"VTALRM", SIGVTALRM}, {"PROF", SIGPROF}, {"WINCH", SIGWINCH}, {"IO", SIGIO},
+		{"PWR", SIGPWR},       {"SYS", SIGSYS},
 	};
 	struct node *a = n->args;
 	const char *s;
@@ -297,8 +302,8 @@ static void sema_signal(struct sema_ctx *ctx, struct node *n)
 				return;
 			}
 		}
-		sema_error(ctx, a->loc, "name it as SIGKILL, KILL or 9", "signal(): unknown signal '%s'",
-			   a->str);
+		sema_error(ctx, a->loc, "name it as SIGKILL, KILL or 9",
+			   "signal(): unknown signal '%s'", a->str);
 		return;
 	}
 	sema_expr(ctx, a);
@@ -311,8 +316,8 @@ static void sema_signal(struct sema_ctx *ctx, struct node *n)
 static void sema_reg(struct sema_ctx *ctx, struct node *n)
 {
 	static const char *const regs[] = {
-		"r15", "r14", "r13", "r12", "bp",  "bx", "r11",	  "r10", "r9", "r8", "ax",
-		"cx",  "dx",  "si",  "di",  "orig_ax", "ip", "cs", "flags", "sp", "ss",
+		"r15", "r14", "r13", "r12", "bp",      "bx", "r11", "r10",   "r9", "r8", "ax",
+		"cx",  "dx",  "si",  "di",  "orig_ax", "ip", "cs",  "flags", "sp", "ss",
 	};
 	const struct probe_type *lacking;
 
@@ -329,7 +334,8 @@ static void sema_reg(struct sema_ctx *ctx, struct node *n)
 			return;
 		}
 	}
-	sema_error(ctx, n->args->loc, "x86-64 registers: ip sp bp ax bx cx dx si di r8..r15 flags ...",
+	sema_error(ctx, n->args->loc,
+		   "x86-64 registers: ip sp bp ax bx cx dx si di r8..r15 flags ...",
 		   "reg(): unknown register '%s'", n->args->str);
 }
 
@@ -405,8 +411,8 @@ static void sema_aggregation(struct sema_ctx *ctx, struct node *n, const struct 
 	if (f->id == FN_LHIST)
 		sema_lhist(ctx, n);
 	n->type.kind = kinds[f->id];
-	n->type.size = f->id == FN_MIN || f->id == FN_MAX || f->id == FN_AVG || f->id == FN_STATS
-			       ? 16 : 8;
+	n->type.size =
+		f->id == FN_MIN || f->id == FN_MAX || f->id == FN_AVG || f->id == FN_STATS ? 16 : 8;
 	n->type.is_signed = n->args ? n->args->type.is_signed : false;
 }
 
@@ -431,8 +437,14 @@ static void sema_call_check(struct sema_ctx *ctx, struct node *n, const struct s
 	int64_t v;
 
 	switch (f->id) {
-	case FN_COUNT: case FN_SUM: case FN_MIN: case FN_MAX: case FN_AVG:
-	case FN_STATS: case FN_HIST: case FN_LHIST:
+	case FN_COUNT:
+	case FN_SUM:
+	case FN_MIN:
+	case FN_MAX:
+	case FN_AVG:
+	case FN_STATS:
+	case FN_HIST:
+	case FN_LHIST:
 		sema_aggregation(ctx, n, f);
 		return;
 	case FN_PRINTF:
@@ -445,7 +457,8 @@ static void sema_call_check(struct sema_ctx *ctx, struct node *n, const struct s
 		return;
 	case FN_DELETE:
 		if (a->kind != NODE_MAP || !a->args) {
-			sema_error(ctx, a->loc, "write delete(@map[key])", "delete() takes a map element");
+			sema_error(ctx, a->loc, "write delete(@map[key])",
+				   "delete() takes a map element");
 			return;
 		}
 		sema_expr(ctx, a);
@@ -459,12 +472,15 @@ static void sema_call_check(struct sema_ctx *ctx, struct node *n, const struct s
 			sema_whole_map(ctx, n);
 			sema_args(ctx, a->next);
 			for (struct node *p = a->next; p; p = p->next)
-				sema_need_int(ctx, p, p == a->next ? "the top of print()" : "the divisor of print()");
+				sema_need_int(ctx, p,
+					      p == a->next ? "the top of print()"
+							   : "the divisor of print()");
 			return;
 		}
 		sema_args(ctx, a);
 		if (a->next) {
-			sema_error(ctx, a->next->loc, NULL, "print() takes a top and a divisor only after a whole map");
+			sema_error(ctx, a->next->loc, NULL,
+				   "print() takes a top and a divisor only after a whole map");
 			return;
 		}
 		sema_need_value(ctx, a, "print()");
@@ -492,8 +508,8 @@ static void sema_call_check(struct sema_ctx *ctx, struct node *n, const struct s
 		sema_need_int(ctx, a->next, "the time of strftime()");
 		/* the format goes into the metadata once; the walks share it through n->num */
 		if (!n->num) {
-			struct aot_fmt fmt = { .kind = AOT_FMT_TIME, .fmt = a->str,
-					       .args = { .kind = AOT_K_TUPLE } };
+			struct aot_fmt fmt = {
+				.kind = AOT_FMT_TIME, .fmt = a->str, .args = {.kind = AOT_K_TUPLE}};
 			int idx = aot_meta_add_fmt(ctx->prog->meta, &fmt);
 
 			if (idx < 0)
@@ -527,7 +543,8 @@ static void sema_call_check(struct sema_ctx *ctx, struct node *n, const struct s
 	case FN_USYM:
 		sema_args(ctx, a);
 		sema_need_int(ctx, a, arena_printf(ctx->a, "%s()", n->name));
-		n->type = f->id == FN_KSYM ? type_buf(AOT_K_KSYM, 8, 0) : type_buf(AOT_K_USYM, 16, 0);
+		n->type =
+			f->id == FN_KSYM ? type_buf(AOT_K_KSYM, 8, 0) : type_buf(AOT_K_USYM, 16, 0);
 		return;
 	case FN_KADDR:
 		if (sema_need_literal(ctx, n, a, "symbol name"))
