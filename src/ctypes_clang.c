@@ -202,6 +202,9 @@ static CXTranslationUnit cc_parse(struct cc *cc, CXIndex idx)
 	args[n++] = "-std=gnu11";
 	args[n++] = "-w";
 	args[n++] = "-ferror-limit=0";
+	/* bpftrace's tools choose between kernel headers and BTF with this */
+	if (cc->btf)
+		args[n++] = "-DBPFTRACE_HAVE_BTF";
 	if (kdir) {
 		static const char *const sub[] = {
 			"arch/x86/include", "arch/x86/include/generated", "include",

@@ -135,8 +135,40 @@ static struct crecord *sema_record_of(struct sema_ctx *ctx, struct node *n)
 	return NULL;
 }
 
+/*
+ * args->name whose tracepoint field is a pointer to a record ("struct __kernel_timespec * rqtp"):
+ * the field is an integer in the context, its declaration says what it points at.
+ */
+static void sema_record_arg_ptr(struct sema_ctx *ctx, struct node *f)
+{
+	const char *decl = NULL, *missing;
+	struct type t;
+	char *s, *e;
+
+	if (f->kind != NODE_FIELD || !f->lhs || f->lhs->kind != NODE_BUILTIN ||
+	    f->lhs->builtin != BI_ARGS || f->type.kind != TYPE_INT || f->type.size != 8)
+		return;
+	for (struct node *ap = ctx->probe->args; ap && !decl; ap = ap->next)
+		for (uint32_t i = 0; i < ap->nmatches && !decl; i++)
+			for (uint32_t k = 0; k < ap->matches[i].nargs; k++)
+				if (!strcmp(ap->matches[i].args[k].name, f->name))
+					decl = ap->matches[i].args[k].decl;
+	if (!decl || !strchr(decl, '*'))
+		return;
+	s = arena_strdup(ctx->a, decl);
+	while (!strncmp(s, "const ", 6))
+		s += 6;
+	e = strrchr(s, '*');
+	e[1] = 0;
+	if (ctypes_parse(sema_record_ct(ctx), s, &t, &missing) || t.kind != TYPE_PTR)
+		return;
+	t.is_user = f->is_user;
+	f->type = t;
+}
+
 void sema_record_field(struct sema_ctx *ctx, struct node *n)
 {
+	sema_record_arg_ptr(ctx, n->lhs);
 	const struct cmember *path[SEMA_RECORD_MAX_PATH];
 	const struct cmember *m;
 	struct crecord *r;
