@@ -8,6 +8,7 @@
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/signalfd.h>
 #include <time.h>
 #include <unistd.h>
@@ -109,10 +110,77 @@ static void runtime_signals_restore(struct rt *rt, const sigset_t *old)
 	sigprocmask(SIG_SETMASK, old, NULL);
 }
 
+/*
+ * Once the run is ending (exit(), a first signal, or an error), another SIGINT, SIGTERM or
+ * SIGHUP ends the process at once, whatever is left: END, printing, or a detach the kernel makes
+ * slow (tens of milliseconds per tracepoint link). The handler leaves our file descriptors to a
+ * child that holds them until we are gone and then dies, so the kernel's slow release runs in
+ * that child, the shell gets its prompt back now, and nothing stays loaded once the child ends.
+ */
+static void runtime_signal_exit_now(int sig)
+{
+	pid_t parent = getpid(), pid = fork();
+
+	if (pid == 0) {
+		struct sigaction ign = {.sa_handler = SIG_IGN};
+
+		/* Out of the terminal's foreground group, and deaf to its signals. */
+		sigaction(SIGINT, &ign, NULL);
+		sigaction(SIGTERM, &ign, NULL);
+		sigaction(SIGHUP, &ign, NULL);
+		setsid();
+		/* A reader of our output (a pipe to less) must see its end when we exit. */
+		close(STDIN_FILENO);
+		close(STDOUT_FILENO);
+		close(STDERR_FILENO);
+		if (!prctl(PR_SET_PDEATHSIG, SIGKILL) && getppid() == parent)
+			for (;;)
+				pause();
+		_exit(0);
+	}
+	_exit(128 + sig);
+}
+
+/* Dispositions saved while runtime_signal_exit_now is installed. */
+struct runtime_exit_sigs {
+	bool installed;
+	struct sigaction old[3];
+};
+
+static const int runtime_exit_signals[3] = {SIGINT, SIGTERM, SIGHUP};
+
+static void runtime_signals_exiting(struct runtime_exit_sigs *s)
+{
+	struct sigaction act = {.sa_handler = runtime_signal_exit_now};
+	sigset_t set;
+	int i;
+
+	if (s->installed)
+		return;
+	sigemptyset(&set);
+	for (i = 0; i < 3; i++) {
+		sigaddset(&set, runtime_exit_signals[i]);
+		sigaction(runtime_exit_signals[i], &act, &s->old[i]);
+	}
+	s->installed = true;
+	/* A signal already queued (a quick double Ctrl-C) is delivered here. */
+	sigprocmask(SIG_UNBLOCK, &set, NULL);
+}
+
+static void runtime_signals_exit_restore(struct runtime_exit_sigs *s)
+{
+	int i;
+
+	for (i = 0; s->installed && i < 3; i++)
+		sigaction(runtime_exit_signals[i], &s->old[i], NULL);
+	s->installed = false;
+}
+
 int aot_run(const void *elf, size_t size, const struct aot_run_opts *opts)
 {
 	struct aot_run_opts o = {0};
 	struct rt rt = {.sigfd = -1, .lost_fd = -1};
+	struct runtime_exit_sigs exit_sigs = {0};
 	sigset_t oldmask;
 	int err, status = 1;
 
@@ -151,6 +219,7 @@ int aot_run(const void *elf, size_t size, const struct aot_run_opts *opts)
 	if (err)
 		goto out;
 	err = rt_events_loop(&rt);
+	runtime_signals_exiting(&exit_sigs);
 	if (err)
 		fprintf(stderr, "ERROR: polling events: %s\n", strerror(-err));
 	/* END and the maps come even after a polling error: the data so far is still worth it. */
@@ -166,10 +235,12 @@ int aot_run(const void *elf, size_t size, const struct aot_run_opts *opts)
 		fprintf(stderr, "ERROR: %s\n", strerror(-err));
 	status = err ? 1 : 0;
 out:
+	runtime_signals_exiting(&exit_sigs);
 	rt_events_close(&rt);
 	rt_detach(&rt);
 	rt_syms_fini(&rt.syms);
 	rt_unload(&rt);
 	runtime_signals_restore(&rt, &oldmask);
+	runtime_signals_exit_restore(&exit_sigs);
 	return status;
 }
