@@ -13,7 +13,7 @@
 #include "rt.h"
 
 /* Renders a value of type t from the input (zero-padded to the type's size). */
-static void fuzz_render(struct rt_buf *out, const struct aot_meta *m, const struct aot_type *t,
+static void fuzz_render(struct rt_buf *out, const struct rt_render *r, const struct aot_type *t,
 			const uint8_t *data, size_t size)
 {
 	uint8_t *val = calloc(1, t->size ? t->size : 1);
@@ -21,7 +21,8 @@ static void fuzz_render(struct rt_buf *out, const struct aot_meta *m, const stru
 	if (!val)
 		return;
 	memcpy(val, data, size < t->size ? size : t->size);
-	rt_value_text(out, m, t, val, false);
+	rt_value_text(out, r, t, val, false);
+	rt_value_text(out, r, t, val, true);
 	rt_value_int(t, val);
 	free(val);
 }
@@ -30,6 +31,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct aot_meta *m = NULL;
 	struct rt_buf out = { 0 };
+	struct rt_render r = { 0 }; /* no symbols: addresses render as hex */
 	char err[256];
 	uint32_t i;
 
@@ -39,14 +41,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			abort();
 		return 0;
 	}
+	r.meta = m;
 	for (i = 0; i < m->nfmts; i++) {
 		rt_buf_reset(&out);
-		rt_printf_format(&out, m, &m->fmts[i], data, size);
+		rt_printf_format(&out, &r, &m->fmts[i], data, size);
 	}
 	for (i = 0; i < m->nmaps; i++) {
 		rt_buf_reset(&out);
-		fuzz_render(&out, m, &m->maps[i].key, data, size);
-		fuzz_render(&out, m, &m->maps[i].value, data, size);
+		fuzz_render(&out, &r, &m->maps[i].key, data, size);
+		fuzz_render(&out, &r, &m->maps[i].value, data, size);
 	}
 	rt_buf_free(&out);
 	aot_meta_free(m);
