@@ -243,7 +243,7 @@ static void corrupt(const uint8_t *buf, size_t size, size_t off, uint32_t v, con
 #define HDR_FMTS 40
 #define HDR_ELEMS 48
 #define HDR_STRTAB 56
-#define MAP_SIZE 56
+#define MAP_SIZE 80 /* 16 + two types + lhist min, max, step */
 #define ELEM_SIZE 24
 #define FMT_SIZE 28
 
@@ -294,6 +294,7 @@ static void test_corruptions(void **state)
 	/* probe flags, map aggregation, format kind */
 	corrupt(buf, size, probes + 16, 0x80, "flags");
 	corrupt(buf, size, maps + 8, 77, "aggregation");
+	corrupt(buf, size, maps + 8, AOT_AGG_LHIST, "lhist(0, 0, 0) out of range"); /* step 0 */
 	corrupt(buf, size, fmts, 9, "kind");
 	/* types: kind, sizes */
 	corrupt(buf, size, maps + 16, 99, "kind");		   /* map 0 key kind */
