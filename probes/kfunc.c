@@ -92,7 +92,11 @@ static bool kfunc_slot_type(const struct btf *btf, uint32_t type_id, struct type
 	if (!bt)
 		return false;
 	if (btf_is_ptr(bt)) {
-		*t = (struct type){ .kind = TYPE_INT, .size = 8 };
+		/* A typed pointer, so args->file->f_path works; sema resolves the pointee by id. */
+		*t = (struct type){ .kind = TYPE_PTR, .size = 8,
+				    .btf_id = (uint32_t)btf__resolve_type(btf, bt->type) };
+		if ((int)t->btf_id < 0)
+			t->btf_id = 0;
 		return true;
 	}
 	if (btf_is_int(bt) || btf_is_any_enum(bt)) {
@@ -198,7 +202,7 @@ const struct probe_type probe_kfunc = {
 	.name = "kfunc",
 	.spellings = (const char *const[]){ "fentry", "f", NULL },
 	.has_target = true,
-	.builtins = PB_ARGS,
+	.builtins = PB_ARGS | PB_FUNC,
 	.list_all = "*",
 	.match = kfunc_match,
 	.section = kfunc_section,
@@ -210,7 +214,7 @@ const struct probe_type probe_kretfunc = {
 	.name = "kretfunc",
 	.spellings = (const char *const[]){ "fexit", "fr", NULL },
 	.has_target = true,
-	.builtins = PB_ARGS | PB_RETVAL,
+	.builtins = PB_ARGS | PB_RETVAL | PB_FUNC,
 	.match = kfunc_match,
 	.section = kretfunc_section,
 	.args = kretfunc_args,

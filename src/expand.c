@@ -119,6 +119,16 @@ static int expand_attach(struct expand_ctx *ctx, struct node *ap)
 			return -EINVAL;
 		}
 		ret = pt->match(ctx->env, a, ap->target, &targets, &ntargets, &err);
+		/*
+		 * A multi program resolves its pattern where it attaches, so an object for other
+		 * hosts can be built here even when this kernel cannot list the targets.
+		 */
+		if (ret == -EOPNOTSUPP && ctx->prog->emit_elf && pt->multi_section &&
+		    !ctx->prog->no_multi && probe_has_wildcard(ap->target)) {
+			diag_warn(ctx->d, ap->loc, "the targets are found on the host that runs it",
+				  "%s; compiling %s:%s unchecked", err.msg, pt->name, ap->target);
+			return expand_multi(ctx, ap, pt, NULL, 0);
+		}
 		if (ret < 0) {
 			diag_error(ctx->d, ap->loc, err.hint[0] ? err.hint : NULL, "%s", err.msg);
 			return ret;

@@ -39,6 +39,8 @@ struct cli {
 	bool quiet;
 	bool list;            /* -l [PATTERN] */
 	bool no_multi;        /* --no-multi */
+	bool unsafe;          /* --unsafe */
+	uint32_t map_keys_max; /* --map-keys-max */
 	char **params;
 	int nparams;
 };
@@ -58,6 +60,8 @@ static const struct cli_opt {
 	{ "emit-elf", required_argument, 'E', "FILE", "write the BPF ELF object to FILE and do not run it" },
 	{ "dump", required_argument, 'd', "STAGES", "print the state after stages: ast, ir, ir-opt, asm, all (comma list)" },
 	{ "list", no_argument, 'l', NULL, "list probes matching the pattern given as FILE (all if none); with -v, their arguments" },
+	{ "unsafe", no_argument, 258, NULL, "allow functions that act on the system: system(), signal(), override()" },
+	{ "map-keys-max", required_argument, 259, "N", "maps hold at most N keys (default 4096, or BPFTRACE_MAP_KEYS_MAX)" },
 	{ "no-multi", no_argument, 257, NULL, "one program per wildcard match instead of one program with a multi link" },
 	{ "verbose", no_argument, 'v', NULL, "say more: libbpf messages, full verifier logs" },
 	{ "quiet", no_argument, 'q', NULL, "do not print the \"Attaching N probes...\" line" },
@@ -183,6 +187,21 @@ static int cli_parse(int argc, char **argv, struct cli *cli)
 		case 257:
 			cli->no_multi = true;
 			break;
+		case 258:
+			cli->unsafe = true;
+			break;
+		case 259: {
+			char *end;
+			unsigned long v = strtoul(optarg, &end, 10);
+
+			if (*end || !v || v > (1ul << 24)) {
+				fprintf(stderr, "aotrace: --map-keys-max takes a number from 1 to %lu\n",
+					1ul << 24);
+				return -EINVAL;
+			}
+			cli->map_keys_max = (uint32_t)v;
+			break;
+		}
 		case 'h':
 			cli_usage(stdout);
 			return 1;
@@ -350,6 +369,9 @@ static int compile_and_run(const struct cli *cli, struct source *src)
 	}
 	prog.strlen_max = 64;
 	prog.no_multi = cli->no_multi;
+	prog.unsafe = cli->unsafe;
+	prog.map_keys_max = cli->map_keys_max;
+	prog.emit_elf = cli->emit_elf != NULL;
 	if (strlen_env) {
 		long v = strtol(strlen_env, NULL, 10);
 

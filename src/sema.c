@@ -87,6 +87,9 @@ static uint32_t sema_probe_name_size(struct sema_ctx *ctx)
 			for (uint32_t j = 0; j < m->ntargets; j++)
 				if (strlen(m->targets[j]) + 1 > size)
 					size = (uint32_t)strlen(m->targets[j]) + 1;
+			/* Targets unknown until run time: leave room for ordinary names. */
+			if (m->is_multi && !m->ntargets && size < 64)
+				size = 64;
 		}
 	/* A multi probe's names come from a map of AOT_PROBE_NAME_MAX-byte values at run time. */
 	return size < AOT_PROBE_NAME_MAX ? size : AOT_PROBE_NAME_MAX;
@@ -137,7 +140,13 @@ static void sema_builtin(struct sema_ctx *ctx, struct node *n)
 	if (!b && sema_record_ident(ctx, n))
 		return;
 	if (!b) {
-		sema_error(ctx, n->loc, "builtins: pid tid uid gid nsecs cpu comm probe args ...",
+		/* An upper-case name is most likely a C macro from a header this host lacks. */
+		bool macro_like = strspn(n->name, "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_") ==
+				  strlen(n->name);
+
+		sema_error(ctx, n->loc,
+			   macro_like ? arena_printf(ctx->a, "if it is a macro from kernel headers (not installed here), define it in the script: #define %s ...", n->name)
+				      : "builtins: pid tid uid gid nsecs cpu comm probe args ...",
 			   "unknown identifier '%s'", n->name);
 		return;
 	}
