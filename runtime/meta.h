@@ -58,6 +58,14 @@
  *   AOT_LOST_MAP        BPF_MAP_TYPE_PERCPU_ARRAY, 1 entry, u32 key 0, value u64: the programs
  *                       add 1 whenever bpf_ringbuf_output to AOT_EVENTS_MAP fails; the runtime
  *                       reports the growth as lost events (optional: absent, nothing reported)
+ *   AOT_ERRORS_MAP      BPF_MAP_TYPE_PERCPU_ARRAY, u32 key, value u64, max_entries nmaps *
+ *                       AOT_ERR_NKINDS (optional: absent, nothing reported): the programs add 1
+ *                       at key i * AOT_ERR_NKINDS + kind when a helper fails on maps[i]:
+ *                       AOT_ERR_MAP_FULL    bpf_map_update_elem returned -E2BIG (key limit)
+ *                       AOT_ERR_MAP_UPDATE  it returned another error (not -EEXIST, which
+ *                                           only means a BPF_NOEXIST insert lost a race)
+ *                       AOT_ERR_MAP_DELETE  bpf_map_delete_elem returned an error (-ENOENT)
+ *                       the runtime warns about each non-zero count at exit, with the map's name
  */
 #ifndef AOT_META_H
 #define AOT_META_H
@@ -97,6 +105,8 @@ enum aot_event_kind {
 #define AOT_USTACK_MAP "aot_ustacks"
 #define AOT_STATE_MAP "aot_state"
 #define AOT_LOST_MAP "aot_lost"
+#define AOT_ERRORS_MAP "aot_errors"
+enum aot_err_kind { AOT_ERR_MAP_FULL = 0, AOT_ERR_MAP_UPDATE, AOT_ERR_MAP_DELETE, AOT_ERR_NKINDS };
 #define AOT_STACK_MAX_DEPTH 127
 #define AOT_JOIN_MAX 16
 

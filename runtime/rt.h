@@ -143,6 +143,16 @@ void rt_unload(struct rt *rt);
 void rt_verifier_report(const struct rt *rt, const char *prog, const char *probe,
 			const char *log, int err);
 
+/*
+ * errors.c: helper errors the programs counted in AOT_ERRORS_MAP. report_fd warns about each
+ * non-zero count of a map of that layout (max_keys: each map's key limit, or NULL; seen: the
+ * counts already reported, updated, or NULL; all: deletes of missing keys too); -EINVAL if the
+ * map's layout is not ours.
+ */
+void rt_errors_report(struct rt *rt);
+int rt_errors_report_fd(const struct aot_meta *m, int fd, const uint32_t *max_keys, bool all,
+			struct output *out, uint64_t *seen);
+
 /* attach.c */
 /* Before load: lets each probe type adapt its programs to the running kernel. */
 int rt_prepare(struct rt *rt);

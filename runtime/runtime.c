@@ -231,6 +231,7 @@ int aot_run(const void *elf, size_t size, const struct aot_run_opts *opts)
 	else
 		rt_maps_print(&rt);
 	rt.out.ops->maps_end(&rt.out);
+	rt_errors_report(&rt);
 	if (err)
 		fprintf(stderr, "ERROR: %s\n", strerror(-err));
 	status = err ? 1 : 0;
