@@ -280,6 +280,7 @@ static LLVMValueRef cg_fn_exit(struct cg *cg, struct node *n)
 	LLVMValueRef ev = cg_alloca(cg, sizeof(struct aot_event_hdr), "exit");
 
 	(void)n;
+	cg_stop_set(cg);
 	cg_event_hdr(cg, ev, AOT_EV_EXIT, 0);
 	cg_event_output(cg, ev, sizeof(struct aot_event_hdr));
 	cg_ret0_and_continue(cg);

@@ -49,6 +49,7 @@ enum cg_helper {
 #define CG_MAP_HASH 1
 #define CG_MAP_ARRAY 2
 #define CG_MAP_PERCPU_HASH 5
+#define CG_MAP_PERCPU_ARRAY 6
 #define CG_MAP_STACK_TRACE 7
 #define CG_BPF_F_USER_STACK (1u << 8)
 #define CG_MAP_RINGBUF 27
@@ -77,6 +78,7 @@ struct cg {
 	LLVMTypeRef t_i1, t_i8, t_i16, t_i32, t_i64, t_ptr, t_void;
 	LLVMValueRef events;		      /* the ring buffer map */
 	LLVMValueRef state, kstacks, ustacks; /* AOT_STATE_MAP and the stack maps, if used */
+	LLVMValueRef lost, errors;            /* AOT_LOST_MAP, AOT_ERRORS_MAP (NULL: no maps) */
 	LLVMMetadataRef di_agg[TYPE_AVG + 1]; /* value structs of aggregations, made once */
 
 	/* the program function being emitted */
@@ -163,6 +165,11 @@ LLVMValueRef cg_event_reserve(struct cg *cg, uint32_t size, LLVMBasicBlockRef *d
 void cg_event_submit(struct cg *cg, LLVMValueRef rec, LLVMBasicBlockRef done);
 /* Copies size bytes at data into the ring buffer as one record. */
 void cg_event_output(struct cg *cg, LLVMValueRef data, uint32_t size);
+/* Adds 1 to slot idx of a per-CPU array of u64 counters. */
+void cg_count_in(struct cg *cg, LLVMValueRef map, uint32_t idx);
+/* The run's stop flag: a program's first act is to return if it is set; exit() sets it. */
+void cg_stop_check(struct cg *cg);
+void cg_stop_set(struct cg *cg);
 /* A new basic block in the current function. */
 LLVMBasicBlockRef cg_block(struct cg *cg, const char *name);
 

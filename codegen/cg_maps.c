@@ -5,6 +5,7 @@
  * carries printf and exit events to the runtime. Value layouts are those of runtime/meta.h.
  */
 #include <errno.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -133,19 +134,29 @@ static uint32_t cg_max_entries(struct cg *cg)
 /* The maps of builtins: elapsed's start time, kstack's and ustack's stack traces. */
 static void cg_maps_builtin(struct cg *cg)
 {
-	static const char *const state_fields[] = {"start_ns"};
-	static const bool state_signed[] = {false};
+	static const char *const state_fields[] = {"start_ns", "stopped"};
+	static const bool state_signed[] = {false, false};
 	struct type frames = {.kind = TYPE_STR, .size = 8 * AOT_STACK_MAX_DEPTH};
 	struct cg_mapdef def;
 
-	if (cg->prog->uses_elapsed) {
-		def = (struct cg_mapdef){
-			.type = CG_MAP_ARRAY,
-			.max_entries = 1,
-			.key = cg_di_int(cg, 4, false),
-			.value = cg_di_struct_u64s(cg, "aot_state", state_fields, state_signed, 1),
-		};
-		cg->state = cg_map_global(cg, AOT_STATE_MAP, &def);
+	/* Always: it holds the stop flag every program checks first. */
+	def = (struct cg_mapdef){
+		.type = CG_MAP_ARRAY,
+		.max_entries = 1,
+		.key = cg_di_int(cg, 4, false),
+		.value = cg_di_struct_u64s(cg, "aot_state", state_fields, state_signed, 2),
+	};
+	cg->state = cg_map_global(cg, AOT_STATE_MAP, &def);
+	def = (struct cg_mapdef){
+		.type = CG_MAP_PERCPU_ARRAY,
+		.max_entries = 1,
+		.key = cg_di_int(cg, 4, false),
+		.value = cg_di_int(cg, 8, false),
+	};
+	cg->lost = cg_map_global(cg, AOT_LOST_MAP, &def);
+	if (cg->prog->nmaps) {
+		def.max_entries = cg->prog->nmaps * AOT_ERR_NKINDS;
+		cg->errors = cg_map_global(cg, AOT_ERRORS_MAP, &def);
 	}
 	def = (struct cg_mapdef){
 		.type = CG_MAP_STACK_TRACE,
@@ -245,12 +256,93 @@ LLVMValueRef cg_map_lookup(struct cg *cg, LLVMValueRef map, LLVMValueRef key)
 	return cg_helper(cg, CG_H_MAP_LOOKUP, cg->t_ptr, args, 2);
 }
 
-static void cg_map_update(struct cg *cg, LLVMValueRef map, LLVMValueRef key, LLVMValueRef val,
-			  uint64_t flags)
+static LLVMValueRef cg_is_null(struct cg *cg, LLVMValueRef p);
+
+/* An update whose failures are counted per map: the key limit (-E2BIG), or anything else. */
+static void cg_map_update(struct cg *cg, const struct map_info *mi, LLVMValueRef map,
+			  LLVMValueRef key, LLVMValueRef val, uint64_t flags)
 {
 	LLVMValueRef args[] = {map, key, val, cg_i64(cg, flags)};
+	LLVMValueRef ret = cg_helper(cg, CG_H_MAP_UPDATE, cg->t_i64, args, 4);
+	LLVMBasicBlockRef failed, full, other, done;
 
-	cg_helper(cg, CG_H_MAP_UPDATE, cg->t_i64, args, 4);
+	if (!cg->errors || !mi)
+		return;
+	failed = cg_block(cg, "upd.failed");
+	full = cg_block(cg, "upd.full");
+	other = cg_block(cg, "upd.other");
+	done = cg_block(cg, "upd.done");
+	/* -EEXIST only means another CPU created the entry first (BPF_NOEXIST). */
+	LLVMBuildCondBr(cg->b,
+			LLVMBuildAnd(cg->b, LLVMBuildICmp(cg->b, LLVMIntSLT, ret, cg_i64(cg, 0), ""),
+				     LLVMBuildICmp(cg->b, LLVMIntNE, ret, cg_i64(cg, (uint64_t)-17), ""),
+				     ""),
+			failed, done);
+	LLVMPositionBuilderAtEnd(cg->b, failed);
+	LLVMBuildCondBr(cg->b, LLVMBuildICmp(cg->b, LLVMIntEQ, ret, cg_i64(cg, (uint64_t)-7), ""),
+			full, other);
+	LLVMPositionBuilderAtEnd(cg->b, full);
+	cg_count_in(cg, cg->errors, mi->meta_idx * AOT_ERR_NKINDS + AOT_ERR_MAP_FULL);
+	LLVMBuildBr(cg->b, done);
+	LLVMPositionBuilderAtEnd(cg->b, other);
+	cg_count_in(cg, cg->errors, mi->meta_idx * AOT_ERR_NKINDS + AOT_ERR_MAP_UPDATE);
+	LLVMBuildBr(cg->b, done);
+	LLVMPositionBuilderAtEnd(cg->b, done);
+}
+
+void cg_count_in(struct cg *cg, LLVMValueRef map, uint32_t idx)
+{
+	LLVMValueRef key = cg_alloca(cg, 4, "cnt.key"), args[2], p, v;
+	LLVMBasicBlockRef hit = cg_block(cg, "cnt.hit"), done = cg_block(cg, "cnt.done");
+
+	LLVMBuildStore(cg->b, cg_i32(cg, idx), key);
+	args[0] = map;
+	args[1] = key;
+	p = cg_helper(cg, CG_H_MAP_LOOKUP, cg->t_ptr, args, 2);
+	LLVMBuildCondBr(cg->b, cg_is_null(cg, p), done, hit);
+	LLVMPositionBuilderAtEnd(cg->b, hit);
+	v = LLVMBuildLoad2(cg->b, cg->t_i64, p, "");
+	LLVMBuildStore(cg->b, LLVMBuildAdd(cg->b, v, cg_i64(cg, 1), ""), p);
+	LLVMBuildBr(cg->b, done);
+	LLVMPositionBuilderAtEnd(cg->b, done);
+}
+
+/* A pointer to the run's struct aot_state, or NULL. */
+static LLVMValueRef cg_state_ptr(struct cg *cg)
+{
+	LLVMValueRef key = cg_alloca(cg, 4, "state.key"), args[2];
+
+	LLVMBuildStore(cg->b, cg_i32(cg, 0), key);
+	args[0] = cg->state;
+	args[1] = key;
+	return cg_helper(cg, CG_H_MAP_LOOKUP, cg->t_ptr, args, 2);
+}
+
+void cg_stop_check(struct cg *cg)
+{
+	LLVMValueRef p = cg_state_ptr(cg), stopped;
+	LLVMBasicBlockRef check = cg_block(cg, "stop.check"), stop = cg_block(cg, "stop"),
+			  go = cg_block(cg, "go");
+
+	LLVMBuildCondBr(cg->b, cg_is_null(cg, p), go, check);
+	LLVMPositionBuilderAtEnd(cg->b, check);
+	stopped = LLVMBuildLoad2(cg->b, cg->t_i64, cg_gep(cg, p, offsetof(struct aot_state, stopped)), "stopped");
+	LLVMBuildCondBr(cg->b, LLVMBuildICmp(cg->b, LLVMIntNE, stopped, cg_i64(cg, 0), ""), stop, go);
+	LLVMPositionBuilderAtEnd(cg->b, stop);
+	LLVMBuildRet(cg->b, cg_i32(cg, 0));
+	LLVMPositionBuilderAtEnd(cg->b, go);
+}
+
+void cg_stop_set(struct cg *cg)
+{
+	LLVMValueRef p = cg_state_ptr(cg);
+	LLVMBasicBlockRef set = cg_block(cg, "stop.set"), done = cg_block(cg, "stop.done");
+
+	LLVMBuildCondBr(cg->b, cg_is_null(cg, p), done, set);
+	LLVMPositionBuilderAtEnd(cg->b, set);
+	LLVMBuildStore(cg->b, cg_i64(cg, 1), cg_gep(cg, p, offsetof(struct aot_state, stopped)));
+	LLVMBuildBr(cg->b, done);
+	LLVMPositionBuilderAtEnd(cg->b, done);
 }
 
 LLVMBasicBlockRef cg_block(struct cg *cg, const char *name)
@@ -319,7 +411,7 @@ void cg_map_write(struct cg *cg, struct node *n, LLVMValueRef val, const struct 
 	LLVMValueRef buf = cg_alloca(cg, mt->size, "val");
 
 	cg_store(cg, buf, mt, 8, val, vt);
-	cg_map_update(cg, cg_map_ref(cg, n->map), key, buf, CG_BPF_ANY);
+	cg_map_update(cg, n->map, cg_map_ref(cg, n->map), key, buf, CG_BPF_ANY);
 }
 
 void cg_map_delete(struct cg *cg, struct node *n)
@@ -449,7 +541,7 @@ void cg_map_aggregate(struct cg *cg, struct node *n, enum func fn, struct node *
 
 	LLVMPositionBuilderAtEnd(cg->b, init);
 	zero = cg_alloca_zero(cg, cg_value_size(vt), "agg.zero");
-	cg_map_update(cg, map, key, zero, CG_BPF_NOEXIST);
+	cg_map_update(cg, n->map, map, key, zero, CG_BPF_NOEXIST);
 	p2 = cg_map_lookup(cg, map, key);
 	from[1] = LLVMGetInsertBlock(cg->b);
 	LLVMBuildCondBr(cg->b, cg_is_null(cg, p2), done, apply);
@@ -470,9 +562,14 @@ LLVMValueRef cg_event_reserve(struct cg *cg, uint32_t size, LLVMBasicBlockRef *d
 	LLVMValueRef rec = cg_helper(cg, CG_H_RINGBUF_RESERVE, cg->t_ptr, args, 3);
 	LLVMBasicBlockRef ok = cg_block(cg, "ev.ok");
 
+	LLVMBasicBlockRef lost = cg_block(cg, "ev.lost");
+
 	*done = cg_block(cg, "ev.done");
-	/* A full ring buffer drops the event; the runtime reports lost events. */
-	LLVMBuildCondBr(cg->b, cg_is_null(cg, rec), *done, ok);
+	/* A full ring buffer drops the event; it is counted, and the runtime reports it. */
+	LLVMBuildCondBr(cg->b, cg_is_null(cg, rec), lost, ok);
+	LLVMPositionBuilderAtEnd(cg->b, lost);
+	cg_count_in(cg, cg->lost, 0);
+	LLVMBuildBr(cg->b, *done);
 	LLVMPositionBuilderAtEnd(cg->b, ok);
 	return rec;
 }
@@ -489,6 +586,12 @@ void cg_event_submit(struct cg *cg, LLVMValueRef rec, LLVMBasicBlockRef done)
 void cg_event_output(struct cg *cg, LLVMValueRef data, uint32_t size)
 {
 	LLVMValueRef args[] = {cg->events, data, cg_i64(cg, size), cg_i64(cg, 0)};
+	LLVMValueRef ret = cg_helper(cg, CG_H_RINGBUF_OUTPUT, cg->t_i64, args, 4);
+	LLVMBasicBlockRef lost = cg_block(cg, "out.lost"), done = cg_block(cg, "out.done");
 
-	cg_helper(cg, CG_H_RINGBUF_OUTPUT, cg->t_i64, args, 4);
+	LLVMBuildCondBr(cg->b, LLVMBuildICmp(cg->b, LLVMIntSLT, ret, cg_i64(cg, 0), ""), lost, done);
+	LLVMPositionBuilderAtEnd(cg->b, lost);
+	cg_count_in(cg, cg->lost, 0);
+	LLVMBuildBr(cg->b, done);
+	LLVMPositionBuilderAtEnd(cg->b, done);
 }

@@ -10,6 +10,8 @@
 #include <string.h>
 
 #include "cg_internal.h"
+#include "meta.h"
+#include "probe.h"
 
 static void cg_stmt(struct cg *cg, struct node *n);
 
@@ -377,6 +379,9 @@ static int cg_probe_fn(struct cg *cg, struct node *probe, const struct probe_mat
 	ret = cg_vars(cg, probe);
 	if (ret < 0)
 		return ret;
+	/* END runs when the run is already stopping; every other program stops with it. */
+	if (!((m->pt->flags) & AOT_PROBE_END))
+		cg_stop_check(cg);
 	if (probe->cond) {
 		uint32_t mark = cg_temps_begin(cg);
 		LLVMValueRef c;

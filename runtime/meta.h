@@ -49,8 +49,8 @@
  *   AOT_FMT_JOIN        args: one element, a TUPLE of AOT_JOIN_MAX STR elements; the runtime
  *                       prints the strings up to the first empty one, separated by fmt
  *   AOT_FMT_SYSTEM/CAT  args laid out as for AOT_FMT_PRINTF
- *   AOT_STATE_MAP       BPF_MAP_TYPE_ARRAY, 1 entry, u32 key 0, value struct aot_state; present
- *                       only when the program uses `elapsed`: the runtime writes start_ns
+ *   AOT_STATE_MAP       BPF_MAP_TYPE_ARRAY, 1 entry, u32 key 0, value struct aot_state; always
+ *                       present (optional to the runtime): the runtime writes start_ns
  *                       (CLOCK_MONOTONIC, which is bpf_ktime_get_ns's clock) before attaching
  *                       and before running BEGIN
  *   AOT_KSTACK_MAP/AOT_USTACK_MAP  BPF_MAP_TYPE_STACK_TRACE, u32 key, value u64[127]; present
@@ -118,6 +118,12 @@ enum aot_stack_mode {
 
 struct aot_state {
 	uint64_t start_ns; /* elapsed = bpf_ktime_get_ns() - start_ns */
+	/*
+	 * Non-zero once the run is ending (exit() in a program, or a signal): every program but
+	 * END returns at once, so the maps printed are the maps at that moment and slow detaches
+	 * can go on in the background without the programs doing anything.
+	 */
+	uint64_t stopped;
 };
 
 struct aot_event_hdr {

@@ -58,7 +58,7 @@ static int runtime_map_fd(struct rt *rt, const char *name)
 static void runtime_prepare(struct rt *rt)
 {
 	struct timespec ts;
-	struct aot_state st;
+	struct aot_state st = {0};
 	uint32_t key = 0;
 	int fd;
 
@@ -176,6 +176,22 @@ static void runtime_signals_exit_restore(struct runtime_exit_sigs *s)
 	s->installed = false;
 }
 
+/*
+ * Makes every program but END return at once (struct aot_state.stopped): the maps then hold
+ * what they held when the run ended, and links can be released later at leisure.
+ */
+static void runtime_stop_programs(struct rt *rt)
+{
+	int fd = runtime_map_fd(rt, AOT_STATE_MAP);
+	struct aot_state st = {0};
+	uint32_t key = 0;
+
+	if (fd < 0 || bpf_map_lookup_elem(fd, &key, &st))
+		return;
+	st.stopped = 1;
+	bpf_map_update_elem(fd, &key, &st, BPF_ANY);
+}
+
 int aot_run(const void *elf, size_t size, const struct aot_run_opts *opts)
 {
 	struct aot_run_opts o = {0};
@@ -219,6 +235,7 @@ int aot_run(const void *elf, size_t size, const struct aot_run_opts *opts)
 	if (err)
 		goto out;
 	err = rt_events_loop(&rt);
+	runtime_stop_programs(&rt);
 	runtime_signals_exiting(&exit_sigs);
 	if (err)
 		fprintf(stderr, "ERROR: polling events: %s\n", strerror(-err));

@@ -139,6 +139,7 @@ static void test_begin_printf_elf(void **state)
 	const void *sec;
 	size_t size = 0;
 	char err[128];
+	int n;
 
 	(void)state;
 	assert_int_equal(c->ret, 0);
@@ -151,9 +152,21 @@ static void test_begin_printf_elf(void **state)
 	assert_non_null(m);
 	assert_int_equal(bpf_map__type(m), BPF_MAP_TYPE_RINGBUF);
 	assert_int_equal(bpf_map__max_entries(m), 256 * 1024);
-	/* no .rodata/.data maps: constants are immediates */
-	assert_int_equal(bpf_map__type(bpf_object__next_map(c->obj, NULL)), BPF_MAP_TYPE_RINGBUF);
-	assert_null(bpf_object__next_map(c->obj, m));
+	/* no .rodata/.data maps: constants are immediates; besides the ring buffer only the
+	 * run state (stop flag) and the lost-event counter */
+	n = 0;
+	bpf_object__for_each_map(m, c->obj) {
+		assert_null(strchr(bpf_map__name(m), '.'));
+		n++;
+	}
+	assert_int_equal(n, 3);
+	m = bpf_object__find_map_by_name(c->obj, AOT_STATE_MAP);
+	assert_non_null(m);
+	assert_int_equal(bpf_map__type(m), BPF_MAP_TYPE_ARRAY);
+	assert_int_equal(bpf_map__value_size(m), sizeof(struct aot_state));
+	m = bpf_object__find_map_by_name(c->obj, AOT_LOST_MAP);
+	assert_non_null(m);
+	assert_int_equal(bpf_map__type(m), BPF_MAP_TYPE_PERCPU_ARRAY);
 
 	btf = bpf_object__btf(c->obj);
 	assert_non_null(btf);
