@@ -24,6 +24,9 @@ struct aot_run_opts {
 	const char *obj_name;    /* for messages: the script or ELF name */
 	const char *source;      /* the script's text, to quote lines in verifier errors; NULL:
 				  * read the file the BTF line info names, if it exists */
+	int pid;                 /* -p PID: uprobes and USDT only in this process; 0: all */
+	char *const *cmd;        /* -c CMD: run it (argv, NULL-terminated), probes attached
+				  * before it starts, the run ends when it exits; NULL: none */
 };
 
 /*
