@@ -52,6 +52,19 @@ static const char *verifier_hint(const char *log)
 	       "the output of -v";
 }
 
+/* The last " @ " of a "; TEXT @ FILE:LINE" comment line [p, eol), or NULL if it is not one. */
+static const char *verifier_linfo_at(const char *p, const char *eol)
+{
+	const char *at = NULL;
+
+	if (eol - p < 2 || p[0] != ';' || p[1] != ' ')
+		return NULL;
+	for (const char *q = p; q + 3 <= eol; q++)
+		if (!memcmp(q, " @ ", 3))
+			at = q;
+	return at && memchr(at, ':', eol - at) ? at : NULL;
+}
+
 /*
  * Finds the last "; TEXT @ FILE:LINE" comment of the log: the source line of the last
  * instruction the verifier looked at. Returns false if there is none (no line info).
@@ -59,47 +72,27 @@ static const char *verifier_hint(const char *log)
 static bool verifier_last_linfo(const char *log, char *file, size_t filelen, unsigned *line,
 				char *text, size_t textlen)
 {
-	const char *p = log, *found = NULL, *eol;
+	const char *p = log, *eol, *found = NULL, *found_eol = NULL, *at = NULL, *colon, *a;
 
-	while (*p) {
-		eol = strchr(p, '\n');
-		if (!eol)
-			eol = p + strlen(p);
-		if (p[0] == ';' && p[1] == ' ') {
-			const char *at = NULL;
-
-			/* The file part is after the last " @ " of the line. */
-			for (const char *q = p; q + 3 <= eol; q++)
-				if (!memcmp(q, " @ ", 3))
-					at = q;
-			if (at && memchr(at, ':', eol - at))
-				found = p;
+	for (; *p; p = *eol ? eol + 1 : eol) {
+		eol = strchrnul(p, '\n');
+		a = verifier_linfo_at(p, eol);
+		if (a) {
+			found = p;
+			found_eol = eol;
+			at = a;
 		}
-		p = *eol ? eol + 1 : eol;
 	}
 	if (!found)
 		return false;
-	eol = strchr(found, '\n');
-	if (!eol)
-		eol = found + strlen(found);
-	{
-		const char *at = NULL, *colon;
-
-		for (const char *q = found; q + 3 <= eol; q++)
-			if (!memcmp(q, " @ ", 3))
-				at = q;
-		colon = at + 3;
-		for (const char *q = at + 3; q < eol; q++)
-			if (*q == ':')
-				colon = q;
-		snprintf(file, filelen, "%.*s", (int)(colon - (at + 3)), at + 3);
-		*line = (unsigned)strtoul(colon + 1, NULL, 10);
-		/* The text as the verifier quotes it (from BTF), trimmed. */
-		p = found + 2;
-		while (p < at && (*p == ' ' || *p == '\t'))
-			p++;
-		snprintf(text, textlen, "%.*s", (int)(at - p), p);
-	}
+	colon = memrchr(at, ':', found_eol - at);
+	snprintf(file, filelen, "%.*s", (int)(colon - (at + 3)), at + 3);
+	*line = (unsigned)strtoul(colon + 1, NULL, 10);
+	/* The text as the verifier quotes it (from BTF), trimmed. */
+	p = found + 2;
+	while (p < at && (*p == ' ' || *p == '\t'))
+		p++;
+	snprintf(text, textlen, "%.*s", (int)(at - p), p);
 	return *line > 0;
 }
 
