@@ -203,6 +203,27 @@ def probe_btf(env):
     return None
 
 
+def probe_kstack(env):
+    """Kernel stacks from a tracepoint, asked of bpftrace (an independent tool): some kernels
+    under emulation return no frames at all, to any tool."""
+    if not os.access(env.bpftrace, os.X_OK):
+        return 'bpftrace not installed (needed to probe kernel stacks)'
+    p = subprocess.Popen([env.bpftrace, '-e', 'tracepoint:syscalls:sys_enter_getppid '
+                          '{ @[kstack] = count(); exit(); }'],
+                         stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    try:
+        for _ in range(200):
+            os.getppid()
+            time.sleep(0.05)
+            if p.poll() is not None:
+                break
+        out = p.communicate(timeout=60)[0]
+    except subprocess.TimeoutExpired:
+        p.kill()
+        return 'no kernel stacks (probe timed out)'
+    return None if re.search(r'^\s+\w+\+\d+$', out, re.M) else 'the kernel returns empty stacks'
+
+
 def probe_tool(name, attr):
     def probe(env):
         path = getattr(env, attr)
@@ -217,6 +238,7 @@ FEATURES.update({
     'hardware': probe_perf(0, 0, 'no hardware perf events'),         # HW_CPU_CYCLES
     'ringbuf': probe_ringbuf,
     'btf': probe_btf,
+    'kstack': probe_kstack,
     'bpftool': probe_tool('bpftool', 'bpftool'),
     'bpftrace': probe_tool('bpftrace', 'bpftrace'),
     'clang': probe_tool('clang', 'clang'),
