@@ -94,7 +94,8 @@ int rt_errors_report_fd(const struct aot_meta *m, int fd, const uint32_t *max_ke
 void rt_errors_report(struct rt *rt)
 {
 	struct bpf_map *map = rt->obj ? bpf_object__find_map_by_name(rt->obj, AOT_ERRORS_MAP)
-				      : NULL, *um;
+				      : NULL,
+		       *um;
 	uint32_t *max_keys, i;
 	int err;
 

@@ -83,8 +83,9 @@ static void test_report(void **state)
 	bump(f, 0 * AOT_ERR_NKINDS + AOT_ERR_MAP_DELETE, 5);
 	assert_int_equal(rt_errors_report_fd(f->m, f->fd, max_keys, false, &f->out, NULL), 0);
 	fflush(f->err);
-	snprintf(want, sizeof(want), "WARNING: map @b is full: %d updates failed (its limit of 10 "
-				     "keys was reached",
+	snprintf(want, sizeof(want),
+		 "WARNING: map @b is full: %d updates failed (its limit of 10 "
+		 "keys was reached",
 		 3 * f->ncpus);
 	assert_non_null(strstr(f->text, want));
 	snprintf(want, sizeof(want), "WARNING: map @a: %d updates failed\n", f->ncpus);
