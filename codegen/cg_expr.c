@@ -621,6 +621,8 @@ static LLVMValueRef cg_args_field(struct cg *cg, struct node *n)
 		return cg_type_is_buf(&n->type) ? cg_alloca_zero(cg, n->type.size, "")
 						: cg_i64(cg, 0);
 	}
+	if (arg->loc != PROBE_ARG_CTX)
+		return cg_usdt_arg(cg, arg, n);
 	p = cg_gep(cg, cg->ctxp, arg->offset);
 	if (!arg->is_dataloc && !cg_type_is_buf(&arg->type))
 		return cg_load(cg, p, &arg->type, cg_align_at(8, arg->offset));

@@ -239,4 +239,9 @@ LLVMValueRef cg_tuple_field(struct cg *cg, struct node *n);
 /* The probe argument args->name of the current match, or NULL. */
 const struct probe_arg *cg_probe_arg(struct cg *cg, const struct node *field);
 
+/* ---- cg_usdt.c ---- */
+
+/* A USDT argument (arg->loc set) as an i64, from registers, user memory or a constant. */
+LLVMValueRef cg_usdt_arg(struct cg *cg, const struct probe_arg *arg, struct node *n);
+
 #endif

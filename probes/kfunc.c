@@ -168,6 +168,12 @@ static int kfunc_args_common(struct probe_env *env, struct arena *a, const char 
 	return 0;
 }
 
+int probe_btf_func_args(struct probe_env *env, struct arena *a, const char *func,
+			struct probe_arg **args, uint32_t *nargs, struct probe_err *err)
+{
+	return kfunc_args_common(env, a, func, false, args, nargs, err);
+}
+
 static int kfunc_args(struct probe_env *env, struct arena *a, const char *target,
 		      struct probe_arg **args, uint32_t *nargs, struct probe_err *err)
 {

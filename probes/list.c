@@ -18,14 +18,21 @@ static int list_type(struct probe_env *env, struct arena *a, const struct probe_
 	char **targets;
 	size_t n;
 	int ret = pt->match(env, a, target_pat, &targets, &n, &err);
+	const char *prev = NULL;
 
 	if (ret < 0)
 		return ret;
 	for (size_t i = 0; i < n; i++) {
 		struct probe_arg *args = NULL;
 		uint32_t nargs = 0;
+		char *name = pt->probe_name ? pt->probe_name(a, targets[i])
+					    : arena_printf(a, "%s:%s", pt->name, targets[i]);
 
-		fprintf(out, "%s:%s\n", pt->name, targets[i]);
+		/* Several targets of one name (USDT locations) list once, with the first's args. */
+		if (prev && !strcmp(prev, name))
+			continue;
+		prev = name;
+		fprintf(out, "%s\n", name);
 		if (!verbose || !pt->args || pt->args(env, a, targets[i], &args, &nargs, &err))
 			continue;
 		for (uint32_t j = 0; j < nargs; j++)
@@ -56,7 +63,9 @@ int probe_list(struct probe_env *env, const char *pattern, bool verbose, void *o
 	type_pat = pattern ? arena_strndup(a, pattern, colon ? (size_t)(colon - pattern) : strlen(pattern))
 			   : arena_strdup(a, "*");
 	for (const struct probe_type *const *pt = probe_types; *pt; pt++) {
-		if (!(*pt)->list_all || !list_type_matches(*pt, type_pat))
+		/* A type with no list of everything (usdt: which binary?) lists only given a target. */
+		if (!(*pt)->has_target || (!(*pt)->list_all && !colon) ||
+		    !list_type_matches(*pt, type_pat))
 			continue;
 		ret = list_type(env, a, *pt, colon ? colon + 1 : (*pt)->list_all, verbose, out_file);
 		/* Listing every type skips the ones this kernel lacks (no kprobes, no BTF). */

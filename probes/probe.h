@@ -78,6 +78,11 @@ struct probe_type {
 	 * can do (a multi program falls back to single links where multi links are missing).
 	 */
 	int (*prepare)(struct bpf_program *prog, const struct aot_probe *p, struct probe_err *err);
+	/*
+	 * Optional: what `probe` prints for a concrete target, arena-allocated, where it is not
+	 * "TYPE:TARGET" (the locations of one USDT probe are several targets of one name).
+	 */
+	char *(*probe_name)(struct arena *a, const char *target);
 };
 
 /* The links of a run and what attaching shares across probes, owned by the runtime. */

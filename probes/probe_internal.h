@@ -63,6 +63,13 @@ int probe_multi_attach(struct bpf_program *prog, const struct aot_probe *p,
 		       const char *prefix, size_t n, struct probe_links *links,
 		       struct probe_err *err);
 
+/* uprobe.c: "libc" -> "/usr/lib/x86_64-linux-gnu/libc.so.6"; a path made absolute. NULL: none. */
+char *probe_resolve_binary(struct arena *a, const char *bin);
+
+/* kfunc.c: the parameters of a kernel function from BTF, as kfunc args (slot i at 8 * i). */
+int probe_btf_func_args(struct probe_env *env, struct arena *a, const char *func,
+			struct probe_arg **args, uint32_t *nargs, struct probe_err *err);
+
 struct btf;
 /* The running kernel's BTF, parsed once per run; NULL with err set if it has none. */
 struct btf *probe_env_vmlinux_btf(struct probe_env *env, struct probe_err *err);

@@ -9,7 +9,7 @@
 
 extern const struct probe_type probe_begin, probe_end, probe_tracepoint, probe_interval,
 	probe_uprobe, probe_uretprobe, probe_kprobe, probe_kretprobe, probe_kfunc, probe_kretfunc,
-	probe_rawtracepoint, probe_profile, probe_software, probe_hardware;
+	probe_rawtracepoint, probe_profile, probe_software, probe_hardware, probe_usdt;
 
 const struct probe_type *const probe_types[] = {
 	&probe_begin,
@@ -26,6 +26,7 @@ const struct probe_type *const probe_types[] = {
 	&probe_hardware,
 	&probe_uprobe,
 	&probe_uretprobe,
+	&probe_usdt,
 	NULL,
 };
 

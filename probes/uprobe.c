@@ -61,6 +61,11 @@ static char *uprobe_resolve(struct arena *a, const char *bin)
 	return NULL;
 }
 
+char *probe_resolve_binary(struct arena *a, const char *bin)
+{
+	return uprobe_resolve(a, bin);
+}
+
 /* Splits "BINARY:FUNC" at the last ':' (paths have none, but a function may have "+off"). */
 static int uprobe_split(struct arena *a, const char *target, char **bin, char **func)
 {

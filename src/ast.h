@@ -224,6 +224,24 @@ struct probe_arg {
 	bool is_dataloc;  /* __data_loc: a u32 (len << 16 | offset) to the bytes */
 	bool is_user_ptr; /* a pointer into user memory (char * from a syscall) */
 	bool hidden;      /* reached as a builtin (arg0, retval), not as args->name */
+	/* USDT arguments: where the value is (0, PROBE_ARG_CTX: the context at offset). */
+	uint8_t loc;      /* enum probe_arg_loc */
+	int8_t loc_size;  /* bytes of the value, negative if signed ("-4@%edi": -4) */
+	int64_t loc_value; /* CONST: the value; MEM: the displacement; PCREL: the address in the file */
+	uint64_t loc_pc;  /* PCREL: the probe's address in the file (finds the load bias) */
+};
+
+/*
+ * Where a USDT argument lives. REG and MEM name a register by its offset in struct pt_regs
+ * (probe_arg.offset); MEM and PCREL values are read from user memory.
+ */
+enum probe_arg_loc {
+	PROBE_ARG_CTX = 0,     /* the context at offset, as loaded by type */
+	PROBE_ARG_REG,         /* a register: "-4@%edi" */
+	PROBE_ARG_MEM,         /* memory at register + loc_value: "8@-8(%rbp)" */
+	PROBE_ARG_CONST,       /* loc_value: "-4@$5" */
+	PROBE_ARG_PCREL,       /* memory at a global's address (load bias + loc_value): "8@g(%rip)" */
+	PROBE_ARG_UNSUPPORTED, /* a form aotrace cannot read (decl says which) */
 };
 
 /* One concrete probe a wildcard attach point expanded to. */

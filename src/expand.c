@@ -155,8 +155,9 @@ static int expand_attach(struct expand_ctx *ctx, struct node *ap)
 
 		m->pt = pt;
 		m->target = targets[i];
-		m->name = pt->has_target ? arena_printf(a, "%s:%s", pt->name, targets[i])
-					 : arena_strdup(a, pt->name);
+		m->name = pt->probe_name ? pt->probe_name(a, targets[i])
+			  : pt->has_target ? arena_printf(a, "%s:%s", pt->name, targets[i])
+					   : arena_strdup(a, pt->name);
 		m->section = pt->section(a, targets[i]);
 		m->func = expand_func_name(ctx, m->name);
 		ret = expand_add_meta(ctx, m, 0);
