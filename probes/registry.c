@@ -9,7 +9,8 @@
 
 extern const struct probe_type probe_begin, probe_end, probe_tracepoint, probe_interval,
 	probe_uprobe, probe_uretprobe, probe_kprobe, probe_kretprobe, probe_kfunc, probe_kretfunc,
-	probe_rawtracepoint, probe_profile, probe_software, probe_hardware, probe_usdt;
+	probe_rawtracepoint, probe_profile, probe_software, probe_hardware, probe_usdt,
+	probe_watchpoint;
 
 const struct probe_type *const probe_types[] = {
 	&probe_begin,
@@ -27,6 +28,7 @@ const struct probe_type *const probe_types[] = {
 	&probe_uprobe,
 	&probe_uretprobe,
 	&probe_usdt,
+	&probe_watchpoint,
 	NULL,
 };
 

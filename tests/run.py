@@ -186,6 +186,28 @@ def probe_perf(type_, config, missing):
     return probe
 
 
+def probe_watchpoint(env):
+    """A hardware write breakpoint on a variable of this process (PERF_TYPE_BREAKPOINT)."""
+    libc = ctypes.CDLL(None, use_errno=True)
+    var = ctypes.c_long(0)
+    # struct perf_event_attr up to bp_len (PERF_ATTR_SIZE_VER1, 72 bytes): type, size, config,
+    # sample_period, sample_type, read_format, flags, wakeup_events, bp_type, bp_addr, bp_len.
+    attr = struct.pack('<IIQQQQQIIQQ', 5, 72, 0, 1, 0, 0, 1, 0, 2, ctypes.addressof(var), 8)
+    buf = ctypes.create_string_buffer(attr, 72)
+    fd = libc.syscall(298, buf, 0, -1, -1, 0)
+    if fd < 0:
+        return 'no hardware breakpoints (%s)' % os.strerror(ctypes.get_errno())
+    os.close(fd)
+    return None
+
+
+def probe_sdt(env):
+    """What the USDT tests build their traced program with: a C compiler and <sys/sdt.h>."""
+    r = subprocess.run(['cc', '-x', 'c', '-fsyntax-only', '-'], input='#include <sys/sdt.h>\n',
+                       capture_output=True, text=True)
+    return None if r.returncode == 0 else 'no cc or <sys/sdt.h> (install systemtap-sdt-dev)'
+
+
 def probe_ringbuf(env):
     script = ('mount -t bpf bpf /sys/fs/bpf && "$0" map create /sys/fs/bpf/rb type ringbuf'
               ' key 0 value 0 entries 4096 name aot_probe_rb')
@@ -237,6 +259,8 @@ FEATURES.update({
     'perf_event': probe_perf(1, 0, 'no software perf events'),       # SW_CPU_CLOCK
     'hardware': probe_perf(0, 0, 'no hardware perf events'),         # HW_CPU_CYCLES
     'ringbuf': probe_ringbuf,
+    'watchpoint': probe_watchpoint,
+    'sdt': probe_sdt,
     'btf': probe_btf,
     'kstack': probe_kstack,
     'bpftool': probe_tool('bpftool', 'bpftool'),
