@@ -28,6 +28,13 @@ void cg_di_init(struct cg *cg)
 	/* Without this flag the module counts as having no debug info, and no BTF comes out. */
 	LLVMAddModuleFlag(cg->mod, LLVMModuleFlagBehaviorWarning, "Debug Info Version", 18,
 			  LLVMValueAsMetadata(LLVMConstInt(cg->t_i32, version, false)));
+	/*
+	 * BTF is all a BPF loader reads; the DWARF the AsmPrinter would also write is dead weight
+	 * (a fifth of a small object). Its DWARF writer stays off for a module that asks for
+	 * CodeView without a "Dwarf Version"; CodeView itself is only written for Windows targets.
+	 */
+	LLVMAddModuleFlag(cg->mod, LLVMModuleFlagBehaviorWarning, "CodeView", 8,
+			  LLVMValueAsMetadata(LLVMConstInt(cg->t_i32, 1, false)));
 }
 
 static LLVMMetadataRef cg_di_basic(struct cg *cg, const char *name, uint32_t bits, unsigned ate)

@@ -65,7 +65,8 @@ LLVMValueRef cg_multi_probe_name(struct cg *cg, struct node *n)
 	found = LLVMBuildICmp(cg->b, LLVMIntNE, p, LLVMConstNull(cg->t_ptr), "");
 	LLVMBuildCondBr(cg->b, found, copy, done);
 	LLVMPositionBuilderAtEnd(cg->b, copy);
-	cg_memcpy(cg, buf, 8, p, 1, n->type.size < AOT_PROBE_NAME_MAX ? n->type.size : AOT_PROBE_NAME_MAX);
+	/* Map values are 8-byte aligned: word copies, not a byte-by-byte unrolled loop. */
+	cg_memcpy(cg, buf, 8, p, 8, n->type.size < AOT_PROBE_NAME_MAX ? n->type.size : AOT_PROBE_NAME_MAX);
 	LLVMBuildBr(cg->b, done);
 	LLVMPositionBuilderAtEnd(cg->b, done);
 	return buf;

@@ -415,9 +415,12 @@ int cg_probe(struct cg *cg, struct node *probe)
 
 	for (struct node *ap = probe->args; ap; ap = ap->next) {
 		for (uint32_t i = 0; i < ap->nmatches; i++) {
+			if (ap->matches[i].alias_of)
+				continue; /* an alias of its group's function */
 			ret = cg_probe_fn(cg, probe, &ap->matches[i]);
 			if (ret < 0)
 				return ret;
+			cg_alias_emit(cg, ap, &ap->matches[i]);
 		}
 	}
 	return 0;

@@ -254,6 +254,7 @@ int cg_compile(struct program *prog, const struct cg_opts *opts, struct diags *d
 	ret = cg_maps_define(&cg);
 	if (ret < 0)
 		goto out;
+	cg_alias_plan(&cg);
 	cg_multi_define(&cg);
 	ret = cg_functions(&cg);
 	if (ret < 0)

@@ -4,6 +4,7 @@
  * Targets are the FUNC entries of the kernel's BTF (parsed once per run, only when such a probe
  * appears); libbpf resolves each "fentry/FUNC" section to its BTF id at load.
  */
+#include <bpf/bpf.h>
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
 #include <errno.h>
@@ -11,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "arena.h"
 #include "ast.h"
@@ -204,10 +206,34 @@ static int kfunc_attach(struct bpf_program *prog, const struct aot_probe *p,
 				      p->name);
 }
 
+bool probe_kfunc_cookies_supported(struct probe_env *env)
+{
+	struct probe_err err;
+	struct btf *btf = probe_env_vmlinux_btf(env, &err);
+	/* r0 = bpf_get_attach_cookie(ctx); r0 = 0; exit: a kernel without them rejects the call. */
+	const struct bpf_insn insns[] = {
+		{ .code = 0x85, .imm = 174 }, /* call bpf_get_attach_cookie (r1 = ctx) */
+		{ .code = 0xb7, .dst_reg = 0 },
+		{ .code = 0x95 },
+	};
+	LIBBPF_OPTS(bpf_prog_load_opts, opts, .expected_attach_type = BPF_TRACE_FENTRY);
+	int id, fd;
+
+	if (!btf || (id = btf__find_by_name_kind(btf, "vfs_read", BTF_KIND_FUNC)) < 0)
+		return false;
+	opts.attach_btf_id = (uint32_t)id;
+	fd = bpf_prog_load(BPF_PROG_TYPE_TRACING, "aot_cookie", "GPL", insns, 3, &opts);
+	if (fd < 0)
+		return false;
+	close(fd);
+	return true;
+}
+
 const struct probe_type probe_kfunc = {
 	.name = "kfunc",
 	.spellings = (const char *const[]){ "fentry", "f", NULL },
 	.has_target = true,
+	.can_alias = true,
 	.builtins = PB_ARGS | PB_FUNC,
 	.list_all = "*",
 	.match = kfunc_match,
@@ -220,6 +246,7 @@ const struct probe_type probe_kretfunc = {
 	.name = "kretfunc",
 	.spellings = (const char *const[]){ "fexit", "fr", NULL },
 	.has_target = true,
+	.can_alias = true,
 	.builtins = PB_ARGS | PB_RETVAL | PB_FUNC,
 	.match = kfunc_match,
 	.section = kretfunc_section,

@@ -47,6 +47,7 @@ struct probe_type {
 	uint32_t flags;                  /* enum aot_probe_flags for every probe of this type */
 	uint32_t builtins;               /* enum probe_builtins */
 	bool has_target;                 /* false for BEGIN/END */
+	bool can_alias; /* matches may share one program cloned per target (fentry/fexit) */
 	const char *list_all;            /* the pattern -l uses to list every target; NULL: unlisted */
 
 	/*
@@ -100,6 +101,12 @@ int probe_links_add(struct probe_links *l, struct bpf_link *link);
 int probe_links_add_result(struct probe_links *l, struct bpf_link *link, struct probe_err *err,
 			   const char *hint, const char *what);
 void probe_links_destroy(struct probe_links *l);
+
+/*
+ * Whether the running kernel gives fentry/fexit programs attach cookies (tried with a small
+ * program on vmlinux's vfs_read): alias groups name their targets by cookie.
+ */
+bool probe_kfunc_cookies_supported(struct probe_env *env);
 
 /* Finds a probe type by canonical name or any spelling; NULL if unknown. */
 const struct probe_type *probe_type_find(const char *name);

@@ -88,7 +88,9 @@ int rt_attach(struct rt *rt)
 				attach_name(p), pt->name);
 			return -EOPNOTSUPP;
 		}
-		err = pt->attach(prog, p, &rt->links, &perr);
+		err = rt_clone_attach(rt, i, &perr);
+		if (err == 1)
+			err = pt->attach(prog, p, &rt->links, &perr);
 		if (err) {
 			fprintf(stderr, "ERROR: could not attach probe %s: %s\n", attach_name(p),
 				perr.msg[0] ? perr.msg : strerror(err < 0 ? -err : err));
@@ -130,4 +132,5 @@ int rt_run_flagged(struct rt *rt, uint32_t flag)
 void rt_detach(struct rt *rt)
 {
 	probe_links_destroy(&rt->links);
+	rt_clone_close(rt);
 }

@@ -169,6 +169,8 @@ int rt_load(struct rt *rt, const void *elf, size_t size)
 		i++;
 	}
 	err = rt_prepare(rt);
+	if (!err)
+		err = rt_clone_prepare(rt, elf, size);
 	if (err)
 		return err;
 	err = bpf_object__load(rt->obj);
@@ -176,7 +178,7 @@ int rt_load(struct rt *rt, const void *elf, size_t size)
 		loader_report_failure(rt, err);
 		return err;
 	}
-	return 0;
+	return rt_clone_load(rt);
 }
 
 void rt_unload(struct rt *rt)

@@ -20,7 +20,10 @@
  *     56  strtab_off, strtab_size string table: NUL-terminated strings
  *
  *   type (20 bytes inside the records above): kind size is_signed nelems elems
- *   string: offset into the string table, or AOT_META_NOSTR for a NULL pointer
+ *   string: offset into the string table, or AOT_META_NOSTR for a NULL pointer; strings may
+ *           share bytes (a target is often the end of its probe's name)
+ *   AOT_PROBE_ALIAS records: name AOT_META_NOSTR means "type:target", prog AOT_META_NOSTR
+ *           means "a.INDEX" (the probe's index), the names codegen gives aliases
  *
  * The reader checks every offset and count against total_size, every string for a NUL inside
  * the table, every type's kind and size, every tuple's element range, element offsets within
@@ -261,11 +264,29 @@ static uint32_t meta_str(struct meta_buf *strs, const char *s)
 	return off;
 }
 
+/* Whether an alias probe's program has the name codegen gives aliases, "a.INDEX". */
+static bool meta_alias_prog(const struct aot_probe *p, uint32_t i)
+{
+	char buf[16];
+
+	snprintf(buf, sizeof(buf), "a.%u", i);
+	return p->prog && !strcmp(p->prog, buf);
+}
+
+/* Whether a probe's name is "type:target", which an alias probe then leaves out. */
+static bool meta_alias_name(const struct aot_probe *p)
+{
+	size_t tl = p->type ? strlen(p->type) : 0;
+
+	return p->name && p->type && p->target && !strncmp(p->name, p->type, tl) &&
+	       p->name[tl] == ':' && !strcmp(p->name + tl + 1, p->target);
+}
+
 int aot_meta_write(const struct aot_meta *m, void **out, size_t *size)
 {
 	struct meta_buf b = {0}, strs = {0};
 	size_t offs[5], pos;
-	uint32_t i;
+	uint32_t i, last_type = AOT_META_NOSTR;
 	uint8_t *rec;
 	int err = -ENOMEM;
 
@@ -278,13 +299,35 @@ int aot_meta_write(const struct aot_meta *m, void **out, size_t *size)
 		goto out;
 	for (i = 0; i < m->nprobes; i++) {
 		const struct aot_probe *p = &m->probes[i];
+		uint32_t prog, type, target, name;
+		size_t nlen = p->name ? strlen(p->name) : 0, tlen = p->target ? strlen(p->target) : 0;
 
+		/*
+		 * Thousands of probes of one wildcard share their type, and a target is the end
+		 * of its name ("kfunc:vfs_read"): both point into strings already written.
+		 */
+		type = i && p->type && m->probes[i - 1].type && !strcmp(p->type, m->probes[i - 1].type)
+			       ? last_type
+			       : meta_str(&strs, p->type);
+		last_type = type;
+		/* An alias's program is "a.INDEX" and its name type:target: the reader makes them. */
+		prog = (p->flags & AOT_PROBE_ALIAS) && meta_alias_prog(p, i) ? AOT_META_NOSTR
+									  : meta_str(&strs, p->prog);
+		if ((p->flags & AOT_PROBE_ALIAS) && meta_alias_name(p))
+			name = AOT_META_NOSTR;
+		else
+			name = meta_str(&strs, p->name);
+		if (p->target && name != AOT_META_NOSTR && !strs.failed && tlen <= nlen &&
+		    !strcmp(p->name + nlen - tlen, p->target))
+			target = name + (uint32_t)(nlen - tlen);
+		else
+			target = meta_str(&strs, p->target);
 		rec = b.data + offs[0] + i * META_PROBE_SIZE;
 		pos = 0;
-		meta_rec32(rec, &pos, meta_str(&strs, p->prog));
-		meta_rec32(rec, &pos, meta_str(&strs, p->type));
-		meta_rec32(rec, &pos, meta_str(&strs, p->target));
-		meta_rec32(rec, &pos, meta_str(&strs, p->name));
+		meta_rec32(rec, &pos, prog);
+		meta_rec32(rec, &pos, type);
+		meta_rec32(rec, &pos, target);
+		meta_rec32(rec, &pos, name);
 		meta_rec32(rec, &pos, p->flags);
 	}
 
@@ -585,7 +628,8 @@ static int meta_read_probes(struct meta_reader *r, uint32_t off, uint32_t n)
 		struct aot_probe *pr = &m->probes[i];
 
 		m->nprobes = i + 1; /* so that aot_meta_free frees what was read */
-		err = meta_read_str(r, meta_get32(p), false, &pr->prog, "probe", i);
+		err = meta_read_str(r, meta_get32(p), !!(meta_get32(p + 16) & AOT_PROBE_ALIAS),
+				    &pr->prog, "probe", i);
 		if (!err)
 			err = meta_read_str(r, meta_get32(p + 4), false, &pr->type, "probe", i);
 		if (!err)
@@ -595,8 +639,20 @@ static int meta_read_probes(struct meta_reader *r, uint32_t off, uint32_t n)
 		if (err)
 			return err;
 		pr->flags = meta_get32(p + 16);
-		if (pr->flags & ~(uint32_t)(AOT_PROBE_BEGIN | AOT_PROBE_END | AOT_PROBE_MULTI))
+		if (pr->flags & ~(uint32_t)(AOT_PROBE_BEGIN | AOT_PROBE_END | AOT_PROBE_MULTI |
+					    AOT_PROBE_ALIAS))
 			return meta_fail(r, "probe %u: unknown flags 0x%x", i, pr->flags);
+		if ((pr->flags & AOT_PROBE_ALIAS) && !pr->prog &&
+		    asprintf(&pr->prog, "a.%u", i) < 0) {
+			pr->prog = NULL;
+			return -ENOMEM;
+		}
+		if ((pr->flags & AOT_PROBE_ALIAS) && !pr->name && pr->target) {
+			if (asprintf(&pr->name, "%s:%s", pr->type, pr->target) < 0) {
+				pr->name = NULL;
+				return -ENOMEM;
+			}
+		}
 	}
 	return 0;
 }

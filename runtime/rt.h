@@ -128,6 +128,7 @@ struct rt {
 	struct rt_buf text; /* scratch for formatting events */
 	struct rt_syms syms;
 	struct rt_render render;
+	struct rt_clones *clones; /* clone.c: alias groups, NULL if the object has none */
 };
 
 /* loader.c */
@@ -152,6 +153,16 @@ void rt_verifier_report(const struct rt *rt, const char *prog, const char *probe
 void rt_errors_report(struct rt *rt);
 int rt_errors_report_fd(const struct aot_meta *m, int fd, const uint32_t *max_keys, bool all,
 			struct output *out, uint64_t *seen);
+
+/*
+ * clone.c: alias groups (AOT_PROBE_ALIAS). Before load: only each group's template is loaded,
+ * attached to its own target. After load: a copy of the template per other alias. Attach:
+ * 1 if probe is not an alias (the probe type attaches it), else 0 or -errno with perr set.
+ */
+int rt_clone_prepare(struct rt *rt, const void *elf, size_t size);
+int rt_clone_load(struct rt *rt);
+int rt_clone_attach(struct rt *rt, uint32_t probe, struct probe_err *perr);
+void rt_clone_close(struct rt *rt);
 
 /* attach.c */
 /* Before load: lets each probe type adapt its programs to the running kernel. */

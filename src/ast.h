@@ -257,6 +257,8 @@ struct probe_match {
 	bool is_multi;     /* one program for all targets (AOT_PROBE_MULTI): target is the pattern */
 	char **targets;    /* is_multi: the targets the pattern matched when compiling */
 	uint32_t ntargets;
+	bool alias_ok;     /* expand: may share its attach point's function (alias group) */
+	struct probe_match *alias_of; /* codegen: the match whose function this one aliases */
 };
 
 struct node {
@@ -293,6 +295,13 @@ struct node {
 	uint32_t npath;
 };
 
+/* --expand: how a wildcard becomes programs (multi links are chosen apart: --no-multi). */
+enum prog_expand {
+	EXPAND_AUTO = 0, /* aliases where the run is ours and the kernel can, full otherwise */
+	EXPAND_FULL,     /* one function per match: loadable by any libbpf loader */
+	EXPAND_ALIAS,    /* one function per distinct body, an ELF alias per match */
+};
+
 /* A whole compilation: everything lives in the arena and dies with it. */
 struct program {
 	struct arena *arena;
@@ -305,6 +314,8 @@ struct program {
 	int nparams;
 	uint32_t strlen_max;   /* BPFTRACE_STRLEN, default 64 */
 	bool no_multi;         /* --no-multi: one program per wildcard match, never multi links */
+	uint32_t expand;       /* --expand: enum prog_expand */
+	uint32_t max_probes;   /* --max-probes; 0: BPFTRACE_MAX_PROBES or 512 */
 	struct ctypes *ctypes; /* the type universe (kernel BTF, C definitions), made on first use */
 	bool emit_elf;         /* compiled for other hosts: warn about what is not portable */
 	uint32_t map_keys_max; /* BPFTRACE_MAP_KEYS_MAX: max_entries of maps; 0: sema reads the env */

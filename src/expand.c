@@ -2,10 +2,13 @@
 /*
  * Probe expansion: AST attach points -> concrete probe matches. Each attach point names a probe
  * type (any of its spellings) and a target pattern; the probe type turns the pattern into
- * targets, and each target becomes one BPF program with its own function and section.
+ * targets. The strategy is chosen here: one multi program for a wildcard on a multi-capable
+ * type, matches that may share one function through ELF aliases (--expand), or one function
+ * and section per match. The number of probes is capped (--max-probes).
  */
 #include <ctype.h>
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "arena.h"
@@ -17,7 +20,12 @@ struct expand_ctx {
 	struct program *prog;
 	struct probe_env *env;
 	struct diags *d;
+	int cookies; /* fentry attach cookies on this kernel: -1 not tried yet, 0 no, 1 yes */
+	uint32_t nprobes; /* attached probes so far: one per match, one per multi program */
+	struct node *widest; /* the attach point with the most of them, for the limit's error */
 };
+
+#define EXPAND_MAX_PROBES_DEFAULT 512 /* bpftrace's BPFTRACE_MAX_PROBES default */
 
 /* A C identifier for the program's function, unique in the object: "tracepoint_syscalls_..." */
 static char *expand_func_name(struct expand_ctx *ctx, const char *probe_name)
@@ -89,6 +97,71 @@ static int expand_multi(struct expand_ctx *ctx, struct node *ap, const struct pr
 	return expand_add_meta(ctx, m, AOT_PROBE_MULTI);
 }
 
+/*
+ * Whether the matches of a wildcard may share one function as ELF aliases (codegen groups them
+ * by body). Only aotrace's runtime loads aliases, so auto wants them only for a run here (not
+ * --emit-elf, which a generic libbpf loader must load) and only where the kernel gives fentry
+ * programs the attach cookies that name each target.
+ */
+static bool expand_alias_ok(struct expand_ctx *ctx, const struct probe_type *pt, size_t ntargets)
+{
+	const struct program *prog = ctx->prog;
+
+	if (!pt->can_alias || ntargets < 2 || prog->expand == EXPAND_FULL)
+		return false;
+	if (prog->expand == EXPAND_ALIAS)
+		return true;
+	if (prog->emit_elf)
+		return false;
+	if (ctx->cookies < 0)
+		ctx->cookies = probe_kfunc_cookies_supported(ctx->env);
+	return ctx->cookies > 0;
+}
+
+static void expand_count(struct expand_ctx *ctx, struct node *ap, uint32_t n)
+{
+	ctx->nprobes += n;
+	if (!ctx->widest || n > ctx->widest->nmatches)
+		ctx->widest = ap;
+}
+
+/* The probe limit, as bpftrace's BPFTRACE_MAX_PROBES: an error naming the widest wildcard. */
+static int expand_check_limit(struct expand_ctx *ctx)
+{
+	const char *env = getenv("BPFTRACE_MAX_PROBES");
+	uint32_t max = ctx->prog->max_probes;
+	struct node *ap = ctx->widest;
+
+	if (!max && env) {
+		char *end;
+		unsigned long v = strtoul(env, &end, 10);
+
+		if (!*env || *end || !v || v > UINT32_MAX) {
+			diag_error(ctx->d, (struct loc){0}, "give a number of probes, e.g. 2048",
+				   "BPFTRACE_MAX_PROBES='%s' is not a positive number", env);
+			return -EINVAL;
+		}
+		max = (uint32_t)v;
+	}
+	if (!max)
+		max = EXPAND_MAX_PROBES_DEFAULT;
+	if (ctx->nprobes <= max)
+		return 0;
+	diag_error(ctx->d, ap ? ap->loc : (struct loc){0},
+		   arena_printf(ctx->prog->arena,
+				"a multi-capable probe type attaches a whole wildcard with one link "
+				"(kprobe:%s instead of kfunc:%s); or raise the limit with --max-probes "
+				"N or BPFTRACE_MAX_PROBES, knowing that each probe costs attach and "
+				"detach time",
+				ap && ap->target ? ap->target : "PATTERN",
+				ap && ap->target ? ap->target : "PATTERN"),
+		   "%u probes exceed the limit of %u%s%s", ctx->nprobes, max,
+		   ap ? " (" : "", ap ? arena_printf(ctx->prog->arena, "%s:%s matches %u)",
+						      ap->provider, ap->target, ap->nmatches)
+		      : "");
+	return -E2BIG;
+}
+
 static int expand_attach(struct expand_ctx *ctx, struct node *ap)
 {
 	struct arena *a = ctx->prog->arena;
@@ -96,6 +169,7 @@ static int expand_attach(struct expand_ctx *ctx, struct node *ap)
 	struct probe_err err = { { 0 }, { 0 } };
 	char **targets = NULL, hint[512];
 	size_t ntargets = 0;
+	bool alias_ok;
 	int ret;
 
 	if (!pt) {
@@ -127,6 +201,7 @@ static int expand_attach(struct expand_ctx *ctx, struct node *ap)
 		    !ctx->prog->no_multi && probe_has_wildcard(ap->target)) {
 			diag_warn(ctx->d, ap->loc, "the targets are found on the host that runs it",
 				  "%s; compiling %s:%s unchecked", err.msg, pt->name, ap->target);
+			expand_count(ctx, ap, 1);
 			return expand_multi(ctx, ap, pt, NULL, 0);
 		}
 		if (ret < 0) {
@@ -145,15 +220,21 @@ static int expand_attach(struct expand_ctx *ctx, struct node *ap)
 	 * A wildcard on a multi-capable type is one program for all its targets: one link
 	 * where the kernel has multi links, one link per target of the same program where not.
 	 */
-	if (pt->multi_section && !ctx->prog->no_multi && probe_has_wildcard(ap->target))
+	if (pt->multi_section && !ctx->prog->no_multi && probe_has_wildcard(ap->target)) {
+		expand_count(ctx, ap, 1);
 		return expand_multi(ctx, ap, pt, targets, ntargets);
+	}
 
 	ap->matches = arena_alloc(a, ntargets * sizeof(*ap->matches));
 	ap->nmatches = (uint32_t)ntargets;
+	if (pt->has_target)
+		expand_count(ctx, ap, (uint32_t)ntargets);
+	alias_ok = expand_alias_ok(ctx, pt, ntargets);
 	for (size_t i = 0; i < ntargets; i++) {
 		struct probe_match *m = &ap->matches[i];
 
 		m->pt = pt;
+		m->alias_ok = alias_ok;
 		m->target = targets[i];
 		m->name = pt->probe_name ? pt->probe_name(a, targets[i])
 			  : pt->has_target ? arena_printf(a, "%s:%s", pt->name, targets[i])
@@ -169,7 +250,7 @@ static int expand_attach(struct expand_ctx *ctx, struct node *ap)
 
 int expand_probes(struct program *prog, struct probe_env *env, struct diags *d)
 {
-	struct expand_ctx ctx = { .prog = prog, .env = env, .d = d };
+	struct expand_ctx ctx = { .prog = prog, .env = env, .d = d, .cookies = -1 };
 	size_t errors = d->nerrors;
 
 	for (struct node *p = prog->root->body; p; p = p->next) {
@@ -179,5 +260,7 @@ int expand_probes(struct program *prog, struct probe_env *env, struct diags *d)
 			if (expand_attach(&ctx, ap) == -ENOMEM)
 				return -ENOMEM;
 	}
+	if (d->nerrors == errors)
+		expand_check_limit(&ctx);
 	return d->nerrors > errors ? -EINVAL : 0;
 }

@@ -39,6 +39,8 @@ struct cli {
 	bool quiet;
 	bool list;            /* -l [PATTERN] */
 	bool no_multi;        /* --no-multi */
+	uint32_t expand;      /* --expand: enum prog_expand */
+	uint32_t max_probes;  /* --max-probes */
 	bool unsafe;          /* --unsafe */
 	uint32_t map_keys_max; /* --map-keys-max */
 	char **params;
@@ -63,6 +65,8 @@ static const struct cli_opt {
 	{ "unsafe", no_argument, 258, NULL, "allow functions that act on the system: system(), signal(), override()" },
 	{ "map-keys-max", required_argument, 259, "N", "maps hold at most N keys (default 4096, or BPFTRACE_MAP_KEYS_MAX)" },
 	{ "no-multi", no_argument, 257, NULL, "one program per wildcard match instead of one program with a multi link" },
+	{ "expand", required_argument, 270, "HOW", "kfunc wildcards: auto, full (one function per match) or alias (one per body, cloned at load)" },
+	{ "max-probes", required_argument, 271, "N", "refuse to attach more than N probes (default 512, or BPFTRACE_MAX_PROBES)" },
 	{ "verbose", no_argument, 'v', NULL, "say more: libbpf messages, full verifier logs" },
 	{ "quiet", no_argument, 'q', NULL, "do not print the \"Attaching N probes...\" line" },
 	{ "help", no_argument, 'h', NULL, "show this help and exit" },
@@ -200,6 +204,29 @@ static int cli_parse(int argc, char **argv, struct cli *cli)
 				return -EINVAL;
 			}
 			cli->map_keys_max = (uint32_t)v;
+			break;
+		}
+		case 270:
+			if (!strcmp(optarg, "auto")) {
+				cli->expand = EXPAND_AUTO;
+			} else if (!strcmp(optarg, "full")) {
+				cli->expand = EXPAND_FULL;
+			} else if (!strcmp(optarg, "alias")) {
+				cli->expand = EXPAND_ALIAS;
+			} else {
+				fprintf(stderr, "aotrace: --expand takes auto, full or alias\n");
+				return -EINVAL;
+			}
+			break;
+		case 271: {
+			char *end;
+			unsigned long v = strtoul(optarg, &end, 10);
+
+			if (*end || !v || v > UINT32_MAX) {
+				fprintf(stderr, "aotrace: --max-probes takes a positive number\n");
+				return -EINVAL;
+			}
+			cli->max_probes = (uint32_t)v;
 			break;
 		}
 		case 'h':
@@ -369,6 +396,8 @@ static int compile_and_run(const struct cli *cli, struct source *src)
 	}
 	prog.strlen_max = 64;
 	prog.no_multi = cli->no_multi;
+	prog.expand = cli->expand;
+	prog.max_probes = cli->max_probes;
 	prog.unsafe = cli->unsafe;
 	prog.map_keys_max = cli->map_keys_max;
 	prog.emit_elf = cli->emit_elf != NULL;

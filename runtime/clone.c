@@ -1,0 +1,329 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Alias groups (AOT_PROBE_ALIAS): several ELF symbols share one program's code, and libbpf
+ * relocates only one of them. Before load, the one libbpf relocates becomes the template (the
+ * others are not loaded); after load, its final instructions are loaded again per other
+ * target with that target's BTF id, and each clone is attached with its own attach cookie.
+ */
+#include <elf.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <bpf/bpf.h>
+#include <bpf/btf.h>
+#include <bpf/libbpf.h>
+
+#include "rt.h"
+
+/* One alias probe: its group's template program, and the clone made for it (if not it). */
+struct rt_clone {
+	uint32_t probe;               /* index in meta->probes */
+	struct bpf_program *prog;     /* its own libbpf program (not loaded unless the template) */
+	struct bpf_program *tmpl;     /* the group's relocated program */
+	uint64_t key;                 /* (section index << 32) | symbol value: its group */
+	int fd, link;                 /* the clone (-1 for the template itself) and its link */
+};
+
+struct rt_clones {
+	struct rt_clone *v;
+	size_t n;
+	struct btf *vmlinux;
+};
+
+/* The (section, offset) of each alias probe's symbol: symbols at the same place are a group. */
+static int clone_symbols(struct rt *rt, const void *elf, size_t size, struct rt_clones *c)
+{
+	const uint8_t *img = elf;
+	const Elf64_Ehdr *eh = elf;
+	const Elf64_Shdr *sh;
+	const Elf64_Sym *syms = NULL;
+	const char *strs = NULL;
+	size_t nsyms = 0, strsz = 0;
+
+	/* rt_load has validated the section headers (rt_elf_section) before we get here. */
+	if (size < sizeof(*eh) || eh->e_shoff > size ||
+	    (size - eh->e_shoff) / sizeof(Elf64_Shdr) < eh->e_shnum)
+		return -EINVAL;
+	sh = (const Elf64_Shdr *)(img + eh->e_shoff);
+	for (size_t i = 0; i < eh->e_shnum; i++) {
+		if (sh[i].sh_type != SHT_SYMTAB || sh[i].sh_link >= eh->e_shnum)
+			continue;
+		if (sh[i].sh_offset > size || sh[i].sh_size > size - sh[i].sh_offset ||
+		    sh[sh[i].sh_link].sh_offset > size ||
+		    sh[sh[i].sh_link].sh_size > size - sh[sh[i].sh_link].sh_offset)
+			return -EINVAL;
+		syms = (const Elf64_Sym *)(img + sh[i].sh_offset);
+		nsyms = sh[i].sh_size / sizeof(Elf64_Sym);
+		strs = (const char *)img + sh[sh[i].sh_link].sh_offset;
+		strsz = sh[sh[i].sh_link].sh_size;
+	}
+	if (!syms)
+		return -EINVAL;
+	for (size_t k = 0; k < c->n; k++) {
+		const char *name = rt->meta->probes[c->v[k].probe].prog;
+		size_t len = strlen(name);
+
+		for (size_t j = 0; j < nsyms; j++) {
+			if (syms[j].st_name >= strsz || strsz - syms[j].st_name <= len ||
+			    memcmp(strs + syms[j].st_name, name, len + 1))
+				continue;
+			c->v[k].key = ((uint64_t)syms[j].st_shndx << 32) | (uint32_t)syms[j].st_value;
+			break;
+		}
+	}
+	return 0;
+}
+
+int rt_clone_prepare(struct rt *rt, const void *elf, size_t size)
+{
+	struct rt_clones *c;
+	struct bpf_program *prog;
+	size_t n = 0;
+	int err;
+
+	for (uint32_t i = 0; i < rt->meta->nprobes; i++)
+		n += !!(rt->meta->probes[i].flags & AOT_PROBE_ALIAS);
+	if (!n)
+		return 0;
+	c = calloc(1, sizeof(*c));
+	if (!c || !(c->v = calloc(n, sizeof(*c->v)))) {
+		free(c);
+		return -ENOMEM;
+	}
+	rt->clones = c;
+	for (uint32_t i = 0; i < rt->meta->nprobes; i++) {
+		const struct aot_probe *p = &rt->meta->probes[i];
+
+		if (!(p->flags & AOT_PROBE_ALIAS))
+			continue;
+		c->v[c->n] = (struct rt_clone){ .probe = i, .fd = -1, .link = -1 };
+		c->v[c->n].prog = bpf_object__find_program_by_name(rt->obj, p->prog);
+		if (!c->v[c->n].prog) {
+			fprintf(stderr, "ERROR: probe %s: no program '%s' in the object\n", p->name,
+				p->prog);
+			return -ENOENT;
+		}
+		c->n++;
+	}
+	err = clone_symbols(rt, elf, size, c);
+	if (err) {
+		fprintf(stderr, "ERROR: %s: cannot read the symbol table\n", rt->opts->obj_name);
+		return err;
+	}
+	/*
+	 * libbpf gives a relocation to the last program at its offset in its own order (the one
+	 * bpf_object__for_each_program meets last), so that one is the group's template.
+	 */
+	bpf_object__for_each_program(prog, rt->obj)
+	{
+		size_t k;
+
+		for (k = 0; k < c->n && c->v[k].prog != prog; k++)
+			;
+		if (k == c->n)
+			continue;
+		for (size_t j = 0; j < c->n; j++)
+			if (c->v[j].key == c->v[k].key)
+				c->v[j].tmpl = prog;
+	}
+	for (size_t k = 0; k < c->n; k++) {
+		struct rt_clone *cl = &c->v[k];
+
+		if (cl->prog != cl->tmpl) {
+			bpf_program__set_autoload(cl->prog, false);
+			continue;
+		}
+		/* Its section names the group's first target; it serves its own. */
+		err = bpf_program__set_attach_target(cl->prog, 0,
+						     rt->meta->probes[cl->probe].target);
+		if (err) {
+			fprintf(stderr, "ERROR: probe %s: %s\n", rt->meta->probes[cl->probe].name,
+				strerror(-err));
+			return err;
+		}
+	}
+	return 0;
+}
+
+/* The template's BTF, func and line info as the kernel holds them, for the clones' loads. */
+struct clone_info {
+	struct bpf_prog_info info;
+	void *func_info, *line_info;
+	int btf_fd;
+};
+
+static void clone_info_get(int fd, struct clone_info *ci)
+{
+	struct bpf_prog_info *in = &ci->info;
+	uint32_t len = sizeof(*in);
+	uint32_t nf, nl, fsz, lsz;
+
+	memset(ci, 0, sizeof(*ci));
+	ci->btf_fd = -1;
+	if (bpf_prog_get_info_by_fd(fd, in, &len))
+		return;
+	nf = in->nr_func_info;
+	nl = in->nr_line_info;
+	fsz = in->func_info_rec_size;
+	lsz = in->line_info_rec_size;
+	if (!in->btf_id || !nf)
+		return;
+	ci->func_info = calloc(nf, fsz);
+	ci->line_info = calloc(nl ? nl : 1, lsz ? lsz : 1);
+	if (!ci->func_info || !ci->line_info)
+		goto fail;
+	memset(in, 0, sizeof(*in));
+	in->nr_func_info = nf;
+	in->func_info_rec_size = fsz;
+	in->func_info = (uintptr_t)ci->func_info;
+	in->nr_line_info = nl;
+	in->line_info_rec_size = lsz;
+	in->line_info = (uintptr_t)ci->line_info;
+	len = sizeof(*in);
+	if (bpf_prog_get_info_by_fd(fd, in, &len))
+		goto fail;
+	ci->btf_fd = bpf_btf_get_fd_by_id(in->btf_id);
+	if (ci->btf_fd >= 0)
+		return;
+fail:
+	free(ci->func_info);
+	free(ci->line_info);
+	ci->func_info = ci->line_info = NULL;
+	in->nr_func_info = in->nr_line_info = 0;
+}
+
+static int clone_load_one(struct rt *rt, struct rt_clone *cl, const struct clone_info *ci)
+{
+	const struct aot_probe *p = &rt->meta->probes[cl->probe];
+	LIBBPF_OPTS(bpf_prog_load_opts, opts,
+		    .expected_attach_type = bpf_program__expected_attach_type(cl->tmpl));
+	int id;
+
+	id = btf__find_by_name_kind(rt->clones->vmlinux, p->target, BTF_KIND_FUNC);
+	if (id < 0) {
+		fprintf(stderr, "ERROR: probe %s: the kernel's BTF has no function %s\n", p->name,
+			p->target);
+		return -ENOENT;
+	}
+	opts.attach_btf_id = (uint32_t)id;
+	if (ci->btf_fd >= 0) {
+		opts.prog_btf_fd = ci->btf_fd;
+		opts.func_info = ci->func_info;
+		opts.func_info_cnt = ci->info.nr_func_info;
+		opts.func_info_rec_size = ci->info.func_info_rec_size;
+		opts.line_info = ci->line_info;
+		opts.line_info_cnt = ci->info.nr_line_info;
+		opts.line_info_rec_size = ci->info.line_info_rec_size;
+	}
+	cl->fd = bpf_prog_load(bpf_program__type(cl->tmpl), p->prog, "GPL",
+			       bpf_program__insns(cl->tmpl), bpf_program__insn_cnt(cl->tmpl), &opts);
+	if (cl->fd < 0) {
+		int err = -errno;
+
+		fprintf(stderr, "ERROR: probe %s: cannot load its copy of %s: %s\n", p->name,
+			bpf_program__name(cl->tmpl), strerror(-err));
+		cl->fd = -1;
+		return err;
+	}
+	return 0;
+}
+
+int rt_clone_load(struct rt *rt)
+{
+	struct rt_clones *c = rt->clones;
+	struct bpf_program *last = NULL;
+	struct clone_info ci = { .btf_fd = -1 };
+	int err = 0;
+
+	if (!c)
+		return 0;
+	c->vmlinux = btf__load_vmlinux_btf();
+	if (!c->vmlinux) {
+		err = -errno;
+		fprintf(stderr, "ERROR: cannot read the kernel's BTF: %s\n", strerror(-err));
+		return err;
+	}
+	for (size_t k = 0; k < c->n && !err; k++) {
+		struct rt_clone *cl = &c->v[k];
+
+		if (cl->prog == cl->tmpl)
+			continue;
+		if (cl->tmpl != last) {
+			if (ci.btf_fd >= 0)
+				close(ci.btf_fd);
+			free(ci.func_info);
+			free(ci.line_info);
+			clone_info_get(bpf_program__fd(cl->tmpl), &ci);
+			last = cl->tmpl;
+		}
+		err = clone_load_one(rt, cl, &ci);
+	}
+	if (ci.btf_fd >= 0)
+		close(ci.btf_fd);
+	free(ci.func_info);
+	free(ci.line_info);
+	return err;
+}
+
+int rt_clone_attach(struct rt *rt, uint32_t probe, struct probe_err *perr)
+{
+	struct rt_clones *c = rt->clones;
+	struct rt_clone *cl = NULL;
+	const struct aot_probe *p = &rt->meta->probes[probe];
+	LIBBPF_OPTS(bpf_link_create_opts, lopts);
+	char name[AOT_PROBE_NAME_MAX] = { 0 };
+	uint64_t cookie;
+	int fd;
+
+	for (size_t k = 0; c && k < c->n && !cl; k++)
+		if (c->v[k].probe == probe)
+			cl = &c->v[k];
+	if (!cl)
+		return 1; /* not a clone: the probe type attaches it */
+	fd = cl->fd >= 0 ? cl->fd : bpf_program__fd(cl->tmpl);
+	cookie = rt->links.next_cookie++;
+	if (rt->links.names_map) {
+		snprintf(name, sizeof(name), "%s", p->name ? p->name : p->prog);
+		if (bpf_map__update_elem(rt->links.names_map, &cookie, sizeof(cookie), name,
+					 sizeof(name), 0)) {
+			snprintf(perr->msg, sizeof(perr->msg), "cannot record the name of %s: %s",
+				 name, strerror(errno));
+			return -errno;
+		}
+		lopts.tracing.cookie = cookie;
+	}
+	cl->link = bpf_link_create(fd, 0, bpf_program__expected_attach_type(cl->tmpl), &lopts);
+	if (cl->link < 0) {
+		int err = -errno;
+
+		cl->link = -1;
+		snprintf(perr->msg, sizeof(perr->msg), "cannot attach %s: %s", p->name,
+			 strerror(-err));
+		snprintf(perr->hint, sizeof(perr->hint),
+			 "--expand=full compiles one program per function%s",
+			 rt->links.names_map ? " (this kernel may lack fentry attach cookies)" : "");
+		return err;
+	}
+	return 0;
+}
+
+void rt_clone_close(struct rt *rt)
+{
+	struct rt_clones *c = rt->clones;
+
+	if (!c)
+		return;
+	for (size_t k = 0; k < c->n; k++) {
+		if (c->v[k].link >= 0)
+			close(c->v[k].link);
+		if (c->v[k].fd >= 0)
+			close(c->v[k].fd);
+	}
+	btf__free(c->vmlinux);
+	free(c->v);
+	free(c);
+	rt->clones = NULL;
+}
