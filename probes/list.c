@@ -11,6 +11,18 @@
 #include "ast.h"
 #include "probe_internal.h"
 
+/* Hidden arg0..argN are listed only for probes whose arguments have no names. */
+static void list_args(FILE *out, const struct probe_arg *args, uint32_t nargs)
+{
+	bool named = false;
+
+	for (uint32_t j = 0; j < nargs; j++)
+		named = named || !args[j].hidden;
+	for (uint32_t j = 0; j < nargs; j++)
+		if (!named || !args[j].hidden || strncmp(args[j].name, "arg", 3))
+			fprintf(out, "    %s\n", args[j].decl);
+}
+
 static int list_type(struct probe_env *env, struct arena *a, const struct probe_type *pt,
 		     const char *target_pat, bool verbose, FILE *out)
 {
@@ -35,8 +47,7 @@ static int list_type(struct probe_env *env, struct arena *a, const struct probe_
 		fprintf(out, "%s\n", name);
 		if (!verbose || !pt->args || pt->args(env, a, targets[i], &args, &nargs, &err))
 			continue;
-		for (uint32_t j = 0; j < nargs; j++)
-			fprintf(out, "    %s\n", args[j].decl);
+		list_args(out, args, nargs);
 	}
 	return (int)n;
 }
@@ -80,4 +91,52 @@ int probe_list(struct probe_env *env, const char *pattern, bool verbose, void *o
 	}
 	arena_free(a);
 	return ret ? ret : total ? 0 : -ENOENT;
+}
+
+/* One concrete probe of a script and, verbose, its arguments; repeats of a name list once. */
+static void list_match(struct probe_env *env, struct arena *a, const struct probe_type *pt,
+		       const char *name, const char *target, bool verbose, const char **prev,
+		       FILE *out)
+{
+	struct probe_err err = { { 0 }, { 0 } };
+	struct probe_arg *args = NULL;
+	uint32_t nargs = 0;
+
+	if (*prev && !strcmp(*prev, name))
+		return;
+	*prev = name;
+	fprintf(out, "%s\n", name);
+	if (verbose && pt->args && target && !pt->args(env, a, target, &args, &nargs, &err))
+		list_args(out, args, nargs);
+}
+
+int probe_list_program(struct probe_env *env, const struct node *root, bool verbose, void *out_file)
+{
+	struct arena *a = arena_new();
+	const char *prev = NULL;
+
+	if (!a)
+		return -ENOMEM;
+	for (const struct node *p = root->body; p; p = p->next) {
+		if (p->kind != NODE_PROBE)
+			continue;
+		for (const struct node *ap = p->args; ap; ap = ap->next) {
+			for (uint32_t i = 0; i < ap->nmatches; i++) {
+				const struct probe_match *m = &ap->matches[i];
+				size_t plen = strlen(m->pt->name) + 1;
+
+				if (!m->is_multi || !m->ntargets) {
+					list_match(env, a, m->pt, m->name, m->is_multi ? NULL : m->target,
+						   verbose, &prev, out_file);
+					continue;
+				}
+				/* A multi program's targets are named "TYPE:TARGET". */
+				for (uint32_t t = 0; t < m->ntargets; t++)
+					list_match(env, a, m->pt, m->targets[t], m->targets[t] + plen,
+						   verbose, &prev, out_file);
+			}
+		}
+	}
+	arena_free(a);
+	return 0;
 }

@@ -119,6 +119,14 @@ extern const struct probe_type *const probe_types[];
  */
 int probe_list(struct probe_env *env, const char *pattern, bool verbose, void *out_file);
 
+/*
+ * aotrace -l with a script: prints every concrete probe the script's attach points expanded to
+ * (root is the program's AST after the expand pass), multi programs' targets one by one.
+ */
+struct node;
+int probe_list_program(struct probe_env *env, const struct node *root, bool verbose,
+		       void *out_file);
+
 /* Shell-style wildcard match ('*', '?', '[...]'), as bpftrace matches probe names. */
 bool probe_wildcard_match(const char *pattern, const char *s);
 bool probe_has_wildcard(const char *s);

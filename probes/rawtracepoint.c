@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * rawtracepoint:NAME: a raw tracepoint, its arguments unformatted as arg0..argN. Targets are
- * the kernel's "btf_trace_NAME" typedefs in its BTF (which also give the argument count); the
- * program is a raw_tp whose context is the array of u64 arguments.
+ * rawtracepoint:NAME: a raw tracepoint, its arguments unformatted as arg0..argN, as bpftrace
+ * 0.17 has it (a raw_tp program). tp_btf:NAME: the same tracepoint as a BTF-typed tp_btf program,
+ * its arguments also args->name, typed and named from the kernel's __bpf_trace_NAME function.
+ * Targets of both are the kernel's "btf_trace_NAME" typedefs in its BTF; the context of both is
+ * the array of u64 arguments.
  */
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
@@ -108,6 +110,50 @@ static int rawtp_attach(struct bpf_program *prog, const struct aot_probe *p,
 				      "list them with: aotrace -l 'rawtracepoint:*'", p->name);
 }
 
+static char *tpbtf_section(struct arena *a, const char *target)
+{
+	return arena_printf(a, "tp_btf/%s", target);
+}
+
+/*
+ * args->name from __bpf_trace_NAME(void *__data, PROTO), the kernel's own glue with the
+ * tracepoint's parameters named and typed, shifted past __data; plus arg0..argN as 64-bit slots.
+ */
+static int tpbtf_args(struct probe_env *env, struct arena *a, const char *target,
+		      struct probe_arg **args, uint32_t *nargs, struct probe_err *err)
+{
+	struct probe_arg *slots, *named = NULL, *v;
+	uint32_t nslots, nnamed = 0, n = 0;
+	struct probe_err ignored;
+	int ret = rawtp_args(env, a, target, &slots, &nslots, err);
+
+	if (ret)
+		return ret;
+	/* Older kernels may lack the function in BTF: then only arg0..argN. */
+	probe_btf_func_args(env, a, arena_printf(a, "__bpf_trace_%s", target), &named, &nnamed,
+			    &ignored);
+	v = arena_alloc(a, (nslots + nnamed + 1) * sizeof(*v));
+	for (uint32_t i = 0; i < nnamed; i++) {
+		if (named[i].offset < 8 || named[i].hidden)
+			continue;
+		v[n] = named[i];
+		v[n].offset -= 8;
+		n++;
+	}
+	memcpy(v + n, slots, nslots * sizeof(*v));
+	*args = v;
+	*nargs = n + nslots;
+	return 0;
+}
+
+static int tpbtf_attach(struct bpf_program *prog, const struct aot_probe *p,
+			struct probe_links *links, struct probe_err *err)
+{
+	return probe_links_add_result(links, bpf_program__attach_trace(prog), err,
+				      "rawtracepoint:NAME (a raw_tp program) may work where tp_btf does not",
+				      p->name);
+}
+
 const struct probe_type probe_rawtracepoint = {
 	.name = "rawtracepoint",
 	.spellings = (const char *const[]){ "rt", NULL },
@@ -118,4 +164,15 @@ const struct probe_type probe_rawtracepoint = {
 	.section = rawtp_section,
 	.args = rawtp_args,
 	.attach = rawtp_attach,
+};
+
+const struct probe_type probe_tp_btf = {
+	.name = "tp_btf",
+	.has_target = true,
+	.builtins = PB_ARGS | PB_ARGN,
+	.list_all = "*",
+	.match = rawtp_match,
+	.section = tpbtf_section,
+	.args = tpbtf_args,
+	.attach = tpbtf_attach,
 };

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "arena.h"
 #include "codegen.h"
@@ -467,11 +468,46 @@ out:
 	return status;
 }
 
+/* aotrace -l with a program (-e or a script file): its probes after expansion, one a line. */
+static int list_script(const struct cli *cli)
+{
+	struct source src = { 0 };
+	struct diags d;
+	struct program prog = { .src = &src, .params = cli->params, .nparams = cli->nparams };
+	struct pipeline pl = { .prog = &prog, .d = &d, .cli = cli };
+	int ret = load_source(cli, &src);
+
+	diags_init(&d, &src);
+	prog.arena = arena_new();
+	prog.meta = aot_meta_new();
+	prog.strlen_max = 64;
+	prog.no_multi = cli->no_multi;
+	pl.env = probe_env__new();
+	if (!ret)
+		ret = !prog.arena || !prog.meta || !pl.env ? -ENOMEM : pass_parse(&pl);
+	if (!ret && !d.nerrors)
+		ret = pass_expand(&pl);
+	diags_print(&d, stderr);
+	if (!ret && !d.nerrors)
+		ret = probe_list_program(pl.env, prog.root, cli->verbose > 0, stdout);
+	probe_env__free(pl.env);
+	aot_meta_free(prog.meta);
+	arena_free(prog.arena);
+	diags_free(&d);
+	free(src.name);
+	free(src.text);
+	return ret || d.nerrors ? EXIT_PROGRAM : EXIT_OK;
+}
+
 static int list_probes(const struct cli *cli)
 {
-	struct probe_env *env = probe_env__new();
+	struct probe_env *env;
+	struct stat st;
 	int ret;
 
+	if (cli->prog_text || (cli->file && !stat(cli->file, &st) && S_ISREG(st.st_mode)))
+		return list_script(cli);
+	env = probe_env__new();
 	if (!env)
 		return EXIT_PROGRAM;
 	ret = probe_list(env, cli->file, cli->verbose > 0, stdout);
