@@ -140,6 +140,8 @@ LLVMValueRef cg_map_global(struct cg *cg, const char *name, const struct cg_mapd
 
 /* The map of target names for multi programs, if the program has any. */
 void cg_multi_define(struct cg *cg);
+/* `probe` in a multi program: its target's name, looked up by attach cookie. */
+LLVMValueRef cg_multi_probe_name(struct cg *cg, struct node *n);
 
 /* ---- cg_alias.c: matches sharing one function through ELF aliases ---- */
 
@@ -147,8 +149,6 @@ void cg_multi_define(struct cg *cg);
 void cg_alias_plan(struct cg *cg);
 /* After lead's function: one alias of it per match of ap in its group. */
 void cg_alias_emit(struct cg *cg, const struct node *ap, const struct probe_match *lead);
-/* `probe` in a multi program: its target's name, looked up by attach cookie. */
-LLVMValueRef cg_multi_probe_name(struct cg *cg, struct node *n);
 
 int cg_maps_define(struct cg *cg);
 /* @x as a value: the stored value, or zero if the key is missing. */

@@ -211,6 +211,14 @@ enum aot_probe_flags {
 	 * target's probe name into AOT_PROBE_NAMES_MAP at that cookie before attaching.
 	 */
 	AOT_PROBE_MULTI = 1 << 2,
+	/*
+	 * The program is one of an alias group: several ELF symbols at the same code, one per
+	 * target (target names it; the section names only one of them). libbpf relocates one
+	 * program of the group; the runtime loads that one and clones its instructions for the
+	 * others with their own attach target. `probe` reads AOT_PROBE_NAMES_MAP at the attach
+	 * cookie, as in multi programs.
+	 */
+	AOT_PROBE_ALIAS = 1 << 3,
 };
 
 struct aot_probe {
@@ -226,14 +234,6 @@ struct aot_meta {
 	struct aot_probe *probes;
 	uint32_t nprobes;
 	struct aot_map *maps;
-	/*
-	 * The program is one of an alias group: several ELF symbols at the same code, one per
-	 * target (target names it; the section names only one of them). libbpf relocates one
-	 * program of the group; the runtime loads that one and clones its instructions for the
-	 * others with their own attach target. `probe` reads AOT_PROBE_NAMES_MAP at the attach
-	 * cookie, as in multi programs.
-	 */
-	AOT_PROBE_ALIAS = 1 << 3,
 	uint32_t nmaps;
 	struct aot_fmt *fmts;
 	uint32_t nfmts;
