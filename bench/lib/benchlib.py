@@ -1,0 +1,163 @@
+# SPDX-License-Identifier: GPL-2.0
+"""Shared helpers of the row groups in bench/rows/: running a command N times (wall time, peak
+RSS, time to the first line of stdout), medians with spread, ratios and Markdown tables.
+
+A row group imports this module (bench/run puts bench/lib on PYTHONPATH) and prints its
+Markdown section on stdout; progress goes to stderr through log().
+"""
+import atexit
+import os
+import shutil
+import shlex
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+BUILD = os.path.abspath(os.environ.get('AOTRACE_BUILD', os.path.join(ROOT, 'build')))
+RUNS = int(os.environ.get('BENCH_RUNS', '5'))
+AOTRACE = os.path.join(BUILD, 'aotrace')
+AOTRACE_RUN = os.path.join(BUILD, 'aotrace-run')
+TMP = tempfile.mkdtemp(prefix='aotrace-bench-')
+atexit.register(shutil.rmtree, TMP, ignore_errors=True)
+
+
+def log(*args):
+    print(*args, file=sys.stderr, flush=True)
+
+
+class Failed(Exception):
+    """A command of a case exited non-zero: .rc and .err (the last lines of its stderr)."""
+
+    def __init__(self, cmd, rc, err):
+        super().__init__('%s exited %d: %s' % (shown(cmd), rc, err))
+        self.rc, self.err = rc, err
+
+
+def first_error(stderr):
+    """The first line of stderr that says something (bpftrace's RLIMIT_MEMLOCK notice is noise)."""
+    for line in stderr.splitlines():
+        if line.strip() and 'RLIMIT_MEMLOCK' not in line:
+            return line.strip()
+    return ''
+
+
+def run_once(cmd, first_line=False, timeout=60, env=None):
+    """Runs cmd under /usr/bin/time. Returns {'wall', 'rss' (KiB), 'first' (seconds from just
+    before the fork to the first line of stdout, when first_line)}; raises Failed."""
+    tf = os.path.join(TMP, 'time.out')
+    full = ['/usr/bin/time', '-f', '%M', '-o', tf] + cmd
+    res = {}
+    start = time.monotonic()
+    p = subprocess.Popen(full, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                         stderr=subprocess.PIPE, env=env)
+    if first_line:
+        line = p.stdout.readline()
+        res['first'] = time.monotonic() - start if line else None
+    try:
+        _, err = p.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        p.kill()
+        p.communicate()
+        raise Failed(cmd, -1, 'timed out after %d s' % timeout)
+    res['wall'] = time.monotonic() - start
+    err = err.decode(errors='replace')
+    if p.returncode != 0:
+        raise Failed(cmd, p.returncode, first_error(err))
+    if first_line and res['first'] is None:
+        raise Failed(cmd, 0, 'no line on stdout')
+    with open(tf) as f:
+        res['rss'] = int(f.read().split()[-1])
+    return res
+
+
+def bench(cases, runs=RUNS, **kw):
+    """cases: {name: cmd}. One warm-up run of each, then `runs` rounds in which every case runs
+    once (interleaved, so that a burst of load on the shared host hits all cases alike).
+    Returns {name: [result of run_once] or Failed}."""
+    out = {}
+    for name, cmd in cases.items():
+        try:
+            run_once(cmd, **kw)
+            out[name] = []
+        except Failed as e:
+            log('  %s: %s' % (name, e))
+            out[name] = e
+    for _ in range(runs):
+        for name, cmd in cases.items():
+            if isinstance(out[name], Failed):
+                continue
+            try:
+                out[name].append(run_once(cmd, **kw))
+            except Failed as e:
+                log('  %s: %s' % (name, e))
+                out[name] = e
+    return out
+
+
+def med(vals):
+    return statistics.median(vals)
+
+
+def col(results, key):
+    return [r[key] for r in results]
+
+
+def fmt_ms(s):
+    if s is None:
+        return '–'
+    return '%.1f ms' % (s * 1e3) if s < 0.1 else '%.0f ms' % (s * 1e3)
+
+
+def fmt_mib(kib):
+    return '%.1f MiB' % (kib / 1024)
+
+
+def spread(vals, fmt=fmt_ms):
+    """'median (min – max)'."""
+    return '%s (%s – %s)' % (fmt(med(vals)), fmt(min(vals)), fmt(max(vals)))
+
+
+def ratio(a, b):
+    """a / b of two medians, as text; '' if either is missing."""
+    if not a or not b:
+        return ''
+    return '%.2f' % (med(a) / med(b))
+
+
+def verdict(r, aim):
+    """'0.31 (aim ≤ 0.25: behind)' for ratio text r against the aim."""
+    if not r:
+        return ''
+    return '%s (aim ≤ %.2g: %s)' % (r, aim, 'met' if float(r) <= aim else '**behind**')
+
+
+def shown(cmd):
+    """A command as a reader would type it: build paths as $BUILD/…, shell-quoted."""
+    out = []
+    for c in cmd:
+        if c.startswith(BUILD + '/'):
+            c = '$BUILD/' + c[len(BUILD) + 1:]
+        elif c.startswith(TMP + '/'):
+            c = c[len(TMP) + 1:]
+        out.append(c if c.startswith('$BUILD/') else shlex.quote(c))
+    return ' '.join(out)
+
+
+def table(headers, rows):
+    lines = ['| ' + ' | '.join(headers) + ' |', '|' + '---|' * len(headers)]
+    for r in rows:
+        lines.append('| ' + ' | '.join(str(c).replace('|', '\\|') for c in r) + ' |')
+    return '\n'.join(lines)
+
+
+def have_aotrace_run():
+    return os.access(AOTRACE_RUN, os.X_OK)
+
+
+def ninja(target):
+    """Builds target in the build directory (the helpers of the bench are meson targets)."""
+    subprocess.run(['ninja', '-C', BUILD, target], check=True, stdout=subprocess.DEVNULL)
+    return os.path.join(BUILD, target)
