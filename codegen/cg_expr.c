@@ -595,11 +595,13 @@ static LLVMValueRef cg_tuple(struct cg *cg, struct node *n)
 	return buf;
 }
 
-/* Positional parameters are known when compiling: they become constants. */
+/* Positional parameters are constants, unless the object is compiled for later (cg_params.c). */
 static LLVMValueRef cg_posparam(struct cg *cg, struct node *n)
 {
 	const char *s = "";
 
+	if (cg->prog->emit_elf)
+		return cg_params_read(cg, n);
 	if (n->is_count)
 		return cg_i64(cg, (uint64_t)cg->prog->nparams);
 	if (n->num >= 1 && n->num <= (uint64_t)cg->prog->nparams)

@@ -180,6 +180,11 @@ void cg_stop_set(struct cg *cg);
 /* A new basic block in the current function. */
 LLVMBasicBlockRef cg_block(struct cg *cg, const char *name);
 
+/* ---- cg_params.c ---- */
+
+/* $N or $# of an object compiled for later: read from AOT_PARAMS_MAP where it runs. */
+LLVMValueRef cg_params_read(struct cg *cg, struct node *n);
+
 /* ---- cg_expr.c: expressions ---- */
 
 LLVMValueRef cg_expr(struct cg *cg, struct node *n);

@@ -215,7 +215,9 @@ static int uprobe_attach_common(struct bpf_program *prog, const struct aot_probe
 		offset = strtoull(colon + 1, NULL, 16);
 	else
 		opts.func_name = colon + 1;
-	return probe_links_add_result(links, bpf_program__attach_uprobe_opts(prog, -1, bin, offset, &opts),
+	return probe_links_add_result(links,
+				      bpf_program__attach_uprobe_opts(prog, links->pid ? links->pid : -1,
+								      bin, offset, &opts),
 				      err, NULL, p->name);
 }
 
@@ -230,6 +232,7 @@ struct uprobe_multi_ctx {
 	bool retprobe;
 	struct uprobe_func *funcs; /* sorted by name */
 	size_t nfuncs;
+	int pid; /* -1: every process */
 };
 
 static int func_cmp(const void *x, const void *y)
@@ -301,7 +304,7 @@ static int uprobe_multi_one(void *c, const char *name, uint64_t cookie, struct p
 	LIBBPF_OPTS(bpf_uprobe_opts, opts, .retprobe = ctx->retprobe, .bpf_cookie = cookie);
 
 	return probe_links_add_result(links,
-				      bpf_program__attach_uprobe_opts(ctx->prog, -1, ctx->path,
+				      bpf_program__attach_uprobe_opts(ctx->prog, ctx->pid, ctx->path,
 								      uprobe_func_offset(ctx, name),
 								      &opts),
 				      err, NULL, name);
@@ -320,7 +323,7 @@ static int uprobe_multi_many(void *c, const char **names, const uint64_t *cookie
 		return -ENOMEM;
 	for (size_t i = 0; i < n; i++)
 		offsets[i] = uprobe_func_offset(ctx, names[i]);
-	*link = bpf_program__attach_uprobe_multi(ctx->prog, -1, ctx->path, NULL, &opts);
+	*link = bpf_program__attach_uprobe_multi(ctx->prog, ctx->pid, ctx->path, NULL, &opts);
 	ret = libbpf_get_error(*link);
 	free(offsets);
 	return ret;
@@ -335,7 +338,8 @@ static const struct probe_multi_ops uprobe_multi_ops = {
 static int uprobe_attach_multi(struct bpf_program *prog, const struct aot_probe *p, bool retprobe,
 			       struct probe_links *links, struct probe_err *err)
 {
-	struct uprobe_multi_ctx ctx = { .prog = prog, .retprobe = retprobe };
+	struct uprobe_multi_ctx ctx = { .prog = prog, .retprobe = retprobe,
+					.pid = links->pid ? links->pid : -1 };
 	struct arena *a = arena_new();
 	char **targets = NULL, *prefix, *bin, *func;
 	size_t n = 0;

@@ -12,6 +12,7 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
+#include "arena.h"
 #include "probe.h"
 #include "rt.h"
 
@@ -39,29 +40,89 @@ static int attach_lookup(struct rt *rt, const struct aot_probe *p, struct bpf_pr
 	return 0;
 }
 
+/*
+ * Whether a probe's target (or a multi probe's pattern) exists on this kernel, asked of its
+ * probe type the way the compiler expanded it: 1 yes, 0 no, -errno when it cannot tell (the
+ * attach then says what is wrong).
+ */
+static int attach_target_exists(struct probe_env **env, const struct probe_type *pt,
+				const struct aot_probe *p)
+{
+	struct probe_err perr = {0};
+	struct arena *a;
+	char **targets;
+	size_t n = 0;
+	int ret;
+
+	if (!pt->has_target || !pt->match || !p->target || !*p->target)
+		return 1;
+	if (!*env && !(*env = probe_env__new()))
+		return -ENOMEM;
+	a = arena_new();
+	if (!a)
+		return -ENOMEM;
+	ret = pt->match(*env, a, p->target, &targets, &n, &perr);
+	arena_free(a);
+	return ret < 0 ? ret : n > 0;
+}
+
+/* A probe compiled elsewhere whose target is missing here: an error, or skipped. */
+static int attach_missing(struct rt *rt, uint32_t i, struct bpf_program *prog)
+{
+	const struct aot_probe *p = &rt->meta->probes[i];
+	char msg[512];
+
+	if (rt->opts->missing == AOT_MISSING_ERROR) {
+		fprintf(stderr, "ERROR: probe %s: no such %s on this kernel\n", attach_name(p),
+			p->type);
+		fprintf(stderr, "HINT: --missing-probes=warn skips it\n");
+		return -ENOENT;
+	}
+	if (rt->opts->missing == AOT_MISSING_WARN) {
+		snprintf(msg, sizeof(msg), "probe %s: no such %s on this kernel, skipped",
+			 attach_name(p), p->type);
+		rt->out.ops->warning(&rt->out, msg);
+	}
+	bpf_program__set_autoload(prog, false);
+	rt->skipped[i] = true;
+	rt->nskipped++;
+	return 0;
+}
+
 int rt_prepare(struct rt *rt)
 {
 	const struct probe_type *pt;
 	struct bpf_program *prog;
-	int err;
+	struct probe_env *env = NULL;
+	int err = 0;
 
+	rt->skipped = calloc(rt->meta->nprobes ? rt->meta->nprobes : 1, sizeof(*rt->skipped));
+	if (!rt->skipped)
+		return -ENOMEM;
 	for (uint32_t i = 0; i < rt->meta->nprobes; i++) {
 		const struct aot_probe *p = &rt->meta->probes[i];
 		struct probe_err perr = {0};
 
 		err = attach_lookup(rt, p, &prog, &pt);
 		if (err)
-			return err;
+			break;
+		if (attach_target_exists(&env, pt, p) == 0) {
+			err = attach_missing(rt, i, prog);
+			if (err)
+				break;
+			continue;
+		}
 		if (!pt->prepare)
 			continue;
 		err = pt->prepare(prog, p, &perr);
 		if (err) {
 			fprintf(stderr, "ERROR: probe %s: %s\n", attach_name(p),
 				perr.msg[0] ? perr.msg : strerror(-err));
-			return err;
+			break;
 		}
 	}
-	return 0;
+	probe_env__free(env);
+	return err;
 }
 
 int rt_attach(struct rt *rt)
@@ -73,10 +134,14 @@ int rt_attach(struct rt *rt)
 	int err;
 
 	rt->links.verbose = rt->opts->verbose;
+	rt->links.pid = rt->opts->pid;
 	rt->links.names_map = bpf_object__find_map_by_name(rt->obj, AOT_PROBE_NAMES_MAP);
 	for (i = 0; i < m->nprobes; i++) {
 		const struct aot_probe *p = &m->probes[i];
 		struct probe_err perr = {0};
+
+		if (rt->skipped && rt->skipped[i])
+			continue;
 
 		err = attach_lookup(rt, p, &prog, &pt);
 		if (err)
@@ -113,6 +178,8 @@ int rt_run_flagged(struct rt *rt, uint32_t flag)
 		const struct aot_probe *p = &rt->meta->probes[i];
 		LIBBPF_OPTS(bpf_test_run_opts, topts);
 
+		if (rt->skipped && rt->skipped[i])
+			continue;
 		err = attach_lookup(rt, p, &prog, &pt);
 		if (err)
 			return err;
@@ -133,4 +200,6 @@ void rt_detach(struct rt *rt)
 {
 	probe_links_destroy(&rt->links);
 	rt_clone_close(rt);
+	free(rt->skipped);
+	rt->skipped = NULL;
 }

@@ -126,7 +126,7 @@ static bool events_signalled(struct rt *rt)
 
 int rt_events_loop(struct rt *rt)
 {
-	struct pollfd fds[3];
+	struct pollfd fds[4];
 	int n = 0, err, ksyms_fd = rt->syms.ksyms ? ksyms__fd(rt->syms.ksyms) : -1;
 
 	if (rt->sigfd >= 0)
@@ -135,6 +135,9 @@ int rt_events_loop(struct rt *rt)
 		fds[n++] = (struct pollfd){.fd = ring_buffer__epoll_fd(rt->rb), .events = POLLIN};
 	if (ksyms_fd >= 0)
 		fds[n++] = (struct pollfd){.fd = ksyms_fd, .events = POLLIN};
+	/* -c CMD: the run ends when it exits (its pidfd becomes readable). */
+	if (rt->child.pidfd >= 0)
+		fds[n++] = (struct pollfd){.fd = rt->child.pidfd, .events = POLLIN};
 	/* BEGIN may already have asked to exit. */
 	rt_events_drain(rt);
 	while (!rt->exiting) {
@@ -150,6 +153,8 @@ int rt_events_loop(struct rt *rt)
 			return -errno;
 		}
 		if (events_signalled(rt))
+			rt->exiting = true;
+		if (rt->child.pid && rt_child_done(&rt->child))
 			rt->exiting = true;
 		if (rt->rb) {
 			err = ring_buffer__consume(rt->rb);

@@ -66,6 +66,14 @@
  *                                           only means a BPF_NOEXIST insert lost a race)
  *                       AOT_ERR_MAP_DELETE  bpf_map_delete_elem returned an error (-ENOENT)
  *                       the runtime warns about each non-zero count at exit, with the map's name
+ *   AOT_PARAMS_MAP      BPF_MAP_TYPE_ARRAY, u32 key, value struct aot_param, max_entries
+ *                       nparams + 1; present only in an object compiled with --emit-elf whose
+ *                       program uses $N or $#. Those objects read positional parameters where
+ *                       they run: before attaching, the runtime writes $# (the number of ARGS
+ *                       given) into slot 0's num and $N into slot N: num = its value if the whole
+ *                       text is an integer (strtoll base 0), else 0; str = its text, NUL-ended,
+ *                       cut to AOT_PARAM_STR_MAX - 1 bytes. It refuses to run with fewer ARGS
+ *                       than nparams. (A program compiled and run at once has them as constants.)
  */
 #ifndef AOT_META_H
 #define AOT_META_H
@@ -106,6 +114,13 @@ enum aot_event_kind {
 #define AOT_STATE_MAP "aot_state"
 #define AOT_LOST_MAP "aot_lost"
 #define AOT_ERRORS_MAP "aot_errors"
+#define AOT_PARAMS_MAP "aot_params"
+#define AOT_PARAM_STR_MAX 64
+/* A positional parameter slot of AOT_PARAMS_MAP. */
+struct aot_param {
+	uint64_t num;
+	char str[AOT_PARAM_STR_MAX];
+};
 enum aot_err_kind { AOT_ERR_MAP_FULL = 0, AOT_ERR_MAP_UPDATE, AOT_ERR_MAP_DELETE, AOT_ERR_NKINDS };
 #define AOT_STACK_MAX_DEPTH 127
 #define AOT_JOIN_MAX 16
@@ -239,7 +254,7 @@ struct aot_meta {
 	uint32_t nfmts;
 	struct aot_elem *elems;
 	uint32_t nelems;
-	uint32_t nparams; /* highest positional parameter the program uses */
+	uint32_t nparams; /* highest positional parameter the program uses (AOT_PARAMS_MAP) */
 };
 
 /* Builders used by the compiler; strings are copied. Each returns the new index, or -ENOMEM. */

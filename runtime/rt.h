@@ -110,6 +110,23 @@ size_t rt_value_strlen(const struct aot_type *t, const void *data);
 int rt_printf_format(struct rt_buf *out, const struct rt_render *r, const struct aot_fmt *f,
 		     const void *payload, size_t len);
 
+/* child.c: -c CMD, started before attach and held until the probes are in place. */
+struct rt_child {
+	int pid;    /* 0: no command */
+	int go_fd;  /* write end of the pipe the child waits on before exec */
+	int pidfd;  /* readable once the child has exited; -1 if none */
+	bool exited;
+};
+
+/* Forks the command, which waits (signals as in mask) until rt_child_go. 0 or -errno. */
+int rt_child_start(struct rt_child *c, char *const *argv, const void *sigmask);
+/* Lets the command exec. */
+void rt_child_go(struct rt_child *c);
+/* True once the command has exited (reaped). */
+bool rt_child_done(struct rt_child *c);
+/* Ends the command if it still runs (SIGTERM, before exec: it just exits) and reaps it. */
+void rt_child_stop(struct rt_child *c);
+
 /* The state of one aot_run(). */
 struct rt {
 	const struct aot_run_opts *opts;
@@ -129,6 +146,9 @@ struct rt {
 	struct rt_syms syms;
 	struct rt_render render;
 	struct rt_clones *clones; /* clone.c: alias groups, NULL if the object has none */
+	struct rt_child child; /* -c CMD */
+	bool *skipped;	       /* per probe: missing on this kernel (--missing-probes), not loaded */
+	uint32_t nskipped;
 };
 
 /* loader.c */
@@ -154,6 +174,9 @@ void rt_errors_report(struct rt *rt);
 int rt_errors_report_fd(const struct aot_meta *m, int fd, const uint32_t *max_keys, bool all,
 			struct output *out, uint64_t *seen);
 
+/* params.c: fills AOT_PARAMS_MAP from the ARGS, if the object has it. 0 or -errno, reported. */
+int rt_params_fill(struct rt *rt);
+
 /*
  * clone.c: alias groups (AOT_PROBE_ALIAS). Before load: only each group's template is loaded,
  * attached to its own target. After load: a copy of the template per other alias. Attach:
@@ -165,7 +188,10 @@ int rt_clone_attach(struct rt *rt, uint32_t probe, struct probe_err *perr);
 void rt_clone_close(struct rt *rt);
 
 /* attach.c */
-/* Before load: lets each probe type adapt its programs to the running kernel. */
+/*
+ * Before load: finds the probes whose targets this kernel lacks (skipped per --missing-probes),
+ * and lets each probe type adapt its programs to the running kernel.
+ */
 int rt_prepare(struct rt *rt);
 int rt_attach(struct rt *rt);
 /* Runs the programs of probes with this flag (AOT_PROBE_BEGIN or AOT_PROBE_END) once. */

@@ -195,7 +195,7 @@ static void runtime_stop_programs(struct rt *rt)
 int aot_run(const void *elf, size_t size, const struct aot_run_opts *opts)
 {
 	struct aot_run_opts o = {0};
-	struct rt rt = {.sigfd = -1, .lost_fd = -1};
+	struct rt rt = {.sigfd = -1, .lost_fd = -1, .child = {.go_fd = -1, .pidfd = -1}};
 	struct runtime_exit_sigs exit_sigs = {0};
 	sigset_t oldmask;
 	int err, status = 1;
@@ -220,13 +220,24 @@ int aot_run(const void *elf, size_t size, const struct aot_run_opts *opts)
 		fprintf(stderr, "ERROR: could not set up signal handling: %s\n", strerror(-err));
 		return 1;
 	}
+	/* -c: forked before the load; it waits on a pipe and execs once the probes are attached. */
+	if (o.cmd) {
+		err = rt_child_start(&rt.child, o.cmd, &oldmask);
+		if (err) {
+			fprintf(stderr, "ERROR: cannot start %s: %s\n", o.cmd[0], strerror(-err));
+			goto out;
+		}
+	}
 	err = rt_load(&rt, elf, size);
 	if (err)
 		goto out;
 	rt.render.meta = rt.meta;
 	runtime_prepare(&rt);
+	err = rt_params_fill(&rt);
+	if (err)
+		goto out;
 	if (!o.quiet)
-		rt.out.ops->attached(&rt.out, rt.meta->nprobes);
+		rt.out.ops->attached(&rt.out, rt.meta->nprobes - rt.nskipped);
 	err = rt_attach(&rt);
 	if (!err)
 		err = rt_events_open(&rt);
@@ -234,6 +245,7 @@ int aot_run(const void *elf, size_t size, const struct aot_run_opts *opts)
 		err = rt_run_flagged(&rt, AOT_PROBE_BEGIN);
 	if (err)
 		goto out;
+	rt_child_go(&rt.child);
 	err = rt_events_loop(&rt);
 	runtime_stop_programs(&rt);
 	runtime_signals_exiting(&exit_sigs);
@@ -253,6 +265,7 @@ int aot_run(const void *elf, size_t size, const struct aot_run_opts *opts)
 		fprintf(stderr, "ERROR: %s\n", strerror(-err));
 	status = err ? 1 : 0;
 out:
+	rt_child_stop(&rt.child);
 	runtime_signals_exiting(&exit_sigs);
 	rt_events_close(&rt);
 	rt_detach(&rt);

@@ -13,6 +13,16 @@
 
 enum aot_output_format { AOT_OUT_TEXT = 0, AOT_OUT_JSON };
 
+/*
+ * --missing-probes: what to do with a probe whose target this kernel does not have (compiled
+ * on another host: a tracepoint, kprobe or kfunc that does not exist here).
+ */
+enum aot_missing_policy {
+	AOT_MISSING_WARN = 0, /* skip it with a warning */
+	AOT_MISSING_ERROR,    /* fail the run */
+	AOT_MISSING_IGNORE,   /* skip it silently */
+};
+
 struct aot_run_opts {
 	size_t sz;               /* sizeof(struct aot_run_opts), so the struct can grow */
 	FILE *out;               /* -o FILE or stdout */
@@ -27,6 +37,7 @@ struct aot_run_opts {
 	int pid;                 /* -p PID: uprobes and USDT only in this process; 0: all */
 	char *const *cmd;        /* -c CMD: run it (argv, NULL-terminated), probes attached
 				  * before it starts, the run ends when it exits; NULL: none */
+	enum aot_missing_policy missing; /* --missing-probes */
 };
 
 /*
@@ -34,5 +45,12 @@ struct aot_run_opts {
  * status: 0 on a normal end, 1 on a load or attach failure (already reported on stderr).
  */
 int aot_run(const void *elf, size_t size, const struct aot_run_opts *opts);
+
+/*
+ * --explain: prints, as text or JSON (opts->format) on opts->out, what the object would attach
+ * and how (probes, programs, strategy, links) and what its metadata holds (maps, formats,
+ * parameters). Loads nothing. Returns 0, or 1 if the object is unreadable (reported).
+ */
+int aot_explain(const void *elf, size_t size, const struct aot_run_opts *opts);
 
 #endif

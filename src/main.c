@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 
 #include "arena.h"
+#include "cli.h"
 #include "codegen.h"
 #include "frontend.h"
 #include "meta.h"
@@ -46,6 +47,7 @@ struct cli {
 	uint32_t map_keys_max; /* --map-keys-max */
 	char **params;
 	int nparams;
+	struct aot_cli_run run; /* -p, -c, --missing-probes, --explain: runtime/cli.c */
 };
 
 #define DUMP_AST (1u << 16)
@@ -68,6 +70,10 @@ static const struct cli_opt {
 	{ "no-multi", no_argument, 257, NULL, "one program per wildcard match instead of one program with a multi link" },
 	{ "expand", required_argument, 270, "HOW", "kfunc wildcards: auto, full (one function per match) or alias (one per body, cloned at load)" },
 	{ "max-probes", required_argument, 271, "N", "refuse to attach more than N probes (default 512, or BPFTRACE_MAX_PROBES)" },
+	{ "p", required_argument, 'p', "PID", AOT_CLI_HELP_PID },
+	{ "c", required_argument, 'c', "CMD", AOT_CLI_HELP_CMD },
+	{ "missing-probes", required_argument, AOT_CLI_MISSING_PROBES, "POLICY", "error, warn or ignore: " AOT_CLI_HELP_MISSING },
+	{ "explain", no_argument, AOT_CLI_EXPLAIN, NULL, AOT_CLI_HELP_EXPLAIN },
 	{ "verbose", no_argument, 'v', NULL, "say more: libbpf messages, full verifier logs" },
 	{ "quiet", no_argument, 'q', NULL, "do not print the \"Attaching N probes...\" line" },
 	{ "help", no_argument, 'h', NULL, "show this help and exit" },
@@ -237,6 +243,8 @@ static int cli_parse(int argc, char **argv, struct cli *cli)
 			printf("aotrace v%s\n", AOTRACE_VERSION);
 			return 1;
 		default:
+			if (aot_cli_run_parse("aotrace", c, optarg, &cli->run) > 0)
+				break;
 			cli_usage(stderr);
 			return -EINVAL;
 		}
@@ -452,10 +460,18 @@ static int compile_and_run(const struct cli *cli, struct source *src)
 			.obj_name = src->name,
 		};
 
+		struct aot_cli_state cst = { 0 };
+
 		/* The compiler's memory is not needed while the program runs. */
 		probe_env__free(pl.env);
 		pl.env = NULL;
-		status = aot_run(pl.elf, pl.elf_size, &ro) ? EXIT_KERNEL : EXIT_OK;
+		if (cli->run.explain)
+			status = aot_explain(pl.elf, pl.elf_size, &ro) ? EXIT_PROGRAM : EXIT_OK;
+		else if (aot_cli_run_extra("aotrace", &cli->run, &ro, &cst))
+			status = EXIT_USAGE;
+		else
+			status = aot_run(pl.elf, pl.elf_size, &ro) ? EXIT_KERNEL : EXIT_OK;
+		aot_cli_run_end(&cst);
 	}
 	if (out != stdout)
 		fclose(out);

@@ -189,13 +189,58 @@ static void sema_builtin(struct sema_ctx *ctx, struct node *n)
 	}
 }
 
-/* $N and $# become literals: positional parameters are known when compiling. */
+static bool sema_is_number(const char *s)
+{
+	char *end;
+
+	strtoll(s, &end, 0);
+	return *s && !*end;
+}
+
+/*
+ * An object compiled for later (--emit-elf) reads $N and $# where it runs, from
+ * AOT_PARAMS_MAP (codegen/cg_params.c, runtime/meta.h). $N is an int there unless it is used
+ * as a string: str($N), compared with a string, or given a non-numeric value when compiling.
+ */
+static void sema_posparam_late(struct sema_ctx *ctx, struct node *n)
+{
+	if (n->is_count) {
+		n->type = type_int(8, true);
+		return;
+	}
+	if (n->num == 0 || n->num > 1000) {
+		sema_error(ctx, n->loc, "they are $1, $2, ... up to $1000",
+			   "there is no positional parameter $%llu", (unsigned long long)n->num);
+		n->type = type_int(8, true);
+		return;
+	}
+	if (n->num > ctx->prog->meta->nparams)
+		ctx->prog->meta->nparams = (uint32_t)n->num;
+	if (n->type.kind == TYPE_STR)
+		return;
+	if (n->num <= (uint64_t)ctx->prog->nparams && !sema_is_number(ctx->prog->params[n->num - 1]))
+		n->type = type_str(AOT_PARAM_STR_MAX);
+	else
+		n->type = type_int(8, true);
+}
+
+void sema_posparam_as_str(struct sema_ctx *ctx, struct node *n)
+{
+	if (ctx->prog->emit_elf && n->kind == NODE_POSPARAM && !n->is_count)
+		n->type = type_str(AOT_PARAM_STR_MAX);
+}
+
+/* $N and $# become literals when the program runs at once: they are known when compiling. */
 static void sema_posparam(struct sema_ctx *ctx, struct node *n)
 {
 	const char *val;
 	char *end;
 	long long v;
 
+	if (ctx->prog->emit_elf) {
+		sema_posparam_late(ctx, n);
+		return;
+	}
 	if (n->is_count) {
 		n->kind = NODE_INT;
 		n->num = (uint64_t)ctx->prog->nparams;
@@ -362,6 +407,11 @@ static void sema_binop(struct sema_ctx *ctx, struct node *n)
 	n->type = type_int(8, true);
 	if (l->kind == TYPE_NONE || r->kind == TYPE_NONE)
 		return;
+	/* $N == "str" in an object that reads $N where it runs: $N is a string */
+	if (r->kind == TYPE_STR)
+		sema_posparam_as_str(ctx, n->lhs);
+	if (l->kind == TYPE_STR)
+		sema_posparam_as_str(ctx, n->rhs);
 	if (l->kind == TYPE_STR || r->kind == TYPE_STR) {
 		if ((n->op == OP_EQ || n->op == OP_NE) && l->kind == r->kind)
 			return;

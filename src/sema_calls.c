@@ -486,6 +486,8 @@ static void sema_call_check(struct sema_ctx *ctx, struct node *n, const struct s
 		sema_need_value(ctx, a, "print()");
 		return;
 	case FN_STR:
+		if (a)
+			sema_posparam_as_str(ctx, a);
 		sema_args(ctx, a);
 		if (a->type.kind == TYPE_STR) {
 			n->type = a->type;

@@ -87,6 +87,8 @@ void sema_call(struct sema_ctx *ctx, struct node *n, bool is_stmt);
 bool sema_const_int(const struct node *n, int64_t *v);
 /* @m = lhist(...): records the bounds in the map, which must be the same at every use. */
 void sema_lhist_params(struct sema_ctx *ctx, struct map_info *m, struct node *call);
+/* sema.c: $N used as a string (str($N), $N == "x") in an object that reads $N where it runs. */
+void sema_posparam_as_str(struct sema_ctx *ctx, struct node *n);
 
 /* ---- lowering (sema_lower.c) ---- */
 

@@ -1,0 +1,188 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The run-time options both binaries take (-o, -f, -v, -q, -p, -c, --missing-probes,
+ * --explain): their table, their parser, the help printer both binaries use, and the step to
+ * struct aot_run_opts (opening -o, splitting -c into words).
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+#include <wordexp.h>
+
+#include "cli.h"
+
+const struct aot_cli_opt aot_cli_run_opts[] = {
+	{ "output", required_argument, 'o', "FILE", AOT_CLI_HELP_OUTPUT },
+	{ "format", required_argument, 'f', "FORMAT", AOT_CLI_HELP_FORMAT },
+	{ "p", required_argument, 'p', "PID", AOT_CLI_HELP_PID },
+	{ "c", required_argument, 'c', "CMD", AOT_CLI_HELP_CMD },
+	{ "missing-probes", required_argument, AOT_CLI_MISSING_PROBES, "POLICY",
+	  "error, warn or ignore: " AOT_CLI_HELP_MISSING },
+	{ "explain", no_argument, AOT_CLI_EXPLAIN, NULL, AOT_CLI_HELP_EXPLAIN },
+	{ "verbose", no_argument, 'v', NULL, "say more: libbpf messages, full verifier logs" },
+	{ "quiet", no_argument, 'q', NULL, "do not print the \"Attaching N probes...\" line" },
+};
+const size_t aot_cli_nrun_opts = sizeof(aot_cli_run_opts) / sizeof(aot_cli_run_opts[0]);
+
+int aot_cli_run_parse(const char *prog, int c, const char *optarg, struct aot_cli_run *r)
+{
+	static const char *const policies[] = {
+		[AOT_MISSING_WARN] = "warn",
+		[AOT_MISSING_ERROR] = "error",
+		[AOT_MISSING_IGNORE] = "ignore",
+	};
+	char *end;
+	long v;
+
+	switch (c) {
+	case 'o':
+		r->out_path = optarg;
+		return 1;
+	case 'f':
+		if (!strcmp(optarg, "text")) {
+			r->format = AOT_OUT_TEXT;
+		} else if (!strcmp(optarg, "json")) {
+			r->format = AOT_OUT_JSON;
+		} else {
+			fprintf(stderr, "%s: output format '%s' is not supported (text, json)\n", prog,
+				optarg);
+			return -EINVAL;
+		}
+		return 1;
+	case 'v':
+		r->verbose++;
+		return 1;
+	case 'q':
+		r->quiet = true;
+		return 1;
+	case 'p':
+		errno = 0;
+		v = strtol(optarg, &end, 10);
+		if (errno || *end || v <= 0 || v > 0x3fffffff) {
+			fprintf(stderr, "%s: -p takes a process id, not '%s'\n", prog, optarg);
+			return -EINVAL;
+		}
+		r->pid = (int)v;
+		return 1;
+	case 'c':
+		r->cmd = optarg;
+		return 1;
+	case AOT_CLI_EXPLAIN:
+		r->explain = true;
+		return 1;
+	case AOT_CLI_MISSING_PROBES:
+		for (size_t i = 0; i < sizeof(policies) / sizeof(policies[0]); i++) {
+			if (!strcmp(optarg, policies[i])) {
+				r->missing = (enum aot_missing_policy)i;
+				return 1;
+			}
+		}
+		fprintf(stderr, "%s: --missing-probes takes error, warn or ignore, not '%s'\n", prog,
+			optarg);
+		return -EINVAL;
+	default:
+		return 0;
+	}
+}
+
+void aot_cli_help(FILE *f, const struct aot_cli_opt *opts, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		const struct aot_cli_opt *o = &opts[i];
+		const char *sp = o->arg ? " " : "", *arg = o->arg ? o->arg : "";
+		char left[64];
+
+		if (strlen(o->name) == 1)
+			snprintf(left, sizeof(left), "-%s%s%s", o->name, sp, arg);
+		else if (o->val < 128)
+			snprintf(left, sizeof(left), "-%c, --%s%s%s", o->val, o->name, sp, arg);
+		else
+			snprintf(left, sizeof(left), "    --%s%s%s", o->name, sp, arg);
+		fprintf(f, "  %-26s %s\n", left, o->help);
+	}
+}
+
+void aot_cli_getopt(const struct aot_cli_opt *opts, size_t n, void *longopts, char *shortopts)
+{
+	struct option *lo = longopts;
+	size_t nl = 0, s = 0;
+
+	shortopts[s++] = '+';
+	for (size_t i = 0; i < n; i++) {
+		if (strlen(opts[i].name) > 1)
+			lo[nl++] = (struct option){ opts[i].name, opts[i].has_arg, NULL, opts[i].val };
+		if (opts[i].val < 128) {
+			shortopts[s++] = (char)opts[i].val;
+			if (opts[i].has_arg)
+				shortopts[s++] = ':';
+		}
+	}
+	shortopts[s] = 0;
+	lo[nl] = (struct option){ 0 };
+}
+
+int aot_cli_run_begin(const char *prog, const struct aot_cli_run *r, struct aot_run_opts *ro,
+		      struct aot_cli_state *st)
+{
+	int ret;
+
+	memset(st, 0, sizeof(*st));
+	ro->format = r->format;
+	ro->verbose = r->verbose;
+	ro->quiet = r->quiet;
+	ro->out = stdout;
+	if (r->out_path) {
+		st->out = fopen(r->out_path, "w");
+		if (!st->out) {
+			ret = -errno;
+			fprintf(stderr, "%s: cannot open %s: %s\n", prog, r->out_path, strerror(errno));
+			return ret;
+		}
+		ro->out = st->out;
+	}
+	ret = aot_cli_run_extra(prog, r, ro, st);
+	if (ret)
+		aot_cli_run_end(st);
+	return ret;
+}
+
+int aot_cli_run_extra(const char *prog, const struct aot_cli_run *r, struct aot_run_opts *ro,
+		      struct aot_cli_state *st)
+{
+	wordexp_t *we;
+	int ret;
+
+	ro->pid = r->pid;
+	ro->missing = r->missing;
+	if (!r->cmd)
+		return 0;
+	we = calloc(1, sizeof(*we));
+	if (!we)
+		return -ENOMEM;
+	st->words = we;
+	/* Shell quoting, no command substitution: -c is a command line, not a script. */
+	ret = wordexp(r->cmd, we, WRDE_NOCMD);
+	if (ret || !we->we_wordc) {
+		if (!ret)
+			wordfree(we);
+		free(we);
+		st->words = NULL;
+		fprintf(stderr, "%s: -c: cannot split '%s' into a command and its arguments\n", prog,
+			r->cmd);
+		return -EINVAL;
+	}
+	ro->cmd = we->we_wordv;
+	return 0;
+}
+
+void aot_cli_run_end(struct aot_cli_state *st)
+{
+	if (st->out)
+		fclose(st->out);
+	if (st->words) {
+		wordfree(st->words);
+		free(st->words);
+	}
+	memset(st, 0, sizeof(*st));
+}
