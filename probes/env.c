@@ -66,7 +66,13 @@ const char *probe_env_tracefs(struct probe_env *env, struct probe_err *err)
 struct btf *probe_env_vmlinux_btf(struct probe_env *env, struct probe_err *err)
 {
 	if (!env->vmlinux_btf && !env->vmlinux_btf_err) {
-		env->vmlinux_btf = btf__load_vmlinux_btf();
+		/*
+		 * AOTRACE_BTF: the types of another kernel (a saved /sys/kernel/btf/vmlinux), to
+		 * build an object for it; CO-RE relocations make it read right on others too.
+		 */
+		const char *path = getenv("AOTRACE_BTF");
+
+		env->vmlinux_btf = path && *path ? btf__parse(path, NULL) : btf__load_vmlinux_btf();
 		env->vmlinux_btf_err = env->vmlinux_btf ? 0 : -errno;
 	}
 	if (!env->vmlinux_btf)

@@ -18,7 +18,7 @@ const struct aot_cli_opt aot_cli_run_opts[] = {
 	{ "p", required_argument, 'p', "PID", AOT_CLI_HELP_PID },
 	{ "c", required_argument, 'c', "CMD", AOT_CLI_HELP_CMD },
 	{ "missing-probes", required_argument, AOT_CLI_MISSING_PROBES, "POLICY",
-	  "error, warn or ignore: " AOT_CLI_HELP_MISSING },
+	  AOT_CLI_HELP_MISSING },
 	{ "explain", no_argument, AOT_CLI_EXPLAIN, NULL, AOT_CLI_HELP_EXPLAIN },
 	{ "verbose", no_argument, 'v', NULL, "say more: libbpf messages, full verifier logs" },
 	{ "quiet", no_argument, 'q', NULL, "do not print the \"Attaching N probes...\" line" },

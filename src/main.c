@@ -72,7 +72,7 @@ static const struct cli_opt {
 	{ "max-probes", required_argument, 271, "N", "refuse to attach more than N probes (default 512, or BPFTRACE_MAX_PROBES)" },
 	{ "p", required_argument, 'p', "PID", AOT_CLI_HELP_PID },
 	{ "c", required_argument, 'c', "CMD", AOT_CLI_HELP_CMD },
-	{ "missing-probes", required_argument, AOT_CLI_MISSING_PROBES, "POLICY", "error, warn or ignore: " AOT_CLI_HELP_MISSING },
+	{ "missing-probes", required_argument, AOT_CLI_MISSING_PROBES, "POLICY", AOT_CLI_HELP_MISSING },
 	{ "explain", no_argument, AOT_CLI_EXPLAIN, NULL, AOT_CLI_HELP_EXPLAIN },
 	{ "verbose", no_argument, 'v', NULL, "say more: libbpf messages, full verifier logs" },
 	{ "quiet", no_argument, 'q', NULL, "do not print the \"Attaching N probes...\" line" },
