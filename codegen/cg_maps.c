@@ -417,8 +417,20 @@ void cg_map_write(struct cg *cg, struct node *n, LLVMValueRef val, const struct 
 void cg_map_delete(struct cg *cg, struct node *n)
 {
 	LLVMValueRef args[] = {cg_map_ref(cg, n->map), cg_map_key(cg, n)};
+	LLVMValueRef ret = cg_helper(cg, CG_H_MAP_DELETE, cg->t_i64, args, 2);
+	LLVMBasicBlockRef failed, done;
 
-	cg_helper(cg, CG_H_MAP_DELETE, cg->t_i64, args, 2);
+	/* Deleting a key that is not there is counted; the runtime mentions it with -v. */
+	if (!cg->errors)
+		return;
+	failed = cg_block(cg, "del.failed");
+	done = cg_block(cg, "del.done");
+	LLVMBuildCondBr(cg->b, LLVMBuildICmp(cg->b, LLVMIntSLT, ret, cg_i64(cg, 0), ""), failed,
+			done);
+	LLVMPositionBuilderAtEnd(cg->b, failed);
+	cg_count_in(cg, cg->errors, n->map->meta_idx * AOT_ERR_NKINDS + AOT_ERR_MAP_DELETE);
+	LLVMBuildBr(cg->b, done);
+	LLVMPositionBuilderAtEnd(cg->b, done);
 }
 
 /* Folds v into the per-CPU value at p; no atomics needed, only this CPU writes its copy. */

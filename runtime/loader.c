@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <bpf/libbpf.h>
 
@@ -115,6 +116,24 @@ static void loader_report_failure(const struct rt *rt, int err)
 		probe = loader_probe_name(rt, bpf_program__name(prog));
 		rt_verifier_report(rt, bpf_program__name(prog), probe, log, err);
 		return;
+	}
+	/* Root and still EPERM, with no verifier log: some kernels refuse BPF trampolines. */
+	if (err == -EPERM && geteuid() == 0) {
+		bpf_object__for_each_program(prog, rt->obj)
+		{
+			const char *probe;
+
+			if (bpf_program__type(prog) != BPF_PROG_TYPE_TRACING)
+				continue;
+			probe = loader_probe_name(rt, bpf_program__name(prog));
+			fprintf(stderr,
+				"ERROR: the kernel refused to load probe %s: %s\n"
+				"HINT: this kernel does not allow BPF trampolines (kfunc/kretfunc, "
+				"fentry/fexit) here; trace the same function with kprobe: or "
+				"kretprobe: instead\n",
+				probe ? probe : bpf_program__name(prog), strerror(-err));
+			return;
+		}
 	}
 	fprintf(stderr, "ERROR: %s: could not load the BPF object: %s%s\n", rt->opts->obj_name,
 		strerror(-err), err == -EPERM ? " (are you root?)" : "");

@@ -458,6 +458,7 @@ static int compile_and_run(const struct cli *cli, struct source *src)
 			.params = cli->params,
 			.nparams = cli->nparams,
 			.obj_name = src->name,
+			.source = src->text,
 		};
 
 		struct aot_cli_state cst = { 0 };
