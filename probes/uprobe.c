@@ -171,6 +171,9 @@ static int uprobe_match(struct probe_env *env, struct arena *a, const char *patt
 				(*out)[kept++] = (*out)[i];
 		*n = kept;
 	}
+	if (!*n)
+		probe_err_set(err, arena_printf(a, "list its functions with: aotrace -l 'uprobe:%s:*'", path),
+			      "%s has no function matching '%s'", path, func);
 	return (int)*n;
 }
 

@@ -209,9 +209,14 @@ static int expand_attach(struct expand_ctx *ctx, struct node *ap)
 			return ret;
 		}
 		if (ntargets == 0) {
-			diag_error(ctx->d, ap->loc,
-				   arena_printf(a, "list what exists with: aotrace -l '%s:*'", pt->name),
-				   "no %s matches '%s'", pt->name, ap->target);
+			/* The probe type may know better why nothing matched. */
+			if (err.msg[0])
+				diag_error(ctx->d, ap->loc, err.hint[0] ? err.hint : NULL, "%s", err.msg);
+			else
+				diag_error(ctx->d, ap->loc,
+					   arena_printf(a, "list what exists with: aotrace -l '%s:*'",
+							pt->name),
+					   "no %s matches '%s'", pt->name, ap->target);
 			return -ENOENT;
 		}
 	}
