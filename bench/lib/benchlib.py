@@ -45,10 +45,11 @@ def first_error(stderr):
 
 
 def run_once(cmd, first_line=False, timeout=60, env=None):
-    """Runs cmd under /usr/bin/time. Returns {'wall', 'rss' (KiB), 'first' (seconds from just
-    before the fork to the first line of stdout, when first_line)}; raises Failed."""
+    """Runs cmd under /usr/bin/time. Returns {'wall', 'cpu' (user + system seconds, which the
+    load of a shared host disturbs less than wall time), 'rss' (peak, KiB), 'first' (seconds from
+    just before the fork to the first line of stdout, when first_line)}; raises Failed."""
     tf = os.path.join(TMP, 'time.out')
-    full = ['/usr/bin/time', '-f', '%M', '-o', tf] + cmd
+    full = ['/usr/bin/time', '-f', '%M %U %S', '-o', tf] + cmd
     res = {}
     start = time.monotonic()
     p = subprocess.Popen(full, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
@@ -69,7 +70,9 @@ def run_once(cmd, first_line=False, timeout=60, env=None):
     if first_line and res['first'] is None:
         raise Failed(cmd, 0, 'no line on stdout')
     with open(tf) as f:
-        res['rss'] = int(f.read().split()[-1])
+        rss, user, system = f.read().split()[-3:]
+    res['rss'] = int(rss)
+    res['cpu'] = float(user) + float(system)
     return res
 
 

@@ -6,8 +6,8 @@ Debian ships (`dpkg -L bpftrace`), aotrace against bpftrace 0.17, plus a one-lin
 import os
 import subprocess
 
-from benchlib import (AOTRACE, RUNS, TMP, Failed, bench, col, fmt_mib, log, med, ratio,
-                      shown, spread, table, verdict)
+from benchlib import (AOTRACE, RUNS, TMP, Failed, bench, col, fmt_mib, fmt_ms, log, med,
+                      ratio, shown, spread, table, verdict)
 
 ONELINER = 'tracepoint:syscalls:sys_enter_openat { @[comm] = count(); } BEGIN { exit(); }'
 
@@ -38,12 +38,14 @@ def main():
           % len(scripts))
     print('Command, for each `S` in `dpkg -L bpftrace | grep \'\\.bt$\'`: '
           '`$BUILD/aotrace --emit-elf S.o S` and `bpftrace --emit-elf S.o S`. Wall time around '
-          'the process, peak RSS from `/usr/bin/time -f %%M`; the two tools alternate run by run. '
+          'the process; CPU time (user + system, 10 ms resolution) and peak RSS from `/usr/bin/time`, '
+          'CPU time being what a loaded host disturbs least; the two tools alternate run by run. '
           'Totals are over the scripts both compile: per round the sum over scripts, then the '
           'median and spread of the %d rounds.\n' % RUNS)
-    tot = {}
+    tot, cpu = {}, {}
     for t in 'ab':
         tot[t] = [sum(res[n][t][i]['wall'] for n in both) for i in range(RUNS)]
+        cpu[t] = [sum(res[n][t][i]['cpu'] for n in both) for i in range(RUNS)]
     rss = {t: [med(col(res[n][t], 'rss')) for n in both] for t in 'ab'}
     print(table(['', 'aotrace', 'bpftrace 0.17', 'aotrace / bpftrace'], [
         ['Scripts compiled', '%d of %d' % (sum(not isinstance(res[n]['a'], Failed)
@@ -51,6 +53,8 @@ def main():
          '%d of %d' % (sum(not isinstance(res[n]['b'], Failed) for n in res), len(res)), ''],
         ['Total wall time, the %d both compile' % len(both), spread(tot['a']), spread(tot['b']),
          verdict(ratio(tot['a'], tot['b']), 0.25)],
+        ['Total CPU time (user + system), the same', spread(cpu['a']), spread(cpu['b']),
+         verdict(ratio(cpu['a'], cpu['b']), 0.25)],
         ['Peak RSS, median over those scripts (min – max)', spread(rss['a'], fmt_mib),
          spread(rss['b'], fmt_mib), verdict(ratio(rss['a'], rss['b']), 0.34)],
     ]))
@@ -87,24 +91,24 @@ def main():
     print(table(['Case', 'Commands (aotrace, bpftrace)', 'aotrace wall', 'bpftrace wall',
                  'aotrace RSS', 'bpftrace RSS', 'aotrace / bpftrace'], rows))
 
-    print('\nPer script (median wall time, min – max; median peak RSS):\n')
+    print('\nPer script (median wall time, min – max; median CPU time; median peak RSS):\n')
     rows = []
     for s in scripts:
         n = os.path.basename(s)
         cells = [n]
         for t in 'ab':
             r = res[n][t]
-            cells += ['failed', ''] if isinstance(r, Failed) else [
-                spread(col(r, 'wall')), fmt_mib(med(col(r, 'rss')))]
+            cells += ['failed', '', ''] if isinstance(r, Failed) else [
+                spread(col(r, 'wall')), fmt_ms(med(col(r, 'cpu'))), fmt_mib(med(col(r, 'rss')))]
         if n in both:
-            cells.append('time %s, RSS %s' % (ratio(col(res[n]['a'], 'wall'),
-                                                    col(res[n]['b'], 'wall')),
-                                              ratio(col(res[n]['a'], 'rss'),
-                                                    col(res[n]['b'], 'rss'))))
+            cells.append(', '.join('%s %s' % (k, ratio(col(res[n]['a'], key),
+                                                       col(res[n]['b'], key)))
+                                   for k, key in (('wall', 'wall'), ('CPU', 'cpu'),
+                                                  ('RSS', 'rss'))))
         else:
             cells.append('')
         rows.append(cells)
-    print(table(['Script', 'aotrace wall', 'aotrace RSS', 'bpftrace wall', 'bpftrace RSS',
+    print(table(['Script', 'aotrace wall', 'CPU', 'RSS', 'bpftrace wall', 'CPU', 'RSS',
                  'aotrace / bpftrace'], rows))
 
 
