@@ -763,9 +763,14 @@ struct ksyms *ksyms__new(const struct ksyms_opts *opts)
 		free(k);
 		return NULL;
 	}
-	pages = o.ring_pages > 0 ? o.ring_pages : 16;
+	/*
+	 * 256 KiB a CPU: a burst of a few hundred program loads (four records each) fits even
+	 * when we are slow to drain (a busy or emulated machine); pages are only touched as
+	 * records arrive, so a quiet run pays almost nothing for them.
+	 */
+	pages = o.ring_pages > 0 ? o.ring_pages : 64;
 	if (pages & (pages - 1))
-		pages = 16;
+		pages = 64;
 	/* Without a subscription we still work, only BPF symbols age: the caller is told. */
 	if (o.live && ksyms_subscribe(k, pages)) {
 		int err = errno;
