@@ -24,6 +24,46 @@ static int name_cmp(const void *x, const void *y)
 	return strcmp(*(char *const *)x, *(char *const *)y);
 }
 
+/*
+ * Drops the functions ftrace cannot trace (init code freed after boot, notrace), which BTF
+ * still lists: a trampoline on one fails the attach. Where available_filter_functions cannot
+ * be read (no tracefs, or not allowed), the list stays as it is and attaching tells.
+ */
+static void kfunc_drop_untraceable(struct probe_env *env, char **names, size_t *n)
+{
+	const char *root = probe_env_tracefs(env, NULL);
+	char path[160], line[512], name[256];
+	bool *ok;
+	size_t kept = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/available_filter_functions",
+		 root ? root : "/sys/kernel/tracing");
+	f = fopen(path, "r");
+	if (!f)
+		return;
+	ok = calloc(*n ? *n : 1, sizeof(*ok));
+	if (!ok) {
+		fclose(f);
+		return;
+	}
+	while (fgets(line, sizeof(line), f)) {
+		char **hit;
+
+		if (sscanf(line, "%255s", name) != 1)
+			continue;
+		hit = bsearch(&(const char *){ name }, names, *n, sizeof(char *), name_cmp);
+		if (hit)
+			ok[hit - names] = true;
+	}
+	fclose(f);
+	for (size_t i = 0; i < *n; i++)
+		if (ok[i])
+			names[kept++] = names[i];
+	*n = kept;
+	free(ok);
+}
+
 static int kfunc_match(struct probe_env *env, struct arena *a, const char *pattern, char ***out,
 		       size_t *n, struct probe_err *err)
 {
@@ -63,8 +103,10 @@ static int kfunc_match(struct probe_env *env, struct arena *a, const char *patte
 		}
 		(*out)[(*n)++] = arena_strdup(a, name);
 	}
-	if (*n)
+	if (*n) {
 		qsort(*out, *n, sizeof(char *), name_cmp);
+		kfunc_drop_untraceable(env, *out, n);
+	}
 	return (int)*n;
 }
 

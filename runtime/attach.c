@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
@@ -125,8 +126,31 @@ int rt_prepare(struct rt *rt)
 	return err;
 }
 
+static double attach_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/*
+ * Attaching can take long (a trampoline per fentry function, seconds under emulation): past
+ * the first second, a line on stderr each second says how far it got.
+ */
+static void attach_progress(uint32_t done, uint32_t total, double start, double *next)
+{
+	double now = attach_now();
+
+	if (now < *next)
+		return;
+	fprintf(stderr, "attaching: %u of %u probes (%.1f s)\n", done, total, now - start);
+	*next = now + 1.0;
+}
+
 int rt_attach(struct rt *rt)
 {
+	double start = attach_now(), next = start + 1.0;
 	const struct aot_meta *m = rt->meta;
 	const struct probe_type *pt;
 	struct bpf_program *prog;
@@ -153,6 +177,7 @@ int rt_attach(struct rt *rt)
 				attach_name(p), pt->name);
 			return -EOPNOTSUPP;
 		}
+		attach_progress(i, m->nprobes, start, &next);
 		err = rt_clone_attach(rt, i, &perr);
 		if (err == 1)
 			err = pt->attach(prog, p, &rt->links, &perr);

@@ -18,6 +18,8 @@
 
 #include "rt.h"
 
+#define CLONE_LOG_SIZE (1 << 20)
+
 /* One alias probe: its group's template program, and the clone made for it (if not it). */
 struct rt_clone {
 	uint32_t probe;               /* index in meta->probes */
@@ -209,22 +211,41 @@ static int clone_load_one(struct rt *rt, struct rt_clone *cl, const struct clone
 		return -ENOENT;
 	}
 	opts.attach_btf_id = (uint32_t)id;
-	if (ci->btf_fd >= 0) {
+	/*
+	 * The kernel hands back func and line info at offsets into its rewritten program, not
+	 * into these instructions, so line info stays out. Func info is needed only where the
+	 * program has callbacks (for loops), whose offsets the rewrites rarely move.
+	 */
+	if (ci->btf_fd >= 0 && ci->info.nr_func_info > 1) {
 		opts.prog_btf_fd = ci->btf_fd;
 		opts.func_info = ci->func_info;
 		opts.func_info_cnt = ci->info.nr_func_info;
 		opts.func_info_rec_size = ci->info.func_info_rec_size;
-		opts.line_info = ci->line_info;
-		opts.line_info_cnt = ci->info.nr_line_info;
-		opts.line_info_rec_size = ci->info.line_info_rec_size;
 	}
 	cl->fd = bpf_prog_load(bpf_program__type(cl->tmpl), p->prog, "GPL",
 			       bpf_program__insns(cl->tmpl), bpf_program__insn_cnt(cl->tmpl), &opts);
 	if (cl->fd < 0) {
 		int err = -errno;
+		char *log = calloc(1, CLONE_LOG_SIZE);
+		const char *tail;
 
 		fprintf(stderr, "ERROR: probe %s: cannot load its copy of %s: %s\n", p->name,
 			bpf_program__name(cl->tmpl), strerror(-err));
+		/* Again with a log, for the kernel's reason (the end of the log holds it). */
+		if (log) {
+			opts.log_buf = log;
+			opts.log_size = CLONE_LOG_SIZE;
+			opts.log_level = 1;
+			bpf_prog_load(bpf_program__type(cl->tmpl), p->prog, "GPL",
+				      bpf_program__insns(cl->tmpl), bpf_program__insn_cnt(cl->tmpl),
+				      &opts);
+			tail = log + strlen(log);
+			for (int lines = 0; tail > log && lines < 4; tail--)
+				lines += tail[-1] == '\n';
+			if (*tail)
+				fprintf(stderr, "%s", tail);
+			free(log);
+		}
 		cl->fd = -1;
 		return err;
 	}
@@ -308,6 +329,15 @@ int rt_clone_attach(struct rt *rt, uint32_t probe, struct probe_err *perr)
 		return err;
 	}
 	return 0;
+}
+
+size_t rt_clone_count(const struct rt *rt)
+{
+	size_t n = 0;
+
+	for (size_t k = 0; rt->clones && k < rt->clones->n; k++)
+		n += rt->clones->v[k].link >= 0;
+	return n;
 }
 
 void rt_clone_close(struct rt *rt)

@@ -186,6 +186,8 @@ int rt_clone_prepare(struct rt *rt, const void *elf, size_t size);
 int rt_clone_load(struct rt *rt);
 int rt_clone_attach(struct rt *rt, uint32_t probe, struct probe_err *perr);
 void rt_clone_close(struct rt *rt);
+/* Links the clones hold. */
+size_t rt_clone_count(const struct rt *rt);
 
 /* attach.c */
 /*

@@ -5,11 +5,13 @@
  * tear down so that nothing we loaded stays in the kernel on any path.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/signalfd.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -192,13 +194,57 @@ static void runtime_stop_programs(struct rt *rt)
 	bpf_map_update_elem(fd, &key, &st, BPF_ANY);
 }
 
+/* From this many links on, releasing them is left to a process of its own (see below). */
+#define RUNTIME_RELEASE_LATER_LINKS 16
+
+/*
+ * The kernel releases some links slowly: each fentry or single kprobe link waits for RCU
+ * grace periods, seconds for dozens of them. With many links, a grandchild that shares our
+ * file descriptors takes the last reference: it waits until we have closed ours (the pipe's
+ * end, closed at the very end of the run, or our death) and then exits, so the slow release
+ * happens in its exit, while the prompt comes back. The programs are inert already (stopped).
+ * Returns the pipe's end for the caller to close last, or -1 (the release happens inline).
+ */
+static int runtime_release_later(struct rt *rt)
+{
+	size_t n = rt->links.n + rt_clone_count(rt);
+	int fds[2], status;
+	pid_t pid;
+
+	if (n < RUNTIME_RELEASE_LATER_LINKS || pipe2(fds, O_CLOEXEC))
+		return -1;
+	pid = fork();
+	if (pid == 0) {
+		close(fds[1]);
+		if (fork() == 0) {
+			char c;
+
+			setsid();
+			close(STDIN_FILENO);
+			close(STDOUT_FILENO);
+			close(STDERR_FILENO);
+			while (read(fds[0], &c, 1) < 0 && errno == EINTR)
+				;
+			_exit(0);
+		}
+		_exit(0);
+	}
+	close(fds[0]);
+	if (pid < 0) {
+		close(fds[1]);
+		return -1;
+	}
+	waitpid(pid, &status, 0);
+	return fds[1];
+}
+
 int aot_run(const void *elf, size_t size, const struct aot_run_opts *opts)
 {
 	struct aot_run_opts o = {0};
 	struct rt rt = {.sigfd = -1, .lost_fd = -1, .child = {.go_fd = -1, .pidfd = -1}};
 	struct runtime_exit_sigs exit_sigs = {0};
 	sigset_t oldmask;
-	int err, status = 1;
+	int err, status = 1, release_fd;
 
 	memcpy(&o, opts, opts->sz < sizeof(o) ? opts->sz : sizeof(o));
 	if (!o.out)
@@ -268,9 +314,12 @@ out:
 	rt_child_stop(&rt.child);
 	runtime_signals_exiting(&exit_sigs);
 	rt_events_close(&rt);
+	release_fd = runtime_release_later(&rt);
 	rt_detach(&rt);
 	rt_syms_fini(&rt.syms);
 	rt_unload(&rt);
+	if (release_fd >= 0)
+		close(release_fd);
 	runtime_signals_restore(&rt, &oldmask);
 	runtime_signals_exit_restore(&exit_sigs);
 	return status;
