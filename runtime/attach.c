@@ -55,7 +55,12 @@ static int attach_target_exists(struct probe_env **env, const struct probe_type 
 	size_t n = 0;
 	int ret;
 
-	if (!pt->has_target || !pt->match || !p->target || !*p->target)
+	/*
+	 * Kernel targets only: a user binary's functions are not the kernel's to lack (and its
+	 * symbol table would be read once per probe).
+	 */
+	if (!pt->has_target || !pt->match || !p->target || !*p->target ||
+	    (pt->builtins & PB_USER))
 		return 1;
 	if (!*env && !(*env = probe_env__new()))
 		return -ENOMEM;
@@ -181,6 +186,12 @@ int rt_attach(struct rt *rt)
 		err = rt_clone_attach(rt, i, &perr);
 		if (err == 1)
 			err = pt->attach(prog, p, &rt->links, &perr);
+		/* A kprobe's function is only looked up here: missing, the kernel says ENOENT. */
+		if (err == -ENOENT && !(pt->builtins & PB_USER) &&
+		    rt->opts->missing != AOT_MISSING_ERROR) {
+			attach_missing(rt, i, prog);
+			continue;
+		}
 		if (err) {
 			fprintf(stderr, "ERROR: could not attach probe %s: %s\n", attach_name(p),
 				perr.msg[0] ? perr.msg : strerror(err < 0 ? -err : err));
