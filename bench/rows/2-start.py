@@ -72,7 +72,7 @@ def main():
                     ratios.append('first ' + verdict(ratio(col(r, 'first'), col(peer, 'first')),
                                                      0.25))
                 ratios.append('total ' + verdict(ratio(col(r, 'wall'), col(peer, 'wall')), 0.25))
-                ratios.append('RSS ' + verdict(ratio(col(r, 'rss'), col(peer, 'rss')), 0.34))
+                ratios.append('RSS ' + verdict(ratio(col(r, 'rss'), col(peer, 'rss')), 1 / 3))
             rows.append([cell0, tool, spread(col(r, 'first')) if first else '–',
                          spread(col(r, 'wall')), fmt_mib(med(col(r, 'rss'))),
                          '<br>'.join(ratios)])

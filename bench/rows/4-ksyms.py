@@ -52,7 +52,8 @@ def main():
         ['Lookups per second', sp(vals['a_look'], 'M/s'), sp(vals['b_look'], 'M/s'),
          'rate ' + ratio(vals['a_look'], vals['b_look'])],
         ['CPU per 1000 BPF program load/unload events', sp(vals['a_cpu'], 'ms'),
-         'not followed: libbcc rereads all of kallsyms on bcc_symcache_refresh(), a build each', ''],
+         'not followed: libbcc rereads all of kallsyms on bcc_symcache_refresh(), a build each',
+         ''],
     ]))
     print('\nLast run\'s output:\n\n```\n%s\n```' % last.strip())
 

@@ -16,9 +16,12 @@ CALLS = 1000000
 # The first is the floor: a program that does next to nothing, so that what the others add to
 # it is the cost of their own code (the accounting's clock reads and the entry are in the floor).
 PROGRAMS = [
-    ('floor, next to nothing', 'tracepoint:syscalls:sys_enter_getppid { if (pid == 0) { exit(); } }'),
-    ('count by comm, every syscall', 'tracepoint:raw_syscalls:sys_enter { @[comm] = count(); }'),
-    ('hist of a value, getppid', 'tracepoint:syscalls:sys_enter_getppid { @ = hist(nsecs & 0xfffff); }'),
+    ('floor, next to nothing',
+     'tracepoint:syscalls:sys_enter_getppid { if (pid == 0) { exit(); } }'),
+    ('count by comm, every syscall',
+     'tracepoint:raw_syscalls:sys_enter { @[comm] = count(); }'),
+    ('hist of a value, getppid',
+     'tracepoint:syscalls:sys_enter_getppid { @ = hist(nsecs & 0xfffff); }'),
 ]
 STATS = '/proc/sys/kernel/bpf_stats_enabled'
 
@@ -94,7 +97,8 @@ def main():
             f.write('1')
         base = []
         for label, prog in PROGRAMS:
-            cmds = {'aotrace': [AOTRACE, '-q', '-e', prog], 'bpftrace': ['bpftrace', '-q', '-e', prog]}
+            cmds = {'aotrace': [AOTRACE, '-q', '-e', prog],
+                    'bpftrace': ['bpftrace', '-q', '-e', prog]}
             r = res[label] = {t: [] for t in cmds}
             for i in range(RUNS):
                 log('  %s, round %d' % (label, i + 1))
