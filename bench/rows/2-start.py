@@ -6,8 +6,8 @@ beforehand by --emit-elf) and bpftrace 0.17."""
 import os
 import subprocess
 
-from benchlib import (AOTRACE, AOTRACE_RUN, TMP, Failed, bench, col, fmt_mib, have_aotrace_run,
-                      log, med, ninja, ratio, shown, spread, table, verdict)
+from benchlib import (AOTRACE, AOTRACE_RUN, RUNS, TMP, Failed, bench, col, fmt_mib,
+                      have_aotrace_run, log, med, ninja, ratio, shown, spread, table, verdict)
 
 # (label, program, whether its first stdout line is timed, needs an openat() source)
 PROGRAMS = [
@@ -77,6 +77,22 @@ def main():
                          spread(col(r, 'wall')), fmt_mib(med(col(r, 'rss'))),
                          '<br>'.join(ratios)])
     print(table(['Program', 'Tool', 'First line', 'Total', 'Peak RSS', 'vs bpftrace'], rows))
+
+    # The peer where the kernel is the limit: the same operations done directly.
+    kf = [ninja('bench/kernel_floor'), str(RUNS)]
+    out = subprocess.run(kf, capture_output=True, text=True)
+    print('\nThe plain kernel operations under a tracepoint one-liner, done directly by `%s` '
+          '(`bench/kernel_floor.c`, %d times): the floor of its start and of its end.\n'
+          % (shown(kf), RUNS))
+    if out.returncode != 0:
+        print('Not measured: %s' % out.stderr.strip())
+        return
+    phases = {l.split()[0]: [float(x) for x in l.split()[1:]] for l in out.stdout.splitlines()}
+    print(table(['Operation', 'Median (min – max)'], [
+        [label, '%.2f ms (%.2f – %.2f)' % tuple(phases[k])] for k, label in (
+            ('load', '`bpf_prog_load` of a 2-instruction tracepoint program'),
+            ('attach', '`perf_event_open` of syscalls:sys_enter_openat + `bpf_link_create`'),
+            ('release', '`close()` of the link and the event (the tracepoint\'s release)'))]))
 
 
 if __name__ == '__main__':
