@@ -162,8 +162,9 @@ static int kprobe_attach_common(struct bpf_program *prog, const struct aot_probe
 		return ret;
 	/* Say what the kernel lacks rather than an errno, when that is the reason. */
 	env = probe_env__new();
-	if (env)
-		kprobe_supported(env, err);
+	/* No kprobes at all is not a missing function (--missing-probes): say which it is. */
+	if (env && kprobe_supported(env, err) == -EOPNOTSUPP)
+		ret = -EOPNOTSUPP;
 	probe_env__free(env);
 	return ret;
 }
