@@ -329,6 +329,9 @@ static void sema_args_field(struct sema_ctx *ctx, struct node *n, bool hidden)
 	n->field_off = first->offset;
 	n->is_user = first->is_user_ptr;
 	n->type = first->is_dataloc ? type_str(ctx->prog->strlen_max) : first->type;
+	/* the address space travels with the value into variables and maps: str($p) */
+	if (first->is_user_ptr)
+		n->type.is_user = true;
 }
 
 /* $t.N: element N of a tuple; codegen reads it at field_off. */

@@ -496,7 +496,7 @@ static void sema_call_check(struct sema_ctx *ctx, struct node *n, const struct s
 		sema_need_int(ctx, a, "str()");
 		if (a->next)
 			sema_need_int(ctx, a->next, "the length of str()");
-		n->is_user = a->is_user;
+		n->is_user = a->is_user || a->type.is_user;
 		n->type = type_str(ctx->prog->strlen_max);
 		return;
 	case FN_TIME:

@@ -283,6 +283,12 @@ void sema_record_unop(struct sema_ctx *ctx, struct node *n)
 		*n->type.pointee = *lt;
 		return;
 	}
+	if (lt->kind == TYPE_INT) {
+		/* bpftrace reads a u64 at an integer address: *kaddr("avenrun") (loads.bt) */
+		n->type = type_int(8, false);
+		n->is_user = lt->is_user;
+		return;
+	}
 	if (lt->kind != TYPE_PTR) {
 		sema_error(ctx, n->loc,
 			   sema_record_is_int(lt) ? "cast it to a pointer first: *(uint32 *)x" : NULL,

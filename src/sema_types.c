@@ -76,10 +76,15 @@ struct type type_storage(struct arena *a, const struct type *t)
 {
 	struct type *elems;
 
+	struct type st;
+
 	switch (t->kind) {
 	case TYPE_INT:
 	case TYPE_BOOL:
-		return type_int(8, t->is_signed);
+		/* a user pointer held as an integer stays one (str($p) reads user memory) */
+		st = type_int(8, t->is_signed);
+		st.is_user = t->kind == TYPE_INT && t->is_user;
+		return st;
 	case TYPE_TUPLE:
 		elems = arena_alloc(a, t->nelems * sizeof(*elems));
 		for (uint32_t i = 0; i < t->nelems; i++)
