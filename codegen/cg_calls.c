@@ -74,7 +74,7 @@ static LLVMValueRef cg_fn_fmt(struct cg *cg, struct node *n)
  */
 static LLVMValueRef cg_fn_join(struct cg *cg, struct node *n)
 {
-	const uint32_t hdr = sizeof(struct aot_event_hdr), len = cg->prog->strlen_max;
+	const uint32_t hdr = sizeof(struct aot_event_hdr), len = AOT_JOIN_ARG_LEN;
 	const uint32_t size = hdr + AOT_JOIN_MAX * len;
 	LLVMValueRef argv = cg_expr(cg, n->args), rec, slot, p, args[3];
 	LLVMBasicBlockRef done, stop = cg_block(cg, "join.stop"), next;

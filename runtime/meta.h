@@ -124,6 +124,7 @@ struct aot_param {
 enum aot_err_kind { AOT_ERR_MAP_FULL = 0, AOT_ERR_MAP_UPDATE, AOT_ERR_MAP_DELETE, AOT_ERR_NKINDS };
 #define AOT_STACK_MAX_DEPTH 127
 #define AOT_JOIN_MAX 16
+#define AOT_JOIN_ARG_LEN 1024 /* bytes of each join() string (bpftrace's join_argsize) */
 
 enum aot_stack_mode {
 	AOT_STACK_MODE_BPFTRACE = 0,

@@ -329,8 +329,13 @@ static void sema_args_field(struct sema_ctx *ctx, struct node *n, bool hidden)
 	n->field_off = first->offset;
 	n->is_user = first->is_user_ptr;
 	n->type = first->is_dataloc ? type_str(ctx->prog->strlen_max) : first->type;
-	/* the address space travels with the value into variables and maps: str($p) */
-	if (first->is_user_ptr)
+	/*
+	 * In user-space probes, arg0..N and retval point into the traced process. The address
+	 * space travels with the value into variables and maps: str($p), str(@m[tid]).
+	 */
+	if (first->hidden && !sema_probe_lacks(ctx, PB_USER))
+		n->is_user = true;
+	if (n->is_user && n->type.kind != TYPE_STR)
 		n->type.is_user = true;
 }
 

@@ -204,7 +204,7 @@ static int lower_join(struct sema_ctx *ctx, struct node *call)
 	int idx;
 
 	for (int i = 0; i < AOT_JOIN_MAX; i++)
-		strs[i] = type_str(ctx->prog->strlen_max);
+		strs[i] = type_str(AOT_JOIN_ARG_LEN); /* not strlen: bpftrace prints long arguments whole */
 	all = type_tuple(ctx->a, strs, AOT_JOIN_MAX);
 	layout = type_tuple(ctx->a, &all, 1);
 	fmt = (struct aot_fmt){ .kind = AOT_FMT_JOIN,
