@@ -375,12 +375,18 @@ static enum CXVisitorResult cc_field(CXCursor f, CXClientData data)
 	}
 	m = &r->members[r->nmembers];
 	name = cc->api.clang_getCursorSpelling(f);
-	m->name = arena_strdup(fs->cc->a, cc->api.clang_Cursor_isAnonymousRecordDecl(
-						   cc->api.clang_getTypeDeclaration(cc->api.clang_getCursorType(f))) ||
-							   cc->api.clang_Cursor_isAnonymous(cc->api.clang_getTypeDeclaration(
-								   cc->api.clang_getCursorType(f)))
-						   ? ""
-						   : cc->api.clang_getCString(name));
+	{
+		/*
+		 * An anonymous member has no name of its own (libclang spells it "struct
+		 * foo::(anonymous at ...)"); `struct { ... } in;` does.
+		 */
+		CXCursor td = cc->api.clang_getTypeDeclaration(cc->api.clang_getCursorType(f));
+		const char *s = cc->api.clang_getCString(name);
+		bool anon = (cc->api.clang_Cursor_isAnonymousRecordDecl(td) ||
+			     cc->api.clang_Cursor_isAnonymous(td)) && (!s || !*s || strchr(s, '('));
+
+		m->name = arena_strdup(fs->cc->a, anon ? "" : s);
+	}
 	cc->api.clang_disposeString(name);
 	m->type = cc_type(fs->cc, cc->api.clang_getCursorType(f));
 	if (bits < 0)

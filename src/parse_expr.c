@@ -174,6 +174,38 @@ static struct node *parse_sizeof(struct parser *p, struct node *n)
 }
 
 /*
+ * offsetof = "offsetof" "(" type "," IDENT ("." IDENT)* ")"   -- a CALL "offsetof" with
+ * cast_type and one NODE_STR argument, the member path ("a.b")
+ */
+static struct node *parse_offsetof(struct parser *p, struct node *n)
+{
+	struct node *f;
+
+	parse_next(p);
+	n->cast_type = parse_type(p);
+	if (!n->cast_type || !parse_expect(p, ',', "',' after the type", "offsetof(struct name, member)"))
+		return NULL;
+	f = parse_new(p, NODE_STR, &p->tok);
+	f->str = NULL;
+	do {
+		if (f->str)
+			parse_next(p); /* the '.' */
+		if (p->tok.kind != TOK_IDENT) {
+			parse_error_at(p, &p->tok, NULL, "expected a member name, found %s",
+				       tok_describe(p, &p->tok));
+			return NULL;
+		}
+		f->str = f->str ? arena_printf(p->a, "%s.%s", f->str, p->tok.text) : p->tok.text;
+		parse_next(p);
+	} while (parse_is(p, '.'));
+	f->str_len = strlen(f->str);
+	n->args = f;
+	if (!parse_expect(p, ')', "')' after the member", NULL))
+		return NULL;
+	return n;
+}
+
+/*
  * primary = INT | STR | "$N" | "$#" | VAR | MAP ("[" expr ("," expr)* "]")?
  *         | IDENT "(" args ")" | "sizeof" "(" (type | expr) ")" | IDENT
  *         | "(" expr ("," expr)* ")"
@@ -235,6 +267,8 @@ struct node *parse_primary(struct parser *p)
 			parse_next(p);
 			if (!strcmp(t.text, "sizeof"))
 				return parse_sizeof(p, n);
+			if (!strcmp(t.text, "offsetof"))
+				return parse_offsetof(p, n);
 			n->args = parse_args(p, ')', &ok);
 			return ok ? n : NULL;
 		}

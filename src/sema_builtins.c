@@ -69,7 +69,7 @@ static const struct sema_func funcs[] = {
 	{ "cgroupid", FN_CGROUPID, 1, 1, false },
 	{ "strncmp", FN_STRNCMP, 3, 3, false },
 	{ "sizeof", FN_SIZEOF, 0, 1, false },
-	{ "offsetof", FN_OFFSETOF, 2, 2, true },
+	{ "offsetof", FN_OFFSETOF, 2, 2, false },
 	{ "reg", FN_REG, 1, 1, false },
 	{ "kptr", FN_KPTR, 1, 1, false },
 	{ "uptr", FN_UPTR, 1, 1, false },

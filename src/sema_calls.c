@@ -15,6 +15,7 @@
 
 #include "arena.h"
 #include "probe.h"
+#include "sema_record.h"
 #include "sema_types.h"
 
 bool sema_const_int(const struct node *n, int64_t *v)
@@ -154,10 +155,9 @@ static void sema_sizeof(struct sema_ctx *ctx, struct node *n)
 		for (size_t i = 0; i < sizeof(sema_int_types) / sizeof(sema_int_types[0]); i++)
 			if (!strcmp(n->cast_type, sema_int_types[i].name))
 				size = sema_int_types[i].size;
-		if (!size) {
-			sema_unsupported(ctx, n, arena_printf(ctx->a, "sizeof(%s)", n->cast_type));
+		n->type = type_int(8, false);
+		if (!size && !sema_record_sizeof(ctx, n, &size))
 			return;
-		}
 	} else {
 		if (sema_nargs(n) != 1) {
 			sema_error(ctx, n->loc, NULL, "sizeof() takes one type or expression");
@@ -649,6 +649,18 @@ void sema_call(struct sema_ctx *ctx, struct node *n, bool is_stmt)
 	}
 	if (f->id == FN_SIZEOF && n->cast_type) {
 		sema_sizeof(ctx, n);
+		return;
+	}
+	if (f->id == FN_OFFSETOF && n->cast_type && n->args && n->args->kind == NODE_STR) {
+		uint64_t off;
+
+		n->type = type_int(8, false); /* no second error about a void value */
+		if (!sema_record_offsetof(ctx, n, &off))
+			return;
+		n->kind = NODE_INT;
+		n->num = off;
+		n->args = NULL;
+		n->type = type_int(8, false);
 		return;
 	}
 	if (nargs < f->min_args || nargs > f->max_args) {

@@ -340,3 +340,63 @@ void sema_record_index(struct sema_ctx *ctx, struct node *n)
 	if (n->type.kind == TYPE_PTR)
 		n->type.is_user = n->type.is_user || n->is_user;
 }
+
+/* The type of sizeof/offsetof; a record gets its members (BTF ones are filled lazily). */
+static bool sema_record_named(struct sema_ctx *ctx, struct node *n, struct type *t)
+{
+	const char *missing = NULL;
+
+	if (ctypes_parse(sema_record_ct(ctx), n->cast_type, t, &missing)) {
+		sema_error(ctx, n->loc,
+			   "types come from the kernel's BTF, the script's C definitions and #include",
+			   "unknown type '%s'", missing ? missing : n->cast_type);
+		return false;
+	}
+	if (t->kind == TYPE_RECORD && (!t->rec || !ctypes_complete(t->rec))) {
+		sema_error(ctx, n->loc, "define it in the script, or #include its header",
+			   "%s is declared but not defined", n->cast_type);
+		return false;
+	}
+	return true;
+}
+
+bool sema_record_sizeof(struct sema_ctx *ctx, struct node *n, uint64_t *size)
+{
+	struct type t;
+
+	if (!sema_record_named(ctx, n, &t))
+		return false;
+	*size = t.kind == TYPE_RECORD ? t.rec->size : t.kind == TYPE_BOOL ? 1 : t.size;
+	return true;
+}
+
+bool sema_record_offsetof(struct sema_ctx *ctx, struct node *n, uint64_t *off)
+{
+	const struct cmember *path[16];
+	char *names = arena_strdup(ctx->a, n->args->str), *name, *save = NULL;
+	struct type t;
+
+	if (!sema_record_named(ctx, n, &t))
+		return false;
+	*off = 0;
+	for (name = strtok_r(names, ".", &save); name; name = strtok_r(NULL, ".", &save)) {
+		uint32_t depth;
+
+		if (t.kind != TYPE_RECORD || !t.rec || !ctypes_complete(t.rec)) {
+			sema_error(ctx, n->args->loc, NULL, "offsetof(): '%s' is not in a struct or union",
+				   name);
+			return false;
+		}
+		depth = ctypes_member(t.rec, name, path, 16);
+		if (!depth) {
+			sema_error(ctx, n->args->loc, ctypes_member_hint(ctx->a, t.rec, name),
+				   "%s %s has no member '%s'", t.rec->is_union ? "union" : "struct",
+				   t.rec->name, name);
+			return false;
+		}
+		for (uint32_t i = 0; i < depth; i++)
+			*off += path[i]->off;
+		t = path[depth - 1]->type;
+	}
+	return true;
+}

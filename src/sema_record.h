@@ -23,5 +23,9 @@ bool sema_record_cast(struct sema_ctx *ctx, struct node *n);
 void sema_record_unop(struct sema_ctx *ctx, struct node *n);
 /* x[i] (lhs and rhs checked). */
 void sema_record_index(struct sema_ctx *ctx, struct node *n);
+/* sizeof(type) for types beyond the integers: records, pointers, typedefs. false on error. */
+bool sema_record_sizeof(struct sema_ctx *ctx, struct node *n, uint64_t *size);
+/* offsetof(struct r, a.b): the member's byte offset. false on error (reported). */
+bool sema_record_offsetof(struct sema_ctx *ctx, struct node *n, uint64_t *off);
 
 #endif
