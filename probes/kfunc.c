@@ -19,11 +19,6 @@
 #include "meta.h"
 #include "probe_internal.h"
 
-static int name_cmp(const void *x, const void *y)
-{
-	return strcmp(*(char *const *)x, *(char *const *)y);
-}
-
 /*
  * Drops the functions ftrace cannot trace (init code freed after boot, notrace), which BTF
  * still lists: a trampoline on one fails the attach. Where available_filter_functions cannot
@@ -52,7 +47,7 @@ static void kfunc_drop_untraceable(struct probe_env *env, char **names, size_t *
 
 		if (sscanf(line, "%255s", name) != 1)
 			continue;
-		hit = bsearch(&(const char *){ name }, names, *n, sizeof(char *), name_cmp);
+		hit = bsearch(&(const char *){ name }, names, *n, sizeof(char *), probe_name_cmp);
 		if (hit)
 			ok[hit - names] = true;
 	}
@@ -68,8 +63,7 @@ static int kfunc_match(struct probe_env *env, struct arena *a, const char *patte
 		       size_t *n, struct probe_err *err)
 {
 	struct btf *btf = probe_env_vmlinux_btf(env, err);
-	size_t cap = 0;
-	uint32_t nr;
+	struct probe_names names = { .a = a };
 
 	*out = NULL;
 	*n = 0;
@@ -83,30 +77,10 @@ static int kfunc_match(struct probe_env *env, struct arena *a, const char *patte
 		*n = 1;
 		return 1;
 	}
-	nr = btf__type_cnt(btf);
-	for (uint32_t id = 1; id < nr; id++) {
-		const struct btf_type *t = btf__type_by_id(btf, id);
-		const char *name;
-
-		if (!btf_is_func(t))
-			continue;
-		name = btf__name_by_offset(btf, t->name_off);
-		if (!name || !probe_wildcard_match(pattern, name))
-			continue;
-		if (*n == cap) {
-			char **v = arena_alloc(a, (cap ? cap * 2 : 64) * sizeof(*v));
-
-			if (*n)
-				memcpy(v, *out, *n * sizeof(*v));
-			*out = v;
-			cap = cap ? cap * 2 : 64;
-		}
-		(*out)[(*n)++] = arena_strdup(a, name);
-	}
-	if (*n) {
-		qsort(*out, *n, sizeof(char *), name_cmp);
+	probe_btf_names(btf, BTF_KIND_FUNC, "", pattern, &names);
+	*n = probe_names_finish(&names, out);
+	if (*n)
 		kfunc_drop_untraceable(env, *out, n);
-	}
 	return (int)*n;
 }
 

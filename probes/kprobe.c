@@ -17,11 +17,6 @@
 
 #define KPROBE_NONE_HINT "trace a tracepoint instead (aotrace -l 'tracepoint:*'), or run a kernel with CONFIG_KPROBES"
 
-static int name_cmp(const void *x, const void *y)
-{
-	return strcmp(*(char *const *)x, *(char *const *)y);
-}
-
 /* Kernels built without CONFIG_KPROBES have no kprobe_events file in tracefs. */
 static int kprobe_supported(struct probe_env *env, struct probe_err *err)
 {
@@ -44,7 +39,7 @@ static int kprobe_collect(struct probe_env *env, struct arena *a, const char *pa
 {
 	const char *root = probe_env_tracefs(env, NULL);
 	char path[128], line[512], name[256], type;
-	size_t cap = 0, kept = 0;
+	struct probe_names names = { .a = a };
 	bool kallsyms = false;
 	FILE *f;
 
@@ -66,27 +61,12 @@ static int kprobe_collect(struct probe_env *env, struct arena *a, const char *pa
 		} else if (sscanf(line, "%255s", name) != 1) {
 			continue;
 		}
-		if (!probe_wildcard_match(pattern, name))
-			continue;
-		if (*n == cap) {
-			char **v = arena_alloc(a, (cap ? cap * 2 : 256) * sizeof(*v));
-
-			if (*n)
-				memcpy(v, *out, *n * sizeof(*v));
-			*out = v;
-			cap = cap ? cap * 2 : 256;
-		}
-		(*out)[(*n)++] = arena_strdup(a, name);
+		if (probe_wildcard_match(pattern, name))
+			probe_names_add(&names, arena_strdup(a, name));
 	}
 	fclose(f);
 	/* Static functions of the same name appear once per copy: one target each. */
-	if (*n) {
-		qsort(*out, *n, sizeof(char *), name_cmp);
-		for (size_t i = 0; i < *n; i++)
-			if (!kept || strcmp((*out)[kept - 1], (*out)[i]))
-				(*out)[kept++] = (*out)[i];
-		*n = kept;
-	}
+	*n = probe_names_finish(&names, out);
 	return 0;
 }
 
@@ -214,7 +194,7 @@ static void kprobe_drop_blacklisted(char **names, size_t *n)
 
 		if (sscanf(line, "%*s %255s", name) != 1)
 			continue;
-		hit = bsearch(&(const char *){ name }, names, *n, sizeof(char *), name_cmp);
+		hit = bsearch(&(const char *){ name }, names, *n, sizeof(char *), probe_name_cmp);
 		if (hit)
 			**hit = 0; /* names are sorted: mark, compact below */
 	}

@@ -70,7 +70,22 @@ char *probe_resolve_binary(struct arena *a, const char *bin);
 int probe_btf_func_args(struct probe_env *env, struct arena *a, const char *func,
 			struct probe_arg **args, uint32_t *nargs, struct probe_err *err);
 
+/* names.c: the target lists match callbacks return. */
+struct probe_names {
+	struct arena *a;
+	char **v;
+	size_t n, cap;
+};
+int probe_name_cmp(const void *x, const void *y); /* for char * arrays */
+/* name must already live in l->a. */
+void probe_names_add(struct probe_names *l, char *name);
+/* Sorts, drops duplicates, hands the array over; returns the count. */
+size_t probe_names_finish(struct probe_names *l, char ***out);
 struct btf;
+/* Names of BTF types of one kind that start with prefix and match pattern after it. */
+void probe_btf_names(const struct btf *btf, unsigned kind, const char *prefix,
+		     const char *pattern, struct probe_names *l);
+
 /* The running kernel's BTF, parsed once per run; NULL with err set if it has none. */
 struct btf *probe_env_vmlinux_btf(struct probe_env *env, struct probe_err *err);
 

@@ -18,17 +18,11 @@
 
 #define RAW_PREFIX "btf_trace_"
 
-static int name_cmp(const void *x, const void *y)
-{
-	return strcmp(*(char *const *)x, *(char *const *)y);
-}
-
 static int rawtp_match(struct probe_env *env, struct arena *a, const char *pattern, char ***out,
 		       size_t *n, struct probe_err *err)
 {
+	struct probe_names names = { .a = a };
 	struct btf *btf;
-	size_t cap = 0, plen = strlen(RAW_PREFIX);
-	uint32_t nr;
 
 	*out = NULL;
 	*n = 0;
@@ -38,28 +32,8 @@ static int rawtp_match(struct probe_env *env, struct arena *a, const char *patte
 	btf = probe_env_vmlinux_btf(env, err);
 	if (!btf)
 		return -ENOENT;
-	nr = btf__type_cnt(btf);
-	for (uint32_t id = 1; id < nr; id++) {
-		const struct btf_type *t = btf__type_by_id(btf, id);
-		const char *name;
-
-		if (!btf_is_typedef(t))
-			continue;
-		name = btf__name_by_offset(btf, t->name_off);
-		if (!name || strncmp(name, RAW_PREFIX, plen) || !probe_wildcard_match(pattern, name + plen))
-			continue;
-		if (*n == cap) {
-			char **v = arena_alloc(a, (cap ? cap * 2 : 64) * sizeof(*v));
-
-			if (*n)
-				memcpy(v, *out, *n * sizeof(*v));
-			*out = v;
-			cap = cap ? cap * 2 : 64;
-		}
-		(*out)[(*n)++] = arena_strdup(a, name + plen);
-	}
-	if (*n)
-		qsort(*out, *n, sizeof(char *), name_cmp);
+	probe_btf_names(btf, BTF_KIND_TYPEDEF, RAW_PREFIX, pattern, &names);
+	*n = probe_names_finish(&names, out);
 	return (int)*n;
 }
 

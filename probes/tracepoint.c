@@ -31,22 +31,6 @@ static int tp_split(const char *target, char *cat, size_t catlen, char *name, si
 	return 0;
 }
 
-static int tp_push(struct arena *a, char ***out, size_t *n, size_t *cap, const char *cat,
-		   const char *name)
-{
-	if (*n == *cap) {
-		size_t ncap = *cap ? *cap * 2 : 16;
-		char **v = arena_alloc(a, ncap * sizeof(*v));
-
-		if (*n)
-			memcpy(v, *out, *n * sizeof(*v));
-		*out = v;
-		*cap = ncap;
-	}
-	(*out)[(*n)++] = arena_printf(a, "%s:%s", cat, name);
-	return 0;
-}
-
 static int is_dir(const char *path)
 {
 	struct stat st;
@@ -54,17 +38,12 @@ static int is_dir(const char *path)
 	return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
 }
 
-static int name_cmp(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
 static int tp_match(struct probe_env *env, struct arena *a, const char *pattern, char ***out,
 		    size_t *n, struct probe_err *err)
 {
 	char cat[256], name[256], path[768];
 	const char *root = probe_env_tracefs(env, err);
-	size_t cap = 0;
+	struct probe_names names = { .a = a };
 	DIR *cats, *evs;
 	struct dirent *c, *e;
 
@@ -82,7 +61,9 @@ static int tp_match(struct probe_env *env, struct arena *a, const char *pattern,
 		snprintf(path, sizeof(path), "%s/events/%s/%s", root, cat, name);
 		if (!is_dir(path))
 			return 0;
-		return tp_push(a, out, n, &cap, cat, name) ? -ENOMEM : 1;
+		probe_names_add(&names, arena_printf(a, "%s:%s", cat, name));
+		*n = probe_names_finish(&names, out);
+		return (int)*n;
 	}
 	snprintf(path, sizeof(path), "%s/events", root);
 	cats = opendir(path);
@@ -101,14 +82,13 @@ static int tp_match(struct probe_env *env, struct arena *a, const char *pattern,
 			if (e->d_name[0] == '.' || e->d_type != DT_DIR ||
 			    !probe_wildcard_match(name, e->d_name))
 				continue;
-			tp_push(a, out, n, &cap, c->d_name, e->d_name);
+			probe_names_add(&names, arena_printf(a, "%s:%s", c->d_name, e->d_name));
 		}
 		closedir(evs);
 	}
 	closedir(cats);
 	/* Directory order is arbitrary; sorted targets keep programs and output stable. */
-	if (*n)
-		qsort(*out, *n, sizeof(char *), name_cmp);
+	*n = probe_names_finish(&names, out);
 	return (int)*n;
 }
 

@@ -78,14 +78,9 @@ static int uprobe_split(struct arena *a, const char *target, char **bin, char **
 	return 0;
 }
 
-static int name_cmp(const void *x, const void *y)
-{
-	return strcmp(*(char *const *)x, *(char *const *)y);
-}
-
 /* Appends the defined functions of one symbol table matching pattern. */
 static void uprobe_scan_symtab(struct arena *a, Elf *elf, Elf_Scn *scn, const char *bin,
-			       const char *pattern, char ***out, size_t *n, size_t *cap)
+			       const char *pattern, struct probe_names *names)
 {
 	GElf_Shdr sh;
 	Elf_Data *data;
@@ -102,15 +97,7 @@ static void uprobe_scan_symtab(struct arena *a, Elf *elf, Elf_Scn *scn, const ch
 		name = elf_strptr(elf, sh.sh_link, sym.st_name);
 		if (!name || !*name || !probe_wildcard_match(pattern, name))
 			continue;
-		if (*n == *cap) {
-			char **v = arena_alloc(a, (*cap ? *cap * 2 : 64) * sizeof(*v));
-
-			if (*n)
-				memcpy(v, *out, *n * sizeof(*v));
-			*out = v;
-			*cap = *cap ? *cap * 2 : 64;
-		}
-		(*out)[(*n)++] = arena_printf(a, "%s:%s", bin, name);
+		probe_names_add(names, arena_printf(a, "%s:%s", bin, name));
 	}
 }
 
@@ -118,7 +105,7 @@ static int uprobe_match(struct probe_env *env, struct arena *a, const char *patt
 			size_t *n, struct probe_err *err)
 {
 	char *bin, *func, *path;
-	size_t cap = 0, kept = 0;
+	struct probe_names names = { .a = a };
 	Elf_Scn *scn = NULL;
 	Elf *elf;
 	int fd;
@@ -159,18 +146,12 @@ static int uprobe_match(struct probe_env *env, struct arena *a, const char *patt
 		GElf_Shdr sh;
 
 		if (gelf_getshdr(scn, &sh) && (sh.sh_type == SHT_SYMTAB || sh.sh_type == SHT_DYNSYM))
-			uprobe_scan_symtab(a, elf, scn, path, func, out, n, &cap);
+			uprobe_scan_symtab(a, elf, scn, path, func, &names);
 	}
 	elf_end(elf);
 	close(fd);
 	/* .symtab and .dynsym list many functions twice, and aliases share names: one each. */
-	if (*n) {
-		qsort(*out, *n, sizeof(char *), name_cmp);
-		for (size_t i = 0; i < *n; i++)
-			if (!kept || strcmp((*out)[kept - 1], (*out)[i]))
-				(*out)[kept++] = (*out)[i];
-		*n = kept;
-	}
+	*n = probe_names_finish(&names, out);
 	if (!*n)
 		probe_err_set(err, arena_printf(a, "list its functions with: aotrace -l 'uprobe:%s:*'", path),
 			      "%s has no function matching '%s'", path, func);
