@@ -25,79 +25,23 @@
 #include "frontend.h"
 #include "meta.h"
 #include "probe.h"
+#include "testlib.h"
 
-struct built {
-	struct source src;
-	struct program prog;
-	struct diags d;
-	struct probe_env *env;
-	void *elf;
-	size_t elf_size;
-	struct bpf_object *obj;
-	int ret;
-};
-
-static struct built *build_strlen(const char *text, uint32_t strlen_max)
+/* Through codegen, the ELF opened with libbpf. */
+static struct tl_build *build_strlen(const char *text, uint32_t strlen_max)
 {
-	struct built *c = calloc(1, sizeof(*c));
+	struct tl_opts o = { .strlen_max = strlen_max, .codegen = true };
 
-	c->src.name = "test.bt";
-	c->src.text = (char *)text;
-	c->src.len = strlen(text);
-	c->prog.src = &c->src;
-	c->prog.arena = arena_new();
-	c->prog.meta = aot_meta_new();
-	c->prog.strlen_max = strlen_max;
-	c->env = probe_env__new();
-	diags_init(&c->d, &c->src);
-	c->ret = parse_program(&c->prog, &c->d);
-	if (!c->ret)
-		c->ret = expand_probes(&c->prog, c->env, &c->d);
-	if (!c->ret)
-		c->ret = sema_check(&c->prog, c->env, &c->d);
-	if (!c->ret)
-		c->ret = cg_compile(&c->prog, NULL, &c->d, &c->elf, &c->elf_size);
-	if (c->ret)
-		diags_print(&c->d, stderr);
-	if (!c->ret)
-		c->obj = bpf_object__open_mem(c->elf, c->elf_size, NULL);
-	return c;
+	return tl_build(text, &o);
 }
 
-static struct built *build(const char *text)
+static struct tl_build *build(const char *text)
 {
 	return build_strlen(text, 64);
 }
 
-static void built_free(struct built *c)
-{
-	bpf_object__close(c->obj);
-	free(c->elf);
-	diags_free(&c->d);
-	probe_env__free(c->env);
-	aot_meta_free(c->prog.meta);
-	arena_free(c->prog.arena);
-	free(c);
-}
-
-static bool has_error(struct built *c, const char *needle)
-{
-	for (size_t i = 0; i < c->d.n; i++)
-		if (c->d.v[i].level == DIAG_ERROR && strstr(c->d.v[i].msg, needle))
-			return true;
-	return false;
-}
-
-static struct map_info *find_map_info(struct built *c, const char *name)
-{
-	for (struct map_info *m = c->prog.maps; m; m = m->next)
-		if (strcmp(m->name, name) == 0)
-			return m;
-	return NULL;
-}
-
 /* The bytes of an ELF section by name, or NULL. */
-static const void *elf_section(struct built *c, const char *name, size_t *size)
+static const void *elf_section(struct tl_build *c, const char *name, size_t *size)
 {
 	Elf *e;
 	Elf_Scn *scn = NULL;
@@ -131,7 +75,7 @@ static bool can_load(void)
 
 static void test_begin_printf_elf(void **state)
 {
-	struct built *c = build("BEGIN { printf(\"%d %s\\n\", pid, comm); exit(); }");
+	struct tl_build *c = build("BEGIN { printf(\"%d %s\\n\", pid, comm); exit(); }");
 	struct bpf_program *p;
 	struct bpf_map *m;
 	struct aot_meta *meta = NULL;
@@ -184,13 +128,13 @@ static void test_begin_printf_elf(void **state)
 	aot_meta_free(meta);
 	/* the metadata must not turn into a map */
 	assert_true(btf__find_by_name_kind(btf, AOT_META_SECTION, BTF_KIND_DATASEC) < 0);
-	built_free(c);
+	tl_free(c);
 }
 
-static void assert_map(struct built *c, const char *name, enum bpf_map_type type, uint32_t key_size,
+static void assert_map(struct tl_build *c, const char *name, enum bpf_map_type type, uint32_t key_size,
 		       uint32_t value_size)
 {
-	struct map_info *mi = find_map_info(c, name);
+	struct map_info *mi = tl_find_map(c, name);
 	struct bpf_map *m;
 
 	assert_non_null(mi);
@@ -204,7 +148,7 @@ static void assert_map(struct built *c, const char *name, enum bpf_map_type type
 
 static void test_maps(void **state)
 {
-	struct built *c =
+	struct tl_build *c =
 		build("BEGIN { @c = count(); @s[pid] = sum(5); @lo = min(3); @hi = max(3);"
 		      " @a[1, \"ab\"] = avg(7); @v = 5; @str[\"k\"] = comm; @v += 2; @v++;"
 		      " printf(\"%d\\n\", @v); }");
@@ -213,21 +157,21 @@ static void test_maps(void **state)
 	assert_int_equal(c->ret, 0);
 	assert_non_null(c->obj);
 	assert_map(c, "@c", BPF_MAP_TYPE_PERCPU_HASH, 8, 8);
-	assert_map(c, "@s", BPF_MAP_TYPE_PERCPU_HASH, find_map_info(c, "@s")->key.size, 8);
+	assert_map(c, "@s", BPF_MAP_TYPE_PERCPU_HASH, tl_find_map(c, "@s")->key.size, 8);
 	assert_map(c, "@lo", BPF_MAP_TYPE_PERCPU_HASH, 8, 16);
 	assert_map(c, "@hi", BPF_MAP_TYPE_PERCPU_HASH, 8, 16);
-	assert_map(c, "@a", BPF_MAP_TYPE_PERCPU_HASH, find_map_info(c, "@a")->key.size, 16);
-	assert_int_equal(find_map_info(c, "@a")->key.kind, TYPE_TUPLE);
-	assert_map(c, "@v", BPF_MAP_TYPE_HASH, 8, find_map_info(c, "@v")->value.size);
+	assert_map(c, "@a", BPF_MAP_TYPE_PERCPU_HASH, tl_find_map(c, "@a")->key.size, 16);
+	assert_int_equal(tl_find_map(c, "@a")->key.kind, TYPE_TUPLE);
+	assert_map(c, "@v", BPF_MAP_TYPE_HASH, 8, tl_find_map(c, "@v")->value.size);
 	assert_map(c, "@str", BPF_MAP_TYPE_HASH, 2, 16);
 	if (can_load())
 		assert_int_equal(bpf_object__load(c->obj), 0);
-	built_free(c);
+	tl_free(c);
 }
 
 static void test_tracepoint_loads(void **state)
 {
-	struct built *c = build("tracepoint:syscalls:sys_enter_openat /pid > 0 && comm != \"x\"/ {"
+	struct tl_build *c = build("tracepoint:syscalls:sys_enter_openat /pid > 0 && comm != \"x\"/ {"
 				" @[comm, args->flags] = count();"
 				" printf(\"%s %s\\n\", probe, str(args->filename)); }");
 	struct bpf_program *p;
@@ -241,12 +185,12 @@ static void test_tracepoint_loads(void **state)
 	assert_int_equal(bpf_program__type(p), BPF_PROG_TYPE_TRACEPOINT);
 	if (can_load())
 		assert_int_equal(bpf_object__load(c->obj), 0);
-	built_free(c);
+	tl_free(c);
 }
 
 static void test_interval_and_several_probes(void **state)
 {
-	struct built *c = build("interval:ms:100 { @t = count(); if (@x > 2) { exit(); } }"
+	struct tl_build *c = build("interval:ms:100 { @t = count(); if (@x > 2) { exit(); } }"
 				" END { $s = \"a\"; $s = \"bc\"; @x = $s == \"bc\" ? 1 : -1; }");
 	struct bpf_program *p;
 
@@ -261,19 +205,19 @@ static void test_interval_and_several_probes(void **state)
 	assert_string_equal(bpf_program__name(p), "END");
 	if (can_load())
 		assert_int_equal(bpf_object__load(c->obj), 0);
-	built_free(c);
+	tl_free(c);
 }
 
 static void test_stack_limit_is_a_diagnostic(void **state)
 {
-	struct built *c = build_strlen("BEGIN { $a = str(0); $b = str(1); $c = str(2);"
+	struct tl_build *c = build_strlen("BEGIN { $a = str(0); $b = str(1); $c = str(2);"
 				       " printf(\"%s %s %s\\n\", $a, $b, $c); }",
 				       200);
 
 	(void)state;
 	assert_int_not_equal(c->ret, 0);
-	assert_true(has_error(c, "512 bytes"));
-	built_free(c);
+	assert_true(tl_has_error(c, "512 bytes"));
+	tl_free(c);
 }
 
 struct rec_seen {
@@ -304,7 +248,7 @@ static int on_record(void *ctx, void *data, size_t size)
 /* The record a BEGIN program writes is the one the format's layout in the metadata says. */
 static void test_begin_test_run_record(void **state)
 {
-	struct built *c = build("BEGIN { printf(\"%d %s\\n\", -42, \"ab\"); }");
+	struct tl_build *c = build("BEGIN { printf(\"%d %s\\n\", -42, \"ab\"); }");
 	LIBBPF_OPTS(bpf_test_run_opts, opts);
 	struct rec_seen seen = {0};
 	const struct aot_fmt *f;
@@ -313,7 +257,7 @@ static void test_begin_test_run_record(void **state)
 	(void)state;
 	assert_int_equal(c->ret, 0);
 	if (!can_load()) {
-		built_free(c);
+		tl_free(c);
 		skip();
 	}
 	assert_int_equal(bpf_object__load(c->obj), 0);
@@ -335,15 +279,15 @@ static void test_begin_test_run_record(void **state)
 	assert_int_equal(seen.num, -42);
 	assert_string_equal(seen.str, "ab");
 	ring_buffer__free(rb);
-	built_free(c);
+	tl_free(c);
 }
 
 /* Tuple keys have zeroed pad bytes (or equal keys would hash apart); counts add per CPU. */
 static void test_tuple_key_padding(void **state)
 {
-	struct built *c = build("BEGIN { @[\"a\", 2] = count(); @[\"a\", 2] = count(); }");
+	struct tl_build *c = build("BEGIN { @[\"a\", 2] = count(); @[\"a\", 2] = count(); }");
 	LIBBPF_OPTS(bpf_test_run_opts, opts);
-	struct map_info *mi = find_map_info(c, "@");
+	struct map_info *mi = tl_find_map(c, "@");
 	uint8_t key[64], next[64];
 	int ncpus = libbpf_num_possible_cpus(), fd, nkeys = 0;
 	uint64_t *vals, total = 0;
@@ -351,7 +295,7 @@ static void test_tuple_key_padding(void **state)
 	(void)state;
 	assert_int_equal(c->ret, 0);
 	if (!can_load()) {
-		built_free(c);
+		tl_free(c);
 		skip();
 	}
 	assert_non_null(mi);
@@ -377,13 +321,13 @@ static void test_tuple_key_padding(void **state)
 		total += vals[i];
 	assert_int_equal(total, 2);
 	free(vals);
-	built_free(c);
+	tl_free(c);
 }
 
 /* -d ir, ir-opt and asm print each stage to the stream given. */
 static void test_dumps(void **state)
 {
-	struct built *c = build("BEGIN { printf(\"%d\\n\", pid); }");
+	struct tl_build *c = build("BEGIN { printf(\"%d\\n\", pid); }");
 	struct cg_opts opts = {.sz = sizeof(opts),
 			       .dump = CG_DUMP_IR | CG_DUMP_IR_OPT | CG_DUMP_ASM};
 	char *text = NULL;
@@ -403,7 +347,7 @@ static void test_dumps(void **state)
 	assert_int_equal(size, c->elf_size);
 	free(text);
 	free(elf);
-	built_free(c);
+	tl_free(c);
 }
 
 static int quiet_libbpf(enum libbpf_print_level level, const char *fmt, va_list ap)

@@ -17,80 +17,32 @@
 #include "frontend.h"
 #include "meta.h"
 #include "probe.h"
+#include "testlib.h"
 
-struct compiled {
-	struct source src;
-	struct program prog;
-	struct diags d;
-	struct probe_env *env;
-	int ret;
-};
-
-static struct compiled *compile(const char *text, char **params, int nparams)
+/* Through sema, with positional parameters. */
+static struct tl_build *compile(const char *text, char **params, int nparams)
 {
-	struct compiled *c = calloc(1, sizeof(*c));
+	struct tl_opts o = { .params = params, .nparams = nparams };
 
-	c->src.name = "test.bt";
-	c->src.text = (char *)text;
-	c->src.len = strlen(text);
-	c->prog.src = &c->src;
-	c->prog.arena = arena_new();
-	c->prog.meta = aot_meta_new();
-	c->prog.params = params;
-	c->prog.nparams = nparams;
-	c->prog.strlen_max = 64;
-	c->env = probe_env__new();
-	diags_init(&c->d, &c->src);
-	c->ret = parse_program(&c->prog, &c->d);
-	if (!c->ret)
-		c->ret = expand_probes(&c->prog, c->env, &c->d);
-	if (!c->ret)
-		c->ret = sema_check(&c->prog, c->env, &c->d);
-	return c;
+	return tl_build(text, &o);
 }
 
-static void compiled_free(struct compiled *c)
-{
-	diags_free(&c->d);
-	probe_env__free(c->env);
-	aot_meta_free(c->prog.meta);
-	arena_free(c->prog.arena);
-	free(c);
-}
-
-/* True if some error's message contains needle. */
-static bool has_error(struct compiled *c, const char *needle)
-{
-	for (size_t i = 0; i < c->d.n; i++)
-		if (c->d.v[i].level == DIAG_ERROR && strstr(c->d.v[i].msg, needle))
-			return true;
-	return false;
-}
-
-static struct map_info *find_map(struct compiled *c, const char *name)
-{
-	for (struct map_info *m = c->prog.maps; m; m = m->next)
-		if (strcmp(m->name, name) == 0)
-			return m;
-	return NULL;
-}
-
-static struct node *first_stmt(struct compiled *c)
+static struct node *first_stmt(struct tl_build *c)
 {
 	return c->prog.root->body->body->body;
 }
 
 static void test_aggregations_and_tuple_keys(void **state)
 {
-	struct compiled *c = compile("BEGIN { @x = count(); @y[1, \"ab\"] = sum(5); @z = avg(-3); }",
+	struct tl_build *c = compile("BEGIN { @x = count(); @y[1, \"ab\"] = sum(5); @z = avg(-3); }",
 				     NULL, 0);
 	struct map_info *x, *y;
 	const struct aot_map *my;
 
 	(void)state;
 	assert_int_equal(c->ret, 0);
-	x = find_map(c, "@x");
-	y = find_map(c, "@y");
+	x = tl_find_map(c, "@x");
+	y = tl_find_map(c, "@y");
 	assert_non_null(x);
 	assert_non_null(y);
 	assert_int_equal(x->value.kind, TYPE_COUNT);
@@ -109,19 +61,19 @@ static void test_aggregations_and_tuple_keys(void **state)
 	assert_int_equal(my->key.kind, AOT_K_TUPLE);
 	assert_int_equal(my->key.nelems, 2);
 	assert_int_equal(c->prog.meta->elems[my->key.elems + 1].offset, 8);
-	assert_true(c->prog.meta->maps[find_map(c, "@z")->meta_idx].value.is_signed);
-	compiled_free(c);
+	assert_true(c->prog.meta->maps[tl_find_map(c, "@z")->meta_idx].value.is_signed);
+	tl_free(c);
 }
 
 static void test_string_keys_grow_and_cast(void **state)
 {
-	struct compiled *c = compile("BEGIN { @[\"a\"] = 1; @[comm] = 2; }", NULL, 0);
+	struct tl_build *c = compile("BEGIN { @[\"a\"] = 1; @[comm] = 2; }", NULL, 0);
 	struct map_info *m;
 	struct node *first;
 
 	(void)state;
 	assert_int_equal(c->ret, 0);
-	m = find_map(c, "@");
+	m = tl_find_map(c, "@");
 	assert_int_equal(m->key.kind, TYPE_STR);
 	assert_int_equal(m->key.size, 16);
 	/* The literal key "a" (2 bytes) meets a 16-byte slot: sema made the conversion explicit. */
@@ -130,12 +82,12 @@ static void test_string_keys_grow_and_cast(void **state)
 	assert_int_equal(first->lhs->args->kind, NODE_CAST);
 	assert_int_equal(first->lhs->args->type.size, 16);
 	assert_int_equal(first->lhs->args->lhs->kind, NODE_STR);
-	compiled_free(c);
+	tl_free(c);
 }
 
 static void test_printf_layout(void **state)
 {
-	struct compiled *c = compile("BEGIN { printf(\"%d %s %x\\n\", pid, comm, (uint8)3); }", NULL, 0);
+	struct tl_build *c = compile("BEGIN { printf(\"%d %s %x\\n\", pid, comm, (uint8)3); }", NULL, 0);
 	const struct aot_fmt *f;
 	const struct aot_elem *e;
 
@@ -153,101 +105,101 @@ static void test_printf_layout(void **state)
 	assert_int_equal(e[1].offset, 8);
 	assert_int_equal(e[2].offset, 24);
 	assert_int_equal(e[2].type.size, 8); /* printf arguments widen to 64 bits */
-	compiled_free(c);
+	tl_free(c);
 }
 
 static void test_printf_errors(void **state)
 {
-	struct compiled *c = compile("BEGIN { printf(\"%d %d\\n\", 1); }", NULL, 0);
+	struct tl_build *c = compile("BEGIN { printf(\"%d %d\\n\", 1); }", NULL, 0);
 
 	(void)state;
 	assert_int_not_equal(c->ret, 0);
-	assert_true(has_error(c, "2 conversions but 1 argument"));
-	compiled_free(c);
+	assert_true(tl_has_error(c, "2 conversions but 1 argument"));
+	tl_free(c);
 	c = compile("BEGIN { printf(\"%d\\n\", comm); }", NULL, 0);
-	assert_true(has_error(c, "%d cannot print string[16]"));
-	compiled_free(c);
+	assert_true(tl_has_error(c, "%d cannot print string[16]"));
+	tl_free(c);
 }
 
 static void test_type_conflicts(void **state)
 {
-	struct compiled *c = compile("BEGIN { $x = 1; $x = \"a\"; @m = count(); @m = 1; }", NULL, 0);
+	struct tl_build *c = compile("BEGIN { $x = 1; $x = \"a\"; @m = count(); @m = 1; }", NULL, 0);
 
 	(void)state;
-	assert_true(has_error(c, "variable $x cannot hold both"));
-	assert_true(has_error(c, "@m cannot hold both count and int64"));
-	compiled_free(c);
+	assert_true(tl_has_error(c, "variable $x cannot hold both"));
+	assert_true(tl_has_error(c, "@m cannot hold both count and int64"));
+	tl_free(c);
 	c = compile("BEGIN { @k[1] = 1; @k[1, 2] = 2; }", NULL, 0);
-	assert_true(has_error(c, "@k used with 2 keys"));
-	compiled_free(c);
+	assert_true(tl_has_error(c, "@k used with 2 keys"));
+	tl_free(c);
 }
 
 static void test_unknown_names(void **state)
 {
-	struct compiled *c = compile("BEGIN { @x = foo; bar(1); printf(\"%d\", $y); }", NULL, 0);
+	struct tl_build *c = compile("BEGIN { @x = foo; bar(1); printf(\"%d\", $y); }", NULL, 0);
 
 	(void)state;
-	assert_true(has_error(c, "unknown identifier 'foo'"));
-	assert_true(has_error(c, "unknown function 'bar'"));
-	assert_true(has_error(c, "variable $y is used before it is assigned"));
+	assert_true(tl_has_error(c, "unknown identifier 'foo'"));
+	assert_true(tl_has_error(c, "unknown function 'bar'"));
+	assert_true(tl_has_error(c, "variable $y is used before it is assigned"));
 	/* Every error of the pass is reported, not just the first. */
 	assert_int_equal(c->d.nerrors, 3);
-	compiled_free(c);
+	tl_free(c);
 }
 
 static void test_map_read_before_assignment(void **state)
 {
 	/* END is above BEGIN in the text: the map's type comes from the later probe. */
-	struct compiled *c = compile("END { printf(\"%d\\n\", @x); } BEGIN { @x = 1; }", NULL, 0);
+	struct tl_build *c = compile("END { printf(\"%d\\n\", @x); } BEGIN { @x = 1; }", NULL, 0);
 
 	(void)state;
 	assert_int_equal(c->ret, 0);
-	compiled_free(c);
+	tl_free(c);
 	c = compile("BEGIN { printf(\"%d\\n\", @never); }", NULL, 0);
-	assert_true(has_error(c, "@never is read but never assigned"));
-	compiled_free(c);
+	assert_true(tl_has_error(c, "@never is read but never assigned"));
+	tl_free(c);
 }
 
 static void test_aggregation_outside_assignment(void **state)
 {
-	struct compiled *c = compile("BEGIN { $x = count(); printf(\"%d\", sum(1)); }", NULL, 0);
+	struct tl_build *c = compile("BEGIN { $x = count(); printf(\"%d\", sum(1)); }", NULL, 0);
 
 	(void)state;
-	assert_true(has_error(c, "count() can only be assigned to a map"));
-	assert_true(has_error(c, "sum() can only be assigned to a map"));
-	compiled_free(c);
+	assert_true(tl_has_error(c, "count() can only be assigned to a map"));
+	assert_true(tl_has_error(c, "sum() can only be assigned to a map"));
+	tl_free(c);
 }
 
 static void test_positional_parameters(void **state)
 {
 	char *params[] = { "42", "hello" };
-	struct compiled *c = compile("BEGIN { @a = $1; @b = $2; @n = $#; }", params, 2);
+	struct tl_build *c = compile("BEGIN { @a = $1; @b = $2; @n = $#; }", params, 2);
 
 	(void)state;
 	assert_int_equal(c->ret, 0);
-	assert_int_equal(find_map(c, "@a")->value.kind, TYPE_INT);
-	assert_int_equal(find_map(c, "@b")->value.kind, TYPE_STR);
+	assert_int_equal(tl_find_map(c, "@a")->value.kind, TYPE_INT);
+	assert_int_equal(tl_find_map(c, "@b")->value.kind, TYPE_STR);
 	assert_int_equal(first_stmt(c)->rhs->kind, NODE_INT);
 	assert_int_equal(first_stmt(c)->rhs->num, 42);
 	assert_int_equal(c->prog.meta->nparams, 2);
-	compiled_free(c);
+	tl_free(c);
 	c = compile("BEGIN { @a = $3; }", params, 2);
-	assert_true(has_error(c, "positional parameter $3 was not given"));
-	compiled_free(c);
+	assert_true(tl_has_error(c, "positional parameter $3 was not given"));
+	tl_free(c);
 }
 
 static void test_builtin_availability(void **state)
 {
-	struct compiled *c = compile("BEGIN { @ = args->x; }", NULL, 0);
+	struct tl_build *c = compile("BEGIN { @ = args->x; }", NULL, 0);
 
 	(void)state;
-	assert_true(has_error(c, "'args' is not available in BEGIN probes"));
-	compiled_free(c);
+	assert_true(tl_has_error(c, "'args' is not available in BEGIN probes"));
+	tl_free(c);
 }
 
 static void test_tracepoint_args(void **state)
 {
-	struct compiled *c;
+	struct tl_build *c;
 	struct node *key;
 
 	(void)state;
@@ -263,15 +215,15 @@ static void test_tracepoint_args(void **state)
 	assert_int_equal(key->func, FN_STR);
 	assert_true(key->is_user);
 	assert_int_equal(key->type.size, 64);
-	compiled_free(c);
+	tl_free(c);
 	c = compile("tracepoint:syscalls:sys_enter_openat { @ = args->nonexistent; }", NULL, 0);
-	assert_true(has_error(c, "has no field 'nonexistent'"));
-	compiled_free(c);
+	assert_true(tl_has_error(c, "has no field 'nonexistent'"));
+	tl_free(c);
 }
 
 static void test_wildcard_probe_names(void **state)
 {
-	struct compiled *c;
+	struct tl_build *c;
 	uint32_t n = 0;
 
 	(void)state;
@@ -288,69 +240,69 @@ static void test_wildcard_probe_names(void **state)
 	/* Each match is its own program with a unique function name and a canonical section. */
 	assert_string_not_equal(c->prog.meta->probes[0].prog, c->prog.meta->probes[1].prog);
 	assert_non_null(strstr(c->prog.root->body->args->matches[0].section, "tracepoint/syscalls/"));
-	compiled_free(c);
+	tl_free(c);
 }
 
 static void test_loops(void **state)
 {
-	struct compiled *c = compile("BEGIN { $i = 0; while ($i < 3) { $i++; if ($i == 2) { break; } } "
+	struct tl_build *c = compile("BEGIN { $i = 0; while ($i < 3) { $i++; if ($i == 2) { break; } } "
 				     "unroll(2) { continue; } delete(@m[1]); @m[2] = 1; }", NULL, 0);
 
 	(void)state;
 	assert_int_equal(c->ret, 0);
-	compiled_free(c);
+	tl_free(c);
 	c = compile("BEGIN { break; unroll(101) { } while (\"s\") { } delete(1); }", NULL, 0);
-	assert_true(has_error(c, "break outside a loop"));
-	assert_true(has_error(c, "unroll(101) is out of range"));
-	assert_true(has_error(c, "a loop condition needs an integer"));
-	assert_true(has_error(c, "delete() takes a map element"));
-	compiled_free(c);
+	assert_true(tl_has_error(c, "break outside a loop"));
+	assert_true(tl_has_error(c, "unroll(101) is out of range"));
+	assert_true(tl_has_error(c, "a loop condition needs an integer"));
+	assert_true(tl_has_error(c, "delete() takes a map element"));
+	tl_free(c);
 }
 
 static void test_unknown_probe_type(void **state)
 {
-	struct compiled *c = compile("nosuch:thing { }", NULL, 0);
+	struct tl_build *c = compile("nosuch:thing { }", NULL, 0);
 
 	(void)state;
-	assert_true(has_error(c, "unknown probe type 'nosuch'"));
-	compiled_free(c);
+	assert_true(tl_has_error(c, "unknown probe type 'nosuch'"));
+	tl_free(c);
 }
 
 static void test_hist_lhist_stats(void **state)
 {
-	struct compiled *c = compile("BEGIN { @h[comm] = hist(5); @l = lhist(3, 0, 100, 10); "
+	struct tl_build *c = compile("BEGIN { @h[comm] = hist(5); @l = lhist(3, 0, 100, 10); "
 				     "@s = stats(-1); }", NULL, 0);
 	const struct aot_map *ml;
 	struct map_info *h;
 
 	(void)state;
 	assert_int_equal(c->ret, 0);
-	h = find_map(c, "@h");
+	h = tl_find_map(c, "@h");
 	assert_int_equal(h->value.kind, TYPE_HIST);
 	assert_int_equal(c->prog.meta->maps[h->meta_idx].agg, AOT_AGG_HIST);
-	ml = &c->prog.meta->maps[find_map(c, "@l")->meta_idx];
+	ml = &c->prog.meta->maps[tl_find_map(c, "@l")->meta_idx];
 	assert_int_equal(ml->agg, AOT_AGG_LHIST);
 	assert_int_equal(ml->lhist_min, 0);
 	assert_int_equal(ml->lhist_max, 100);
 	assert_int_equal(ml->lhist_step, 10);
-	assert_int_equal(c->prog.meta->maps[find_map(c, "@s")->meta_idx].agg, AOT_AGG_STATS);
-	assert_true(c->prog.meta->maps[find_map(c, "@s")->meta_idx].value.is_signed);
-	compiled_free(c);
+	assert_int_equal(c->prog.meta->maps[tl_find_map(c, "@s")->meta_idx].agg, AOT_AGG_STATS);
+	assert_true(c->prog.meta->maps[tl_find_map(c, "@s")->meta_idx].value.is_signed);
+	tl_free(c);
 
 	c = compile("BEGIN { @a = lhist(1, 10, 5, 1); @b = lhist(1, 0, 10, 0); @c = lhist(1, $1, 2, 1);"
 		    " @d = lhist(1, 0, 10, 1); @d = lhist(2, 0, 20, 1); @e = hist(1); @f = @e; }",
 		    (char *[]){ "x" }, 1);
-	assert_true(has_error(c, "lhist(): max must be greater than min"));
-	assert_true(has_error(c, "lhist(): step must be at least 1"));
-	assert_true(has_error(c, "lhist(): min must be an integer literal"));
-	assert_true(has_error(c, "@d gets lhist() with different bounds"));
-	assert_true(has_error(c, "@e holds a hist() aggregation, which cannot be read"));
-	compiled_free(c);
+	assert_true(tl_has_error(c, "lhist(): max must be greater than min"));
+	assert_true(tl_has_error(c, "lhist(): step must be at least 1"));
+	assert_true(tl_has_error(c, "lhist(): min must be an integer literal"));
+	assert_true(tl_has_error(c, "@d gets lhist() with different bounds"));
+	assert_true(tl_has_error(c, "@e holds a hist() aggregation, which cannot be read"));
+	tl_free(c);
 }
 
 static void test_map_functions(void **state)
 {
-	struct compiled *c = compile("BEGIN { @a[1] = count(); print(@a, 10, 2); clear(@a); zero(@a); "
+	struct tl_build *c = compile("BEGIN { @a[1] = count(); print(@a, 10, 2); clear(@a); zero(@a); "
 				     "print(5); time(); }", NULL, 0);
 
 	(void)state;
@@ -361,20 +313,20 @@ static void test_map_functions(void **state)
 	assert_int_equal(c->prog.meta->fmts[0].args.nelems, 1);
 	assert_int_equal(c->prog.meta->fmts[1].kind, AOT_FMT_TIME);
 	assert_string_equal(c->prog.meta->fmts[1].fmt, "%H:%M:%S\n");
-	compiled_free(c);
+	tl_free(c);
 
 	c = compile("BEGIN { clear(@never); zero(@a[1]); print(@x, 1); @x = 1; print(1, 2); "
 		    "$v = clear(@x); }", NULL, 0);
-	assert_true(has_error(c, "@never is used but never assigned"));
-	assert_true(has_error(c, "zero() takes a whole map, without a key"));
-	assert_true(has_error(c, "print() takes a top and a divisor only after a whole map"));
-	assert_true(has_error(c, "clear() has no value"));
-	compiled_free(c);
+	assert_true(tl_has_error(c, "@never is used but never assigned"));
+	assert_true(tl_has_error(c, "zero() takes a whole map, without a key"));
+	assert_true(tl_has_error(c, "print() takes a top and a divisor only after a whole map"));
+	assert_true(tl_has_error(c, "clear() has no value"));
+	tl_free(c);
 }
 
 static void test_rendered_values(void **state)
 {
-	struct compiled *c = compile("BEGIN { @k[kstack(perf, 5)] = count(); @u[ustack] = count(); "
+	struct tl_build *c = compile("BEGIN { @k[kstack(perf, 5)] = count(); @u[ustack] = count(); "
 				     "@t = strftime(\"%H\", nsecs); @n = ntop(1); @w = username; "
 				     "@s = sizeof(uint16); @z = sizeof(comm); }", NULL, 0);
 	struct map_info *k;
@@ -383,44 +335,44 @@ static void test_rendered_values(void **state)
 	(void)state;
 	assert_int_equal(c->ret, 0);
 	assert_true(c->prog.uses_kstack && c->prog.uses_ustack);
-	k = find_map(c, "@k");
+	k = tl_find_map(c, "@k");
 	assert_int_equal(k->key.kind, TYPE_BUF);
 	mk = &c->prog.meta->maps[k->meta_idx];
 	assert_int_equal(mk->key.kind, AOT_K_KSTACK);
 	assert_int_equal(mk->key.nelems, 5);
 	assert_int_equal(mk->key.elems, AOT_STACK_MODE_PERF);
-	assert_int_equal(find_map(c, "@u")->key.size, 16);
-	assert_int_equal(c->prog.meta->maps[find_map(c, "@t")->meta_idx].value.kind, AOT_K_TIMESTAMP);
-	assert_string_equal(c->prog.meta->fmts[c->prog.meta->maps[find_map(c, "@t")->meta_idx]
+	assert_int_equal(tl_find_map(c, "@u")->key.size, 16);
+	assert_int_equal(c->prog.meta->maps[tl_find_map(c, "@t")->meta_idx].value.kind, AOT_K_TIMESTAMP);
+	assert_string_equal(c->prog.meta->fmts[c->prog.meta->maps[tl_find_map(c, "@t")->meta_idx]
 							  .value.elems].fmt, "%H");
-	assert_int_equal(find_map(c, "@n")->value.render, AOT_K_INET);
-	assert_int_equal(find_map(c, "@n")->value.size, 24);
-	assert_int_equal(find_map(c, "@w")->value.render, AOT_K_USERNAME);
-	compiled_free(c);
+	assert_int_equal(tl_find_map(c, "@n")->value.render, AOT_K_INET);
+	assert_int_equal(tl_find_map(c, "@n")->value.size, 24);
+	assert_int_equal(tl_find_map(c, "@w")->value.render, AOT_K_USERNAME);
+	tl_free(c);
 
 	c = compile("BEGIN { $x = kstack(fast, 3); $y = ustack(200); $z = ntop(\"ab\"); "
 		    "$r = reg(\"ip\"); printf(\"%d\", kstack); }", NULL, 0);
-	assert_true(has_error(c, "kstack(): unknown mode 'fast'"));
-	assert_true(has_error(c, "ustack(): the frame limit must be a literal from 1 to 127"));
-	assert_true(has_error(c, "ntop() cannot take string[3]"));
-	assert_true(has_error(c, "reg() is not available in BEGIN probes"));
-	assert_true(has_error(c, "printf: %d cannot print kstack"));
-	compiled_free(c);
+	assert_true(tl_has_error(c, "kstack(): unknown mode 'fast'"));
+	assert_true(tl_has_error(c, "ustack(): the frame limit must be a literal from 1 to 127"));
+	assert_true(tl_has_error(c, "ntop() cannot take string[3]"));
+	assert_true(tl_has_error(c, "reg() is not available in BEGIN probes"));
+	assert_true(tl_has_error(c, "printf: %d cannot print kstack"));
+	tl_free(c);
 }
 
 static void test_unsafe_functions(void **state)
 {
-	struct compiled *c = compile("BEGIN { system(\"ls %d\", 1); signal(\"KILL\"); }", NULL, 0);
+	struct tl_build *c = compile("BEGIN { system(\"ls %d\", 1); signal(\"KILL\"); }", NULL, 0);
 
 	(void)state;
-	assert_true(has_error(c, "system() is an unsafe function"));
-	assert_true(has_error(c, "signal() is an unsafe function"));
-	compiled_free(c);
+	assert_true(tl_has_error(c, "system() is an unsafe function"));
+	assert_true(tl_has_error(c, "signal() is an unsafe function"));
+	tl_free(c);
 }
 
 static void test_for_and_scopes(void **state)
 {
-	struct compiled *c = compile("BEGIN { @m[\"a\"] = count(); for ($kv : @m) { $n = $kv.1; } "
+	struct tl_build *c = compile("BEGIN { @m[\"a\"] = count(); for ($kv : @m) { $n = $kv.1; } "
 				     "if (1) { $a = 1; $b = 1; } else { $a = 2; } $c = $a; }", NULL, 0);
 	struct node *f;
 
@@ -431,16 +383,16 @@ static void test_for_and_scopes(void **state)
 	assert_int_equal(f->lhs->var->type.kind, TYPE_TUPLE);
 	assert_int_equal(f->lhs->var->type.elems[0].kind, TYPE_STR);
 	assert_int_equal(f->lhs->var->type.elems[1].kind, TYPE_INT);
-	compiled_free(c);
+	tl_free(c);
 
 	c = compile("BEGIN { @h = hist(1); for ($kv : @h) { } "
 		    "if (1) { $b = 1; } $c = $b; while (0) { $w = 1; } $d = $w; $t = (1, 2); $e = $t.2; }",
 		    NULL, 0);
-	assert_true(has_error(c, "for cannot iterate over a hist() map"));
-	assert_true(has_error(c, "variable $b was assigned only inside a block that has ended"));
-	assert_true(has_error(c, "variable $w was assigned only inside a block that has ended"));
-	assert_true(has_error(c, "(int64, int64) has no element '2'"));
-	compiled_free(c);
+	assert_true(tl_has_error(c, "for cannot iterate over a hist() map"));
+	assert_true(tl_has_error(c, "variable $b was assigned only inside a block that has ended"));
+	assert_true(tl_has_error(c, "variable $w was assigned only inside a block that has ended"));
+	assert_true(tl_has_error(c, "(int64, int64) has no element '2'"));
+	tl_free(c);
 }
 
 int main(void)

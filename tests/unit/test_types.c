@@ -20,46 +20,14 @@
 #include "frontend.h"
 #include "meta.h"
 #include "probe.h"
+#include "testlib.h"
 
-struct compiled {
-	struct source src;
-	struct program prog;
-	struct diags d;
-	struct probe_env *env;
-	int ret;
-};
-
-static struct compiled *compile(const char *text)
+static struct tl_build *compile(const char *text)
 {
-	struct compiled *c = calloc(1, sizeof(*c));
-
-	c->src.name = "test.bt";
-	c->src.text = (char *)text;
-	c->src.len = strlen(text);
-	c->prog.src = &c->src;
-	c->prog.arena = arena_new();
-	c->prog.meta = aot_meta_new();
-	c->prog.strlen_max = 64;
-	c->env = probe_env__new();
-	diags_init(&c->d, &c->src);
-	c->ret = parse_program(&c->prog, &c->d);
-	if (!c->ret)
-		c->ret = expand_probes(&c->prog, c->env, &c->d);
-	if (!c->ret)
-		c->ret = sema_check(&c->prog, c->env, &c->d);
-	return c;
+	return tl_build(text, NULL);
 }
 
-static void compiled_free(struct compiled *c)
-{
-	diags_free(&c->d);
-	aot_meta_free(c->prog.meta);
-	probe_env__free(c->env);
-	arena_free(c->prog.arena);
-	free(c);
-}
-
-static bool has_diag(const struct compiled *c, const char *msg, const char *hint)
+static bool has_diag(const struct tl_build *c, const char *msg, const char *hint)
 {
 	for (size_t i = 0; i < c->d.n; i++)
 		if (strstr(c->d.v[i].msg, msg) &&
@@ -74,7 +42,7 @@ static bool have_btf(void)
 }
 
 /* The first member of a C record, found by name, with its offset. */
-static const struct cmember *member(struct compiled *c, const char *rec, const char *name)
+static const struct cmember *member(struct tl_build *c, const char *rec, const char *name)
 {
 	struct ctypes *ct = ctypes_get(&c->prog, c->env);
 	struct crecord *r = ctypes_record(ct, rec, false);
@@ -89,7 +57,7 @@ static const struct cmember *member(struct compiled *c, const char *rec, const c
 
 static void test_btf_records(void **state)
 {
-	struct compiled *c;
+	struct tl_build *c;
 	const struct cmember *m;
 	struct btf *btf;
 	int id;
@@ -127,12 +95,12 @@ static void test_btf_records(void **state)
 	assert_int_equal(m->type.size, 16);
 	m = member(c, "task_struct", "real_parent");
 	assert_int_equal(m->type.kind, TYPE_PTR);
-	compiled_free(c);
+	tl_free(c);
 }
 
 static void test_c_records(void **state)
 {
-	struct compiled *c;
+	struct tl_build *c;
 	const struct cmember *m;
 
 	(void)state;
@@ -160,47 +128,47 @@ static void test_c_records(void **state)
 	assert_int_equal(m->type.size, 10);
 	m = member(c, "point", "flag");
 	assert_int_equal(m->bit_size, 3);
-	compiled_free(c);
+	tl_free(c);
 }
 
 static void test_diagnostics(void **state)
 {
-	struct compiled *c;
+	struct tl_build *c;
 
 	(void)state;
 	c = compile("BEGIN { $p = (struct no_such_thing *)0; exit(); }");
 	assert_int_not_equal(c->ret, 0);
 	assert_true(has_diag(c, "unknown type 'struct no_such_thing'", NULL));
-	compiled_free(c);
+	tl_free(c);
 
 	c = compile("BEGIN { $x = \"ab\"; printf(\"%d\\n\", *$x); exit(); }");
 	assert_int_not_equal(c->ret, 0);
 	assert_true(has_diag(c, "cannot dereference char[3]: it is not a pointer", NULL));
-	compiled_free(c);
+	tl_free(c);
 
 	/* an integer is an address, read as a u64 as bpftrace does (loads.bt: *kaddr(...)) */
 	c = compile("BEGIN { $x = 5; printf(\"%d\\n\", *$x); exit(); }");
 	assert_int_equal(c->ret, 0);
-	compiled_free(c);
+	tl_free(c);
 
 	c = compile("struct s { int alpha; int beta; };\n"
 		    "BEGIN { $p = (struct s *)0; printf(\"%d\\n\", $p->alpah); exit(); }");
 	assert_int_not_equal(c->ret, 0);
 	assert_true(has_diag(c, "struct s has no member 'alpah'", "did you mean 'alpha'"));
-	compiled_free(c);
+	tl_free(c);
 
 	c = compile("struct s { int alpha; };\n"
 		    "BEGIN { $p = (struct s *)0; printf(\"%d\\n\", $p.alpha); exit(); }");
 	assert_int_not_equal(c->ret, 0);
 	assert_true(has_diag(c, "is a pointer: use '->'", NULL));
-	compiled_free(c);
+	tl_free(c);
 
 	if (!have_btf())
 		return;
 	c = compile("BEGIN { printf(\"%d\\n\", curtask->real_parnt->tgid); exit(); }");
 	assert_int_not_equal(c->ret, 0);
 	assert_true(has_diag(c, "struct task_struct has no member 'real_parnt'", "'real_parent'"));
-	compiled_free(c);
+	tl_free(c);
 }
 
 int main(void)
