@@ -45,8 +45,8 @@ static void floor_print(const char *what, double *v, int n)
 static int floor_once(int tp_id, double *load, double *attach, double *release)
 {
 	struct bpf_insn insns[] = {
-		{.code = 0xb7, .dst_reg = 0, .imm = 0}, /* r0 = 0 */
-		{.code = 0x95},				/* exit */
+		{ .code = 0xb7, .dst_reg = 0, .imm = 0 }, /* r0 = 0 */
+		{ .code = 0x95 },			  /* exit */
 	};
 	struct perf_event_attr attr = {
 		.type = PERF_TYPE_TRACEPOINT,

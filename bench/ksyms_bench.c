@@ -80,8 +80,8 @@ static uint64_t *sample_addrs(size_t n)
 static int load_prog(void)
 {
 	struct bpf_insn insns[] = {
-		{.code = 0xb7, .dst_reg = 0, .imm = 0}, /* r0 = 0 */
-		{.code = 0x95},				/* exit */
+		{ .code = 0xb7, .dst_reg = 0, .imm = 0 }, /* r0 = 0 */
+		{ .code = 0x95 },			  /* exit */
 	};
 
 	return bpf_prog_load(BPF_PROG_TYPE_SOCKET_FILTER, "bench_prog", "GPL", insns, 2, NULL);
@@ -91,7 +91,7 @@ int main(int argc, char **argv)
 {
 	size_t nlook = argc > 1 ? strtoul(argv[1], NULL, 0) : 5000000;
 	int nload = argc > 2 ? atoi(argv[2]) : 1000;
-	struct ksyms_opts lo = {.sz = sizeof(lo), .live = true, .ring_pages = 64};
+	struct ksyms_opts lo = { .sz = sizeof(lo), .live = true, .ring_pages = 64 };
 	double t[BUILD_RUNS], t0, c0, sink = 0;
 	struct bcc_symbol sym;
 	struct ksyms_stats st;
@@ -196,7 +196,7 @@ int main(int argc, char **argv)
 	c0 = cpu_s();
 	t0 = now_s();
 	for (;;) {
-		struct pollfd p = {.fd = ksyms__fd(k), .events = POLLIN};
+		struct pollfd p = { .fd = ksyms__fd(k), .events = POLLIN };
 
 		poll(&p, 1, 50);
 		ksyms__update(k);

@@ -45,7 +45,8 @@ static void cg_shape_walk(const struct probe_match *m, const struct node *n, str
 			const struct probe_arg *a = NULL;
 
 			for (uint32_t i = 0; i < m->nargs && !a; i++)
-				if (m->args[i].hidden == hidden && !strcmp(m->args[i].name, n->name))
+				if (m->args[i].hidden == hidden &&
+				    !strcmp(m->args[i].name, n->name))
 					a = &m->args[i];
 			if (a)
 				cg_shape_add(s, a->offset);

@@ -72,7 +72,7 @@ static LLVMValueRef cg_bi_comm(struct cg *cg, struct node *n)
 {
 	uint32_t size = n->type.size ? n->type.size : 16;
 	LLVMValueRef buf = cg_alloca(cg, size, "comm");
-	LLVMValueRef args[] = {buf, cg_i64(cg, size)};
+	LLVMValueRef args[] = { buf, cg_i64(cg, size) };
 
 	/* the kernel pads the rest of the buffer with zeros */
 	cg_helper(cg, CG_H_GET_CURRENT_COMM, cg->t_i64, args, 2);
@@ -163,11 +163,11 @@ static LLVMValueRef cg_bi_ustack(struct cg *cg, struct node *n)
 }
 
 static const cg_emit_fn cg_builtins[] = {
-	[BI_PID] = cg_bi_pid,	      [BI_TID] = cg_bi_tid,	    [BI_UID] = cg_bi_uid,
-	[BI_GID] = cg_bi_gid,	      [BI_NSECS] = cg_bi_nsecs,	    [BI_CPU] = cg_bi_cpu,
-	[BI_COMM] = cg_bi_comm,	      [BI_PROBE] = cg_bi_probe,	    [BI_RAND] = cg_bi_rand,
-	[BI_ELAPSED] = cg_bi_elapsed, [BI_CURTASK] = cg_bi_curtask, [BI_CGROUP] = cg_bi_cgroup,
-	[BI_USERNAME] = cg_bi_username, [BI_FUNC] = cg_bi_func,	    [BI_KSTACK] = cg_bi_kstack,
+	[BI_PID] = cg_bi_pid,		[BI_TID] = cg_bi_tid,	      [BI_UID] = cg_bi_uid,
+	[BI_GID] = cg_bi_gid,		[BI_NSECS] = cg_bi_nsecs,     [BI_CPU] = cg_bi_cpu,
+	[BI_COMM] = cg_bi_comm,		[BI_PROBE] = cg_bi_probe,     [BI_RAND] = cg_bi_rand,
+	[BI_ELAPSED] = cg_bi_elapsed,	[BI_CURTASK] = cg_bi_curtask, [BI_CGROUP] = cg_bi_cgroup,
+	[BI_USERNAME] = cg_bi_username, [BI_FUNC] = cg_bi_func,	      [BI_KSTACK] = cg_bi_kstack,
 	[BI_USTACK] = cg_bi_ustack,
 };
 
@@ -263,7 +263,8 @@ LLVMValueRef cg_fmt_event(struct cg *cg, struct node *n, struct node *first)
 	}
 
 	rec = cg_event_reserve(cg, hdr + layout.size, &done);
-	cg_event_hdr(cg, rec, m->fmts[n->idx].kind == AOT_FMT_PRINTF ? AOT_EV_PRINTF : AOT_EV_FORMAT,
+	cg_event_hdr(cg, rec,
+		     m->fmts[n->idx].kind == AOT_FMT_PRINTF ? AOT_EV_PRINTF : AOT_EV_FORMAT,
 		     n->idx);
 	if (used != layout.size)
 		cg_memset0(cg, cg_gep(cg, rec, hdr), layout.size, 8);

@@ -24,7 +24,7 @@ static LLVMValueRef cg_ptr(struct cg *cg, LLVMValueRef v)
 static void cg_probe_read(struct cg *cg, LLVMValueRef dst, LLVMValueRef len, LLVMValueRef src,
 			  bool user)
 {
-	LLVMValueRef args[] = {dst, len, src};
+	LLVMValueRef args[] = { dst, len, src };
 
 	cg_helper(cg, user ? CG_H_PROBE_READ_USER : CG_H_PROBE_READ_KERNEL, cg->t_i64, args, 3);
 }
@@ -232,7 +232,7 @@ static LLVMValueRef cg_fn_signal(struct cg *cg, struct node *n)
 
 static LLVMValueRef cg_fn_override(struct cg *cg, struct node *n)
 {
-	LLVMValueRef args[] = {cg->ctxp, cg_expr(cg, n->args)};
+	LLVMValueRef args[] = { cg->ctxp, cg_expr(cg, n->args) };
 
 	cg_helper(cg, CG_H_OVERRIDE_RETURN, cg->t_i64, args, 2);
 	return cg_i64(cg, 0);
@@ -242,7 +242,7 @@ static LLVMValueRef cg_fn_override(struct cg *cg, struct node *n)
 static LLVMValueRef cg_fn_path(struct cg *cg, struct node *n)
 {
 	LLVMValueRef buf = cg_alloca_zero(cg, n->type.size, "path");
-	LLVMValueRef args[] = {cg_ptr(cg, cg_expr(cg, n->args)), buf, cg_i32(cg, n->type.size)};
+	LLVMValueRef args[] = { cg_ptr(cg, cg_expr(cg, n->args)), buf, cg_i32(cg, n->type.size) };
 
 	cg_helper(cg, CG_H_D_PATH, cg->t_i64, args, 3);
 	return buf;
@@ -269,18 +269,18 @@ static LLVMValueRef cg_fn_strncmp(struct cg *cg, struct node *n)
 		ca = LLVMBuildLoad2(cg->b, cg->t_i8, cg_gep(cg, pa, i), "");
 		cb = LLVMBuildLoad2(cg->b, cg->t_i8, cg_gep(cg, pb, i), "");
 		next = cg_block(cg, "strncmp.same");
-		LLVMAddIncoming(phi, &one, (LLVMBasicBlockRef[]){LLVMGetInsertBlock(cg->b)}, 1);
+		LLVMAddIncoming(phi, &one, (LLVMBasicBlockRef[]){ LLVMGetInsertBlock(cg->b) }, 1);
 		LLVMBuildCondBr(cg->b, LLVMBuildICmp(cg->b, LLVMIntEQ, ca, cb, ""), next, join);
 		LLVMPositionBuilderAtEnd(cg->b, next);
 		next = cg_block(cg, "strncmp.next");
-		LLVMAddIncoming(phi, &zero, (LLVMBasicBlockRef[]){LLVMGetInsertBlock(cg->b)}, 1);
+		LLVMAddIncoming(phi, &zero, (LLVMBasicBlockRef[]){ LLVMGetInsertBlock(cg->b) }, 1);
 		LLVMBuildCondBr(
 			cg->b,
 			LLVMBuildICmp(cg->b, LLVMIntEQ, ca, LLVMConstInt(cg->t_i8, 0, 0), ""), join,
 			next);
 		LLVMPositionBuilderAtEnd(cg->b, next);
 	}
-	LLVMAddIncoming(phi, &zero, (LLVMBasicBlockRef[]){LLVMGetInsertBlock(cg->b)}, 1);
+	LLVMAddIncoming(phi, &zero, (LLVMBasicBlockRef[]){ LLVMGetInsertBlock(cg->b) }, 1);
 	LLVMBuildBr(cg->b, join);
 	LLVMMoveBasicBlockAfter(join, LLVMGetInsertBlock(cg->b));
 	LLVMPositionBuilderAtEnd(cg->b, join);

@@ -30,8 +30,8 @@
 struct cg_core_rec {
 	uint32_t btf_id;
 	LLVMMetadataRef di;
-	LLVMTypeRef lty;   /* packed struct of byte arrays, one per member (plus padding) */
-	uint32_t *gep;     /* member index -> field index in lty */
+	LLVMTypeRef lty; /* packed struct of byte arrays, one per member (plus padding) */
+	uint32_t *gep;	 /* member index -> field index in lty */
 	struct cg_core_rec *next;
 };
 
@@ -54,8 +54,8 @@ static struct cg_core *cg_core_state(struct cg *cg)
 	if (!cg->core || cg->core->mod != cg->mod) {
 		cg->core = arena_alloc(cg->prog->arena, sizeof(*cg->core));
 		cg->core->mod = cg->mod;
-		cg->core->md_access = LLVMGetMDKindIDInContext(cg->ctx, "llvm.preserve.access.index",
-							       26);
+		cg->core->md_access =
+			LLVMGetMDKindIDInContext(cg->ctx, "llvm.preserve.access.index", 26);
 	}
 	return cg->core;
 }
@@ -89,8 +89,8 @@ static LLVMMetadataRef cg_core_di_record(struct cg *cg, const struct btf *btf, u
 			mn = "";
 		if (bsize)
 			members[i] = LLVMDIBuilderCreateBitFieldMemberType(
-				cg->dib, cg->di_file, mn, strlen(mn), cg->di_file, 0, bsize, bits, 0,
-				LLVMDIFlagZero, mt);
+				cg->dib, cg->di_file, mn, strlen(mn), cg->di_file, 0, bsize, bits,
+				0, LLVMDIFlagZero, mt);
 		else
 			members[i] = LLVMDIBuilderCreateMemberType(
 				cg->dib, cg->di_file, mn, strlen(mn), cg->di_file, 0,
@@ -120,8 +120,8 @@ static LLVMMetadataRef cg_core_di_btf(struct cg *cg, const struct btf *btf, uint
 	const char *name;
 
 	/* Typedefs and qualifiers do not matter to the matching. */
-	while ((t = btf__type_by_id(btf, id)) && (btf_is_mod(t) || btf_is_typedef(t) ||
-						  btf_is_type_tag(t) || btf_is_decl_tag(t)))
+	while ((t = btf__type_by_id(btf, id)) &&
+	       (btf_is_mod(t) || btf_is_typedef(t) || btf_is_type_tag(t) || btf_is_decl_tag(t)))
 		id = t->type;
 	if (!id || !t)
 		return cg_core_di_basic(cg, "char", 8, CG_CORE_ATE_SIGNED_CHAR);
@@ -134,8 +134,8 @@ static LLVMMetadataRef cg_core_di_btf(struct cg *cg, const struct btf *btf, uint
 		unsigned enc = btf_int_encoding(t);
 
 		di = cg_core_di_basic(cg, name, (uint64_t)t->size * 8,
-				      enc & BTF_INT_BOOL	 ? CG_CORE_ATE_BOOLEAN
-				      : enc & BTF_INT_CHAR	 ? CG_CORE_ATE_SIGNED_CHAR
+				      enc & BTF_INT_BOOL     ? CG_CORE_ATE_BOOLEAN
+				      : enc & BTF_INT_CHAR   ? CG_CORE_ATE_SIGNED_CHAR
 				      : enc & BTF_INT_SIGNED ? CG_CORE_ATE_SIGNED
 							     : CG_CORE_ATE_UNSIGNED);
 		break;
@@ -158,8 +158,8 @@ static LLVMMetadataRef cg_core_di_btf(struct cg *cg, const struct btf *btf, uint
 	case BTF_KIND_ENUM:
 	case BTF_KIND_ENUM64:
 		di = LLVMDIBuilderCreateEnumerationType(
-			cg->dib, cg->di_file, name ? name : "", name ? strlen(name) : 0, cg->di_file,
-			0, (uint64_t)t->size * 8, 0, NULL, 0,
+			cg->dib, cg->di_file, name ? name : "", name ? strlen(name) : 0,
+			cg->di_file, 0, (uint64_t)t->size * 8, 0, NULL, 0,
 			cg_core_di_basic(cg, "unsigned int", (uint64_t)t->size * 8,
 					 CG_CORE_ATE_UNSIGNED));
 		break;
@@ -168,11 +168,10 @@ static LLVMMetadataRef cg_core_di_btf(struct cg *cg, const struct btf *btf, uint
 		di = cg_core_di_record(cg, btf, id, t);
 		break;
 	case BTF_KIND_FWD:
-		di = LLVMDIBuilderCreateForwardDecl(cg->dib,
-						    btf_kflag(t) ? CG_CORE_TAG_UNION
-								 : CG_CORE_TAG_STRUCT,
-						    name ? name : "", name ? strlen(name) : 0,
-						    cg->di_file, cg->di_file, 0, 0, 0, 0, "", 0);
+		di = LLVMDIBuilderCreateForwardDecl(
+			cg->dib, btf_kflag(t) ? CG_CORE_TAG_UNION : CG_CORE_TAG_STRUCT,
+			name ? name : "", name ? strlen(name) : 0, cg->di_file, cg->di_file, 0, 0,
+			0, 0, "", 0);
 		break;
 	default:
 		di = cg_core_di_basic(cg, "char", 8, CG_CORE_ATE_SIGNED_CHAR);

@@ -88,9 +88,9 @@ LLVMMetadataRef cg_di_struct_u64s(struct cg *cg, const char *name, const char *c
 
 static LLVMMetadataRef cg_di_agg(struct cg *cg, const struct type *t)
 {
-	static const char *const minmax[] = {"val", "is_set"};
-	static const char *const avg[] = {"total", "count"};
-	static const bool s_u[] = {true, false};
+	static const char *const minmax[] = { "val", "is_set" };
+	static const char *const avg[] = { "total", "count" };
+	static const bool s_u[] = { true, false };
 
 	if (cg->di_agg[t->kind])
 		return cg->di_agg[t->kind];
@@ -146,10 +146,10 @@ LLVMMetadataRef cg_di_type(struct cg *cg, const struct type *t, const char *name
 	case TYPE_AVG:
 		return cg_di_agg(cg, t);
 	case TYPE_STATS: /* struct { s64 total; u64 count; }, as avg */
-		return cg_di_agg(cg, &(struct type){.kind = TYPE_AVG});
+		return cg_di_agg(cg, &(struct type){ .kind = TYPE_AVG });
 	case TYPE_HIST:
 	case TYPE_LHIST: /* a u64 count per bucket */
-		return cg_di_agg(cg, &(struct type){.kind = TYPE_COUNT});
+		return cg_di_agg(cg, &(struct type){ .kind = TYPE_COUNT });
 	default:
 		return cg_di_int(cg, t->size ? t->size : 8, false);
 	}
@@ -158,7 +158,7 @@ LLVMMetadataRef cg_di_type(struct cg *cg, const struct type *t, const char *name
 void cg_di_func(struct cg *cg, LLVMValueRef fn, const char *name, struct loc loc)
 {
 	LLVMMetadataRef voidp = cg_di_ptr(cg, NULL);
-	LLVMMetadataRef types[2] = {cg_di_c_int(cg), voidp};
+	LLVMMetadataRef types[2] = { cg_di_c_int(cg), voidp };
 	LLVMMetadataRef fty, sp;
 
 	fty = LLVMDIBuilderCreateSubroutineType(cg->dib, cg->di_file, types, 2,

@@ -44,7 +44,7 @@ static void cg_lifetime(struct cg *cg, const char *which, LLVMValueRef p, uint32
 {
 	unsigned id = LLVMLookupIntrinsicID(which, strlen(which));
 	LLVMValueRef fn = LLVMGetIntrinsicDeclaration(cg->mod, id, &cg->t_ptr, 1);
-	LLVMValueRef args[] = {cg_i64(cg, size), p};
+	LLVMValueRef args[] = { cg_i64(cg, size), p };
 
 	LLVMBuildCall2(cg->b, LLVMGlobalGetValueType(fn), fn, args, 2, "");
 }
@@ -193,7 +193,7 @@ static void cg_store_aligned(struct cg *cg, LLVMValueRef p, const struct type *d
 	LLVMValueRef s;
 
 	if (cg_type_is_buf(dt) != cg_type_is_buf(vt)) {
-		cg_error(cg, (struct loc){0}, "this is a bug in aotrace",
+		cg_error(cg, (struct loc){ 0 }, "this is a bug in aotrace",
 			 "cannot store a value of type kind %d as kind %d", vt->kind, dt->kind);
 		return;
 	}
@@ -363,18 +363,18 @@ static LLVMValueRef cg_str_eq(struct cg *cg, LLVMValueRef a, uint32_t sa, LLVMVa
 		ca = LLVMBuildLoad2(cg->b, cg->t_i8, cg_gep(cg, a, i), "");
 		cb = LLVMBuildLoad2(cg->b, cg->t_i8, cg_gep(cg, bp, i), "");
 		next = cg_block(cg, "streq.nul");
-		LLVMAddIncoming(phi, &f, (LLVMBasicBlockRef[]){LLVMGetInsertBlock(cg->b)}, 1);
+		LLVMAddIncoming(phi, &f, (LLVMBasicBlockRef[]){ LLVMGetInsertBlock(cg->b) }, 1);
 		LLVMBuildCondBr(cg->b, LLVMBuildICmp(cg->b, LLVMIntEQ, ca, cb, ""), next, join);
 		LLVMPositionBuilderAtEnd(cg->b, next);
 		next = cg_block(cg, "streq.next");
-		LLVMAddIncoming(phi, &t, (LLVMBasicBlockRef[]){LLVMGetInsertBlock(cg->b)}, 1);
+		LLVMAddIncoming(phi, &t, (LLVMBasicBlockRef[]){ LLVMGetInsertBlock(cg->b) }, 1);
 		LLVMBuildCondBr(
 			cg->b,
 			LLVMBuildICmp(cg->b, LLVMIntEQ, ca, LLVMConstInt(cg->t_i8, 0, 0), ""), join,
 			next);
 		LLVMPositionBuilderAtEnd(cg->b, next);
 	}
-	LLVMAddIncoming(phi, &t, (LLVMBasicBlockRef[]){LLVMGetInsertBlock(cg->b)}, 1);
+	LLVMAddIncoming(phi, &t, (LLVMBasicBlockRef[]){ LLVMGetInsertBlock(cg->b) }, 1);
 	LLVMBuildBr(cg->b, join);
 	LLVMMoveBasicBlockAfter(join, LLVMGetInsertBlock(cg->b));
 	LLVMPositionBuilderAtEnd(cg->b, join);

@@ -78,7 +78,7 @@ struct cg {
 	LLVMTypeRef t_i1, t_i8, t_i16, t_i32, t_i64, t_ptr, t_void;
 	LLVMValueRef events;		      /* the ring buffer map */
 	LLVMValueRef state, kstacks, ustacks; /* AOT_STATE_MAP and the stack maps, if used */
-	LLVMValueRef lost, errors;            /* AOT_LOST_MAP, AOT_ERRORS_MAP (NULL: no maps) */
+	LLVMValueRef lost, errors;	      /* AOT_LOST_MAP, AOT_ERRORS_MAP (NULL: no maps) */
 	LLVMMetadataRef di_agg[TYPE_AVG + 1]; /* value structs of aggregations, made once */
 
 	/* the program function being emitted */
@@ -101,7 +101,7 @@ struct cg {
 	} loops[CG_MAX_LOOP_DEPTH];
 	uint32_t nloops;
 	struct cg_core *core; /* cg_core.c: CO-RE debug types and layouts made so far */
-	uint32_t nfor; /* for loops emitted so far: names their callbacks */
+	uint32_t nfor;	      /* for loops emitted so far: names their callbacks */
 };
 
 /* ---- codegen.c ---- */

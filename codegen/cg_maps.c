@@ -13,8 +13,7 @@
 #include "cg_internal.h"
 #include "meta.h"
 
-
-static const struct type cg_scalar_key = {.kind = TYPE_INT, .size = 8};
+static const struct type cg_scalar_key = { .kind = TYPE_INT, .size = 8 };
 
 /* __uint(name, val): a pointer to an array of val ints; only the element count matters. */
 static LLVMMetadataRef cg_map_uint_field(struct cg *cg, const char *name, uint32_t val,
@@ -112,7 +111,7 @@ static uint32_t cg_round8(uint32_t n)
 static struct type cg_hist_key_type(struct cg *cg, const struct map_info *mi)
 {
 	struct arena *a = cg->prog->arena;
-	struct type t = {.kind = TYPE_TUPLE, .nelems = 2};
+	struct type t = { .kind = TYPE_TUPLE, .nelems = 2 };
 
 	if (!mi->nkeys)
 		return cg_scalar_key;
@@ -134,9 +133,9 @@ static uint32_t cg_max_entries(struct cg *cg)
 /* The maps of builtins: elapsed's start time, kstack's and ustack's stack traces. */
 static void cg_maps_builtin(struct cg *cg)
 {
-	static const char *const state_fields[] = {"start_ns", "stopped"};
-	static const bool state_signed[] = {false, false};
-	struct type frames = {.kind = TYPE_STR, .size = 8 * AOT_STACK_MAX_DEPTH};
+	static const char *const state_fields[] = { "start_ns", "stopped" };
+	static const bool state_signed[] = { false, false };
+	struct type frames = { .kind = TYPE_STR, .size = 8 * AOT_STACK_MAX_DEPTH };
 	struct cg_mapdef def;
 
 	/* Always: it holds the stop flag every program checks first. */
@@ -197,7 +196,7 @@ int cg_maps_define(struct cg *cg)
 		};
 		cg_map_global(cg, mi->elf_name, &def);
 	}
-	def = (struct cg_mapdef){.type = CG_MAP_RINGBUF, .max_entries = CG_EVENTS_SIZE};
+	def = (struct cg_mapdef){ .type = CG_MAP_RINGBUF, .max_entries = CG_EVENTS_SIZE };
 	cg->events = cg_map_global(cg, AOT_EVENTS_MAP, &def);
 	cg_maps_builtin(cg);
 	return 0;
@@ -251,7 +250,7 @@ static LLVMValueRef cg_map_key(struct cg *cg, struct node *n)
 
 LLVMValueRef cg_map_lookup(struct cg *cg, LLVMValueRef map, LLVMValueRef key)
 {
-	LLVMValueRef args[] = {map, key};
+	LLVMValueRef args[] = { map, key };
 
 	return cg_helper(cg, CG_H_MAP_LOOKUP, cg->t_ptr, args, 2);
 }
@@ -262,7 +261,7 @@ static LLVMValueRef cg_is_null(struct cg *cg, LLVMValueRef p);
 static void cg_map_update(struct cg *cg, const struct map_info *mi, LLVMValueRef map,
 			  LLVMValueRef key, LLVMValueRef val, uint64_t flags)
 {
-	LLVMValueRef args[] = {map, key, val, cg_i64(cg, flags)};
+	LLVMValueRef args[] = { map, key, val, cg_i64(cg, flags) };
 	LLVMValueRef ret = cg_helper(cg, CG_H_MAP_UPDATE, cg->t_i64, args, 4);
 	LLVMBasicBlockRef failed, full, other, done;
 
@@ -273,11 +272,12 @@ static void cg_map_update(struct cg *cg, const struct map_info *mi, LLVMValueRef
 	other = cg_block(cg, "upd.other");
 	done = cg_block(cg, "upd.done");
 	/* -EEXIST only means another CPU created the entry first (BPF_NOEXIST). */
-	LLVMBuildCondBr(cg->b,
-			LLVMBuildAnd(cg->b, LLVMBuildICmp(cg->b, LLVMIntSLT, ret, cg_i64(cg, 0), ""),
-				     LLVMBuildICmp(cg->b, LLVMIntNE, ret, cg_i64(cg, (uint64_t)-17), ""),
-				     ""),
-			failed, done);
+	LLVMBuildCondBr(
+		cg->b,
+		LLVMBuildAnd(cg->b, LLVMBuildICmp(cg->b, LLVMIntSLT, ret, cg_i64(cg, 0), ""),
+			     LLVMBuildICmp(cg->b, LLVMIntNE, ret, cg_i64(cg, (uint64_t)-17), ""),
+			     ""),
+		failed, done);
 	LLVMPositionBuilderAtEnd(cg->b, failed);
 	LLVMBuildCondBr(cg->b, LLVMBuildICmp(cg->b, LLVMIntEQ, ret, cg_i64(cg, (uint64_t)-7), ""),
 			full, other);
@@ -326,8 +326,10 @@ void cg_stop_check(struct cg *cg)
 
 	LLVMBuildCondBr(cg->b, cg_is_null(cg, p), go, check);
 	LLVMPositionBuilderAtEnd(cg->b, check);
-	stopped = LLVMBuildLoad2(cg->b, cg->t_i64, cg_gep(cg, p, offsetof(struct aot_state, stopped)), "stopped");
-	LLVMBuildCondBr(cg->b, LLVMBuildICmp(cg->b, LLVMIntNE, stopped, cg_i64(cg, 0), ""), stop, go);
+	stopped = LLVMBuildLoad2(cg->b, cg->t_i64,
+				 cg_gep(cg, p, offsetof(struct aot_state, stopped)), "stopped");
+	LLVMBuildCondBr(cg->b, LLVMBuildICmp(cg->b, LLVMIntNE, stopped, cg_i64(cg, 0), ""), stop,
+			go);
 	LLVMPositionBuilderAtEnd(cg->b, stop);
 	LLVMBuildRet(cg->b, cg_i32(cg, 0));
 	LLVMPositionBuilderAtEnd(cg->b, go);
@@ -416,7 +418,7 @@ void cg_map_write(struct cg *cg, struct node *n, LLVMValueRef val, const struct 
 
 void cg_map_delete(struct cg *cg, struct node *n)
 {
-	LLVMValueRef args[] = {cg_map_ref(cg, n->map), cg_map_key(cg, n)};
+	LLVMValueRef args[] = { cg_map_ref(cg, n->map), cg_map_key(cg, n) };
 	LLVMValueRef ret = cg_helper(cg, CG_H_MAP_DELETE, cg->t_i64, args, 2);
 	LLVMBasicBlockRef failed, done;
 
@@ -513,10 +515,11 @@ static LLVMValueRef cg_linear_bucket(struct cg *cg, const struct map_info *mi, L
 	int64_t lo = mi->lhist_min, hi = mi->lhist_max, step = mi->lhist_step ? mi->lhist_step : 1;
 	LLVMValueRef below = LLVMBuildICmp(b, LLVMIntSLT, v, cg_i64(cg, (uint64_t)lo), "");
 	LLVMValueRef above = LLVMBuildICmp(b, LLVMIntSGT, v, cg_i64(cg, (uint64_t)hi), "");
-	LLVMValueRef in = LLVMBuildAdd(
-		b, LLVMBuildUDiv(b, LLVMBuildSub(b, v, cg_i64(cg, (uint64_t)lo), ""),
-				 cg_i64(cg, (uint64_t)step), ""),
-		cg_i64(cg, 1), "");
+	LLVMValueRef in =
+		LLVMBuildAdd(b,
+			     LLVMBuildUDiv(b, LLVMBuildSub(b, v, cg_i64(cg, (uint64_t)lo), ""),
+					   cg_i64(cg, (uint64_t)step), ""),
+			     cg_i64(cg, 1), "");
 
 	in = LLVMBuildSelect(b, above, cg_i64(cg, 1 + (uint64_t)((hi - lo) / step)), in, "");
 	return LLVMBuildSelect(b, below, cg_i64(cg, 0), in, "bucket");
@@ -536,7 +539,7 @@ void cg_map_aggregate(struct cg *cg, struct node *n, enum func fn, struct node *
 		v = cg_expr(cg, arg);
 	if (cg_is_hist(vt)) {
 		LLVMValueRef bucket = vt->kind == TYPE_HIST ? cg_log2_bucket(cg, v)
-							     : cg_linear_bucket(cg, n->map, v);
+							    : cg_linear_bucket(cg, n->map, v);
 		uint32_t off = n->map->nkeys ? cg_round8(n->map->key.size) : 0;
 
 		key = cg_map_key_ex(cg, n, n->map->nkeys ? 8 : 0);
@@ -570,7 +573,7 @@ void cg_map_aggregate(struct cg *cg, struct node *n, enum func fn, struct node *
 
 LLVMValueRef cg_event_reserve(struct cg *cg, uint32_t size, LLVMBasicBlockRef *done)
 {
-	LLVMValueRef args[] = {cg->events, cg_i64(cg, size), cg_i64(cg, 0)};
+	LLVMValueRef args[] = { cg->events, cg_i64(cg, size), cg_i64(cg, 0) };
 	LLVMValueRef rec = cg_helper(cg, CG_H_RINGBUF_RESERVE, cg->t_ptr, args, 3);
 	LLVMBasicBlockRef ok = cg_block(cg, "ev.ok");
 
@@ -588,7 +591,7 @@ LLVMValueRef cg_event_reserve(struct cg *cg, uint32_t size, LLVMBasicBlockRef *d
 
 void cg_event_submit(struct cg *cg, LLVMValueRef rec, LLVMBasicBlockRef done)
 {
-	LLVMValueRef args[] = {rec, cg_i64(cg, 0)};
+	LLVMValueRef args[] = { rec, cg_i64(cg, 0) };
 
 	cg_helper(cg, CG_H_RINGBUF_SUBMIT, cg->t_void, args, 2);
 	LLVMBuildBr(cg->b, done);
@@ -597,11 +600,12 @@ void cg_event_submit(struct cg *cg, LLVMValueRef rec, LLVMBasicBlockRef done)
 
 void cg_event_output(struct cg *cg, LLVMValueRef data, uint32_t size)
 {
-	LLVMValueRef args[] = {cg->events, data, cg_i64(cg, size), cg_i64(cg, 0)};
+	LLVMValueRef args[] = { cg->events, data, cg_i64(cg, size), cg_i64(cg, 0) };
 	LLVMValueRef ret = cg_helper(cg, CG_H_RINGBUF_OUTPUT, cg->t_i64, args, 4);
 	LLVMBasicBlockRef lost = cg_block(cg, "out.lost"), done = cg_block(cg, "out.done");
 
-	LLVMBuildCondBr(cg->b, LLVMBuildICmp(cg->b, LLVMIntSLT, ret, cg_i64(cg, 0), ""), lost, done);
+	LLVMBuildCondBr(cg->b, LLVMBuildICmp(cg->b, LLVMIntSLT, ret, cg_i64(cg, 0), ""), lost,
+			done);
 	LLVMPositionBuilderAtEnd(cg->b, lost);
 	cg_count_in(cg, cg->lost, 0);
 	LLVMBuildBr(cg->b, done);

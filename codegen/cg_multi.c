@@ -66,7 +66,8 @@ LLVMValueRef cg_multi_probe_name(struct cg *cg, struct node *n)
 	LLVMBuildCondBr(cg->b, found, copy, done);
 	LLVMPositionBuilderAtEnd(cg->b, copy);
 	/* Map values are 8-byte aligned: word copies, not a byte-by-byte unrolled loop. */
-	cg_memcpy(cg, buf, 8, p, 8, n->type.size < AOT_PROBE_NAME_MAX ? n->type.size : AOT_PROBE_NAME_MAX);
+	cg_memcpy(cg, buf, 8, p, 8,
+		  n->type.size < AOT_PROBE_NAME_MAX ? n->type.size : AOT_PROBE_NAME_MAX);
 	LLVMBuildBr(cg->b, done);
 	LLVMPositionBuilderAtEnd(cg->b, done);
 	return buf;

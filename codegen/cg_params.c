@@ -18,8 +18,11 @@ static LLVMValueRef cg_params_map(struct cg *cg)
 		{ .kind = TYPE_STR, .size = AOT_PARAM_STR_MAX },
 	};
 	uint32_t offsets[2] = { offsetof(struct aot_param, num), offsetof(struct aot_param, str) };
-	struct type slot = { .kind = TYPE_TUPLE, .size = sizeof(struct aot_param), .nelems = 2,
-			     .elems = elems, .offsets = offsets };
+	struct type slot = { .kind = TYPE_TUPLE,
+			     .size = sizeof(struct aot_param),
+			     .nelems = 2,
+			     .elems = elems,
+			     .offsets = offsets };
 	struct cg_mapdef def = {
 		.type = CG_MAP_ARRAY,
 		.max_entries = cg->prog->meta->nparams + 1,

@@ -107,7 +107,7 @@ static bool cg_loop_body(struct cg *cg, struct node *n, LLVMBasicBlockRef brk,
 		cg_error(cg, n->loc, NULL, "loops nest deeper than %d", CG_MAX_LOOP_DEPTH);
 		return false;
 	}
-	cg->loops[cg->nloops++] = (struct cg_loop){.brk = brk, .cont = cont};
+	cg->loops[cg->nloops++] = (struct cg_loop){ .brk = brk, .cont = cont };
 	cg_stmts(cg, n->body);
 	cg->nloops--;
 	return true;
@@ -161,9 +161,9 @@ LLVMValueRef cg_tuple_field(struct cg *cg, struct node *n)
 /* The debug info of a for callback: long cb(void *map, void *key, void *value, void *ctx). */
 static void cg_for_di(struct cg *cg, LLVMValueRef fn, const char *name, struct loc loc)
 {
-	static const char *const params[] = {"map", "key", "value", "frame"};
+	static const char *const params[] = { "map", "key", "value", "frame" };
 	LLVMMetadataRef voidp = cg_di_ptr(cg, NULL);
-	LLVMMetadataRef types[5] = {cg_di_c_int(cg), voidp, voidp, voidp, voidp}, fty, sp;
+	LLVMMetadataRef types[5] = { cg_di_c_int(cg), voidp, voidp, voidp, voidp }, fty, sp;
 
 	fty = LLVMDIBuilderCreateSubroutineType(cg->dib, cg->di_file, types, 5,
 						LLVMDIFlagPrototyped);
@@ -190,8 +190,8 @@ static void cg_for_kv(struct cg *cg, struct node *n, LLVMValueRef key, LLVMValue
 		v = cg_load(cg, val, mt, 8);
 	else
 		v = cg_agg_value(cg, val, mt);
-	cg_store(cg, cg_gep(cg, p, kv->offsets[1]), &kv->elems[1],
-		 cg_align_at(8, kv->offsets[1]), v, &kv->elems[1]);
+	cg_store(cg, cg_gep(cg, p, kv->offsets[1]), &kv->elems[1], cg_align_at(8, kv->offsets[1]),
+		 v, &kv->elems[1]);
 }
 
 /*
@@ -202,7 +202,7 @@ static void cg_for_kv(struct cg *cg, struct node *n, LLVMValueRef key, LLVMValue
 static void cg_for(struct cg *cg, struct node *n)
 {
 	struct cg saved = *cg;
-	LLVMTypeRef params[4] = {cg->t_ptr, cg->t_ptr, cg->t_ptr, cg->t_ptr}, fty;
+	LLVMTypeRef params[4] = { cg->t_ptr, cg->t_ptr, cg->t_ptr, cg->t_ptr }, fty;
 	LLVMValueRef frame, outer_frame, fn, args[4];
 	LLVMBasicBlockRef start, brk, cont, outer_bb = LLVMGetInsertBlock(cg->b);
 	struct cg_var *vars;
@@ -222,7 +222,8 @@ static void cg_for(struct cg *cg, struct node *n)
 	LLVMSetSection(fn, ".text");
 	LLVMAddAttributeAtIndex(
 		fn, LLVMAttributeFunctionIndex,
-		LLVMCreateEnumAttribute(cg->ctx, LLVMGetEnumAttributeKindForName("nounwind", 8), 0));
+		LLVMCreateEnumAttribute(cg->ctx, LLVMGetEnumAttributeKindForName("nounwind", 8),
+					0));
 	vars = calloc(cg->nvars ? cg->nvars : 1, sizeof(*vars));
 	if (!vars) {
 		cg_error(cg, n->loc, NULL, "out of memory");
@@ -248,7 +249,7 @@ static void cg_for(struct cg *cg, struct node *n)
 	cg_for_kv(cg, n, LLVMGetParam(fn, 1), LLVMGetParam(fn, 2));
 	brk = cg_block(cg, "for.break");
 	cont = cg_block(cg, "for.continue");
-	cg->loops[cg->nloops++] = (struct cg_loop){.brk = brk, .cont = cont};
+	cg->loops[cg->nloops++] = (struct cg_loop){ .brk = brk, .cont = cont };
 	cg_stmts(cg, n->body);
 	LLVMBuildBr(cg->b, cont);
 	LLVMPositionBuilderAtEnd(cg->b, brk);

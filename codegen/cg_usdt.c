@@ -15,7 +15,8 @@ static LLVMValueRef cg_usdt_widen(struct cg *cg, LLVMValueRef v, int size)
 	if (!bytes || bytes >= 8)
 		return v;
 	t = LLVMBuildTrunc(cg->b, v, LLVMIntTypeInContext(cg->ctx, bytes * 8), "usdt.trunc");
-	return size < 0 ? LLVMBuildSExt(cg->b, t, cg->t_i64, "") : LLVMBuildZExt(cg->b, t, cg->t_i64, "");
+	return size < 0 ? LLVMBuildSExt(cg->b, t, cg->t_i64, "")
+			: LLVMBuildZExt(cg->b, t, cg->t_i64, "");
 }
 
 /* The 8-byte register at offset in struct pt_regs. */
@@ -62,13 +63,15 @@ LLVMValueRef cg_usdt_arg(struct cg *cg, const struct probe_arg *arg, struct node
 		 * The load bias is page aligned, and the ip is the probe's address or one past
 		 * it (after the breakpoint): rounding down removes the difference.
 		 */
-		bias = LLVMBuildSub(cg->b, cg_usdt_reg(cg, arg->offset), cg_i64(cg, arg->loc_pc), "");
+		bias = LLVMBuildSub(cg->b, cg_usdt_reg(cg, arg->offset), cg_i64(cg, arg->loc_pc),
+				    "");
 		bias = LLVMBuildAnd(cg->b, bias, cg_i64(cg, ~(uint64_t)0xfff), "usdt.bias");
 		addr = LLVMBuildAdd(cg->b, bias, cg_i64(cg, (uint64_t)arg->loc_value), "usdt.addr");
 		return cg_usdt_widen(cg, cg_usdt_mem(cg, addr, arg->loc_size), arg->loc_size);
 	default:
 		cg_error(cg, n->loc, "read it with uprobe and reg() instead",
-			 "%s: aotrace cannot read the USDT argument %s", cg->match->name, arg->decl);
+			 "%s: aotrace cannot read the USDT argument %s", cg->match->name,
+			 arg->decl);
 		return cg_i64(cg, 0);
 	}
 }

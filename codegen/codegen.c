@@ -46,14 +46,14 @@ static void cg_llvm_diag(LLVMDiagnosticInfoRef di, void *arg)
 		return;
 	desc = LLVMGetDiagInfoDescription(di);
 	if (!strstr(desc, "stack limit")) {
-		cg_error(cg, (struct loc){0}, NULL, "BPF backend: %s", desc);
+		cg_error(cg, (struct loc){ 0 }, NULL, "BPF backend: %s", desc);
 	} else if (!cg->stack_reported) {
 		/* reported for each stack slot out of range: say it once */
 		cg->stack_reported = true;
 		fn = strstr(desc, "in function ");
 		fn = fn ? fn + strlen("in function ") : "";
 		len = (int)strcspn(fn, " ");
-		cg_error(cg, (struct loc){0},
+		cg_error(cg, (struct loc){ 0 },
 			 "use fewer or shorter strings (BPFTRACE_STRLEN) in one probe",
 			 "program %.*s needs more than the 512 bytes of BPF stack", len, fn);
 	}
@@ -70,7 +70,7 @@ static LLVMTargetMachineRef cg_target_machine(struct cg *cg)
 	LLVMInitializeBPFTargetMC();
 	LLVMInitializeBPFAsmPrinter();
 	if (LLVMGetTargetFromTriple(CG_TRIPLE, &target, &err)) {
-		cg_error(cg, (struct loc){0}, NULL, "LLVM has no BPF target: %s", err);
+		cg_error(cg, (struct loc){ 0 }, NULL, "LLVM has no BPF target: %s", err);
 		LLVMDisposeMessage(err);
 		return NULL;
 	}
@@ -114,7 +114,7 @@ static int cg_meta(struct cg *cg)
 		return 0;
 	ret = aot_meta_write(cg->prog->meta, &buf, &size);
 	if (ret < 0) {
-		cg_error(cg, (struct loc){0}, NULL, "cannot serialise metadata: %s",
+		cg_error(cg, (struct loc){ 0 }, NULL, "cannot serialise metadata: %s",
 			 strerror(-ret));
 		return ret;
 	}
@@ -172,7 +172,7 @@ static int cg_optimise_and_emit(struct cg *cg, LLVMTargetMachineRef tm, void **e
 	unsigned dump = cg->opts ? cg->opts->dump : 0;
 
 	if (LLVMVerifyModule(cg->mod, LLVMReturnStatusAction, &err)) {
-		cg_error(cg, (struct loc){0}, "this is a bug in aotrace", "invalid LLVM IR: %s",
+		cg_error(cg, (struct loc){ 0 }, "this is a bug in aotrace", "invalid LLVM IR: %s",
 			 err);
 		LLVMDisposeMessage(err);
 		return -EINVAL;
@@ -187,7 +187,7 @@ static int cg_optimise_and_emit(struct cg *cg, LLVMTargetMachineRef tm, void **e
 	LLVMDisposePassBuilderOptions(pbo);
 	if (lerr) {
 		err = LLVMGetErrorMessage(lerr);
-		cg_error(cg, (struct loc){0}, NULL, "LLVM optimisation failed: %s", err);
+		cg_error(cg, (struct loc){ 0 }, NULL, "LLVM optimisation failed: %s", err);
 		LLVMDisposeErrorMessage(err);
 		return -EINVAL;
 	}
@@ -197,7 +197,7 @@ static int cg_optimise_and_emit(struct cg *cg, LLVMTargetMachineRef tm, void **e
 		cg_dump_asm(cg, tm);
 
 	if (LLVMTargetMachineEmitToMemoryBuffer(tm, cg->mod, LLVMObjectFile, &err, &mb)) {
-		cg_error(cg, (struct loc){0}, NULL, "BPF object emission failed: %s", err);
+		cg_error(cg, (struct loc){ 0 }, NULL, "BPF object emission failed: %s", err);
 		LLVMDisposeMessage(err);
 		return -EINVAL;
 	}
@@ -215,8 +215,8 @@ static int cg_optimise_and_emit(struct cg *cg, LLVMTargetMachineRef tm, void **e
 int cg_compile(struct program *prog, const struct cg_opts *opts, struct diags *d, void **elf,
 	       size_t *elf_size)
 {
-	static const struct cg_opts no_opts = {.sz = sizeof(no_opts)};
-	struct cg cg = {.prog = prog, .d = d, .opts = opts ? opts : &no_opts};
+	static const struct cg_opts no_opts = { .sz = sizeof(no_opts) };
+	struct cg cg = { .prog = prog, .d = d, .opts = opts ? opts : &no_opts };
 	LLVMTargetMachineRef tm = NULL;
 	LLVMTargetDataRef td;
 	size_t errors = d->nerrors;

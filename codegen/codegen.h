@@ -13,9 +13,9 @@ struct program;
 struct diags;
 
 enum cg_dump {
-	CG_DUMP_IR = 1 << 0,     /* LLVM IR before optimisation */
+	CG_DUMP_IR = 1 << 0,	 /* LLVM IR before optimisation */
 	CG_DUMP_IR_OPT = 1 << 1, /* after optimisation */
-	CG_DUMP_ASM = 1 << 2,    /* BPF assembly */
+	CG_DUMP_ASM = 1 << 2,	 /* BPF assembly */
 };
 
 struct cg_opts {

@@ -41,7 +41,8 @@ void probe_err_set(struct probe_err *err, const char *hint, const char *fmt, ...
 
 const char *probe_env_tracefs(struct probe_env *env, struct probe_err *err)
 {
-	static const char *const candidates[] = { "/sys/kernel/tracing", "/sys/kernel/debug/tracing" };
+	static const char *const candidates[] = { "/sys/kernel/tracing",
+						  "/sys/kernel/debug/tracing" };
 	char path[64];
 
 	if (env->tracefs)

@@ -41,8 +41,8 @@ static uint64_t interval_period_ns(const char *target)
 	return 0;
 }
 
-static int interval_match(struct probe_env *env, struct arena *a, const char *pattern,
-			  char ***out, size_t *n, struct probe_err *err)
+static int interval_match(struct probe_env *env, struct arena *a, const char *pattern, char ***out,
+			  size_t *n, struct probe_err *err)
 {
 	(void)env;
 	*out = NULL;

@@ -99,7 +99,8 @@ static void decl_printf(void *ctx, const char *fmt, va_list ap)
 		return;
 	n = vsnprintf(b->text + b->len, sizeof(b->text) - b->len, fmt, ap);
 	if (n > 0)
-		b->len = b->len + (size_t)n < sizeof(b->text) ? b->len + (size_t)n : sizeof(b->text) - 1;
+		b->len = b->len + (size_t)n < sizeof(b->text) ? b->len + (size_t)n
+							      : sizeof(b->text) - 1;
 }
 
 /* A parameter or return value as a 64-bit context slot read as its own integer width. */
@@ -111,7 +112,8 @@ static bool kfunc_slot_type(const struct btf *btf, uint32_t type_id, struct type
 		return false;
 	if (btf_is_ptr(bt)) {
 		/* A typed pointer, so args->file->f_path works; sema resolves the pointee by id. */
-		*t = (struct type){ .kind = TYPE_PTR, .size = 8,
+		*t = (struct type){ .kind = TYPE_PTR,
+				    .size = 8,
 				    .btf_id = (uint32_t)btf__resolve_type(btf, bt->type) };
 		if ((int)t->btf_id < 0)
 			t->btf_id = 0;
@@ -122,8 +124,10 @@ static bool kfunc_slot_type(const struct btf *btf, uint32_t type_id, struct type
 
 		if (size != 1 && size != 2 && size != 4 && size != 8)
 			return false;
-		*t = (struct type){ .kind = TYPE_INT, .size = size,
-				    .is_signed = btf_is_int(bt) ? (btf_int_encoding(bt) & BTF_INT_SIGNED) != 0
+		*t = (struct type){ .kind = TYPE_INT,
+				    .size = size,
+				    .is_signed = btf_is_int(bt) ? (btf_int_encoding(bt) &
+								   BTF_INT_SIGNED) != 0
 								: btf_kflag(bt) };
 		return true;
 	}
@@ -217,9 +221,9 @@ static char *kretfunc_section(struct arena *a, const char *target)
 static int kfunc_attach(struct bpf_program *prog, const struct aot_probe *p,
 			struct probe_links *links, struct probe_err *err)
 {
-	return probe_links_add_result(links, bpf_program__attach_trace(prog), err,
-				      "a kprobe on the same function may work where trampolines do not",
-				      p->name);
+	return probe_links_add_result(
+		links, bpf_program__attach_trace(prog), err,
+		"a kprobe on the same function may work where trampolines do not", p->name);
 }
 
 bool probe_kfunc_cookies_supported(struct probe_env *env)

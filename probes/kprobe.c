@@ -15,7 +15,8 @@
 #include "meta.h"
 #include "probe_internal.h"
 
-#define KPROBE_NONE_HINT "trace a tracepoint instead (aotrace -l 'tracepoint:*'), or run a kernel with CONFIG_KPROBES"
+#define KPROBE_NONE_HINT                                                                           \
+	"trace a tracepoint instead (aotrace -l 'tracepoint:*'), or run a kernel with CONFIG_KPROBES"
 
 /* Kernels built without CONFIG_KPROBES have no kprobe_events file in tracefs. */
 static int kprobe_supported(struct probe_env *env, struct probe_err *err)
@@ -43,7 +44,8 @@ static int kprobe_collect(struct probe_env *env, struct arena *a, const char *pa
 	bool kallsyms = false;
 	FILE *f;
 
-	snprintf(path, sizeof(path), "%s/available_filter_functions", root ? root : "/sys/kernel/tracing");
+	snprintf(path, sizeof(path), "%s/available_filter_functions",
+		 root ? root : "/sys/kernel/tracing");
 	f = fopen(path, "r");
 	if (!f) {
 		f = fopen("/proc/kallsyms", "r");
@@ -160,16 +162,16 @@ static int kprobe_multi_one(void *c, const char *name, uint64_t cookie, struct p
 	struct kprobe_multi_ctx *ctx = c;
 	LIBBPF_OPTS(bpf_kprobe_opts, opts, .retprobe = ctx->retprobe, .bpf_cookie = cookie);
 
-	return probe_links_add_result(links, bpf_program__attach_kprobe_opts(ctx->prog, name, &opts),
-				      err, NULL, name);
+	return probe_links_add_result(
+		links, bpf_program__attach_kprobe_opts(ctx->prog, name, &opts), err, NULL, name);
 }
 
 static int kprobe_multi_many(void *c, const char **names, const uint64_t *cookies, size_t n,
 			     struct bpf_link **link)
 {
 	struct kprobe_multi_ctx *ctx = c;
-	LIBBPF_OPTS(bpf_kprobe_multi_opts, opts, .syms = names, .cnt = n, .cookies = (const __u64 *)cookies,
-		    .retprobe = ctx->retprobe);
+	LIBBPF_OPTS(bpf_kprobe_multi_opts, opts, .syms = names, .cnt = n,
+		    .cookies = (const __u64 *)cookies, .retprobe = ctx->retprobe);
 
 	*link = bpf_program__attach_kprobe_multi_opts(ctx->prog, NULL, &opts);
 	return libbpf_get_error(*link);

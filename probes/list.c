@@ -71,14 +71,17 @@ int probe_list(struct probe_env *env, const char *pattern, bool verbose, void *o
 
 	if (!a)
 		return -ENOMEM;
-	type_pat = pattern ? arena_strndup(a, pattern, colon ? (size_t)(colon - pattern) : strlen(pattern))
+	type_pat = pattern ? arena_strndup(a, pattern,
+					   colon ? (size_t)(colon - pattern) : strlen(pattern))
 			   : arena_strdup(a, "*");
 	for (const struct probe_type *const *pt = probe_types; *pt; pt++) {
-		/* A type with no list of everything (usdt: which binary?) lists only given a target. */
+		/* A type with no list of everything (usdt: which binary?) lists only given a
+		 * target. */
 		if (!(*pt)->has_target || (!(*pt)->list_all && !colon) ||
 		    !list_type_matches(*pt, type_pat))
 			continue;
-		ret = list_type(env, a, *pt, colon ? colon + 1 : (*pt)->list_all, verbose, out_file);
+		ret = list_type(env, a, *pt, colon ? colon + 1 : (*pt)->list_all, verbose,
+				out_file);
 		/* Listing every type skips the ones this kernel lacks (no kprobes, no BTF). */
 		if (ret < 0 && probe_has_wildcard(type_pat)) {
 			ret = 0;
@@ -126,14 +129,15 @@ int probe_list_program(struct probe_env *env, const struct node *root, bool verb
 				size_t plen = strlen(m->pt->name) + 1;
 
 				if (!m->is_multi || !m->ntargets) {
-					list_match(env, a, m->pt, m->name, m->is_multi ? NULL : m->target,
-						   verbose, &prev, out_file);
+					list_match(env, a, m->pt, m->name,
+						   m->is_multi ? NULL : m->target, verbose, &prev,
+						   out_file);
 					continue;
 				}
 				/* A multi program's targets are named "TYPE:TARGET". */
 				for (uint32_t t = 0; t < m->ntargets; t++)
-					list_match(env, a, m->pt, m->targets[t], m->targets[t] + plen,
-						   verbose, &prev, out_file);
+					list_match(env, a, m->pt, m->targets[t],
+						   m->targets[t] + plen, verbose, &prev, out_file);
 			}
 		}
 	}

@@ -21,7 +21,7 @@ static int multi_test_prog(enum bpf_attach_type type)
 {
 	const struct bpf_insn insns[] = {
 		{ .code = 0xb7, .dst_reg = 0 }, /* r0 = 0 */
-		{ .code = 0x95 },               /* exit */
+		{ .code = 0x95 },		/* exit */
 	};
 	LIBBPF_OPTS(bpf_prog_load_opts, opts, .expected_attach_type = type);
 
@@ -97,7 +97,8 @@ static int multi_cookies(struct bpf_program *prog, const char *type, char **name
 			continue; /* the program does not use `probe` */
 		memset(name, 0, sizeof(name));
 		snprintf(name, sizeof(name), "%s:%s%s", type, prefix, names[i]);
-		if (bpf_map__update_elem(map, &cookies[i], sizeof(cookies[i]), name, sizeof(name), 0)) {
+		if (bpf_map__update_elem(map, &cookies[i], sizeof(cookies[i]), name, sizeof(name),
+					 0)) {
 			probe_err_set(err, NULL, "cannot record the name of %s: %s", name,
 				      strerror(errno));
 			return -errno;
@@ -171,7 +172,8 @@ int probe_multi_attach(struct bpf_program *prog, const struct aot_probe *p,
 	for (size_t i = 0; i < n; i++) {
 		if (bad[i]) {
 			if (links->verbose)
-				fprintf(stderr, "WARNING: %s: skipping %s%s, which the kernel refuses\n",
+				fprintf(stderr,
+					"WARNING: %s: skipping %s%s, which the kernel refuses\n",
 					p->name, prefix, names[i]);
 			continue;
 		}
@@ -184,8 +186,8 @@ int probe_multi_attach(struct bpf_program *prog, const struct aot_probe *p,
 		goto out;
 	}
 	if (kept < n)
-		fprintf(stderr, "WARNING: %s: %zu of %zu targets refused by the kernel%s\n", p->name,
-			n - kept, n, links->verbose ? "" : " (-v names them)");
+		fprintf(stderr, "WARNING: %s: %zu of %zu targets refused by the kernel%s\n",
+			p->name, n - kept, n, links->verbose ? "" : " (-v names them)");
 	ret = ops->attach_multi(ctx, (const char **)names, cookies, kept, &link);
 	if (ret == 0)
 		ret = probe_links_add(links, link);

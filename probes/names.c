@@ -43,8 +43,8 @@ size_t probe_names_finish(struct probe_names *l, char ***out)
 	return kept;
 }
 
-void probe_btf_names(const struct btf *btf, unsigned kind, const char *prefix,
-		     const char *pattern, struct probe_names *l)
+void probe_btf_names(const struct btf *btf, unsigned kind, const char *prefix, const char *pattern,
+		     struct probe_names *l)
 {
 	size_t plen = strlen(prefix);
 	uint32_t nr = btf__type_cnt(btf);
@@ -56,7 +56,8 @@ void probe_btf_names(const struct btf *btf, unsigned kind, const char *prefix,
 		if (btf_kind(t) != kind)
 			continue;
 		name = btf__name_by_offset(btf, t->name_off);
-		if (name && !strncmp(name, prefix, plen) && probe_wildcard_match(pattern, name + plen))
+		if (name && !strncmp(name, prefix, plen) &&
+		    probe_wildcard_match(pattern, name + plen))
 			probe_names_add(l, arena_strdup(l->a, name + plen));
 	}
 }

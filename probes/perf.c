@@ -62,16 +62,19 @@ int probe_perf_attach_attr(struct bpf_program *prog, const struct aot_probe *p,
 	}
 	attr->size = sizeof(*attr);
 	for (int i = 0; i < ncpus; i++) {
-		int fd = (int)syscall(__NR_perf_event_open, attr, -1, cpus[i], -1, PERF_FLAG_FD_CLOEXEC);
+		int fd = (int)syscall(__NR_perf_event_open, attr, -1, cpus[i], -1,
+				      PERF_FLAG_FD_CLOEXEC);
 		struct bpf_link *link;
 
 		if (fd < 0) {
 			ret = -errno;
-			probe_err_set(err, ret == -ENOENT || ret == -EOPNOTSUPP
-					     ? "this machine does not expose that event (common in VMs)"
-					     : "check kernel.perf_event_paranoid and CAP_PERFMON",
-				      "cannot open the perf event of %s on CPU %d: %s", p->name, cpus[i],
-				      strerror(-ret));
+			probe_err_set(
+				err,
+				ret == -ENOENT || ret == -EOPNOTSUPP
+					? "this machine does not expose that event (common in VMs)"
+					: "check kernel.perf_event_paranoid and CAP_PERFMON",
+				"cannot open the perf event of %s on CPU %d: %s", p->name, cpus[i],
+				strerror(-ret));
 			return ret;
 		}
 		/* The link owns the perf event fd from here on and closes it on destroy. */
@@ -118,8 +121,8 @@ int probe_perf_one_target(struct arena *a, const char *target, char ***out, size
 }
 
 /* "faults:100" -> the event and its count; NULL if the event is unknown or the count bad. */
-static const struct perf_counter *counter_parse(const struct perf_counter *table, const char *target,
-					       uint64_t *count)
+static const struct perf_counter *counter_parse(const struct perf_counter *table,
+						const char *target, uint64_t *count)
 {
 	const char *colon = strchr(target, ':');
 	size_t len = colon ? (size_t)(colon - target) : strlen(target);
@@ -141,7 +144,7 @@ static const struct perf_counter *counter_parse(const struct perf_counter *table
 }
 
 int probe_counter_match(const struct perf_counter *table, const char *type, struct arena *a,
-			 const char *pattern, char ***out, size_t *n, struct probe_err *err)
+			const char *pattern, char ***out, size_t *n, struct probe_err *err)
 {
 	uint64_t count;
 	char names[512];
@@ -158,9 +161,9 @@ int probe_counter_match(const struct perf_counter *table, const char *type, stru
 	return -EINVAL;
 }
 
-int probe_counter_attach(const struct perf_counter *table, uint32_t type,
-			  struct bpf_program *prog, const struct aot_probe *p,
-			  struct probe_links *links, struct probe_err *err)
+int probe_counter_attach(const struct perf_counter *table, uint32_t type, struct bpf_program *prog,
+			 const struct aot_probe *p, struct probe_links *links,
+			 struct probe_err *err)
 {
 	uint64_t count;
 	const struct perf_counter *c = counter_parse(table, p->target, &count);
@@ -171,4 +174,3 @@ int probe_counter_attach(const struct perf_counter *table, uint32_t type,
 	}
 	return probe_perf_attach(prog, p, type, c->config, count, true, links, err);
 }
-

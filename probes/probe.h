@@ -32,23 +32,23 @@ struct probe_err {
 
 /* Builtins a probe type provides beyond those every probe has. */
 enum probe_builtins {
-	PB_ARGS = 1 << 0,   /* args->field */
+	PB_ARGS = 1 << 0, /* args->field */
 	PB_RETVAL = 1 << 1,
 	PB_FUNC = 1 << 2,
-	PB_ARGN = 1 << 3,   /* arg0..argN */
-	PB_USER = 1 << 4,   /* probes a user-space function: func is a user symbol (usym) */
-	PB_REGS = 1 << 5,   /* the context is the traced task's struct pt_regs: reg("ip") */
+	PB_ARGN = 1 << 3,     /* arg0..argN */
+	PB_USER = 1 << 4,     /* probes a user-space function: func is a user symbol (usym) */
+	PB_REGS = 1 << 5,     /* the context is the traced task's struct pt_regs: reg("ip") */
 	PB_OVERRIDE = 1 << 6, /* override(rc) (bpf_override_return): kprobe */
 };
 
 struct probe_type {
-	const char *name;                /* canonical: "tracepoint" */
-	const char *const *spellings;    /* other names and short aliases: {"t", NULL} */
-	uint32_t flags;                  /* enum aot_probe_flags for every probe of this type */
-	uint32_t builtins;               /* enum probe_builtins */
-	bool has_target;                 /* false for BEGIN/END */
-	bool can_alias; /* matches may share one program cloned per target (fentry/fexit) */
-	const char *list_all;            /* the pattern -l uses to list every target; NULL: unlisted */
+	const char *name;	      /* canonical: "tracepoint" */
+	const char *const *spellings; /* other names and short aliases: {"t", NULL} */
+	uint32_t flags;		      /* enum aot_probe_flags for every probe of this type */
+	uint32_t builtins;	      /* enum probe_builtins */
+	bool has_target;	      /* false for BEGIN/END */
+	bool can_alias;	      /* matches may share one program cloned per target (fentry/fexit) */
+	const char *list_all; /* the pattern -l uses to list every target; NULL: unlisted */
 
 	/*
 	 * Expands a target pattern ("syscalls:sys_enter_open*") into *n concrete targets in *out
@@ -90,10 +90,10 @@ struct probe_type {
 struct probe_links {
 	struct bpf_link **v;
 	size_t n, cap;
-	uint64_t next_cookie; /* multi probes: the first attach cookie not yet handed out */
+	uint64_t next_cookie;	   /* multi probes: the first attach cookie not yet handed out */
 	struct bpf_map *names_map; /* AOT_PROBE_NAMES_MAP, if the object has it */
-	int verbose;          /* say what was skipped */
-	int pid;              /* -p PID: uprobes fire only in this process; 0: in every one */
+	int verbose;		   /* say what was skipped */
+	int pid;		   /* -p PID: uprobes fire only in this process; 0: in every one */
 };
 
 /* Takes ownership of link (destroying it if the list cannot grow). 0 or -ENOMEM. */

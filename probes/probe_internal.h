@@ -36,7 +36,8 @@ struct perf_counter {
 int probe_counter_match(const struct perf_counter *table, const char *type, struct arena *a,
 			const char *pattern, char ***out, size_t *n, struct probe_err *err);
 int probe_counter_attach(const struct perf_counter *table, uint32_t type, struct bpf_program *prog,
-			 const struct aot_probe *p, struct probe_links *links, struct probe_err *err);
+			 const struct aot_probe *p, struct probe_links *links,
+			 struct probe_err *err);
 /* A probe type whose pattern is its one target: returns it as the only match. */
 int probe_perf_one_target(struct arena *a, const char *target, char ***out, size_t *n);
 
@@ -83,8 +84,8 @@ void probe_names_add(struct probe_names *l, char *name);
 size_t probe_names_finish(struct probe_names *l, char ***out);
 struct btf;
 /* Names of BTF types of one kind that start with prefix and match pattern after it. */
-void probe_btf_names(const struct btf *btf, unsigned kind, const char *prefix,
-		     const char *pattern, struct probe_names *l);
+void probe_btf_names(const struct btf *btf, unsigned kind, const char *prefix, const char *pattern,
+		     struct probe_names *l);
 
 /* The running kernel's BTF, parsed once per run; NULL with err set if it has none. */
 struct btf *probe_env_vmlinux_btf(struct probe_env *env, struct probe_err *err);

@@ -19,7 +19,9 @@ static uint64_t profile_rate(const char *target, bool *is_freq)
 	static const struct {
 		const char *unit;
 		uint64_t ns;
-	} units[] = { { "hz", 0 }, { "s", 1000000000ull }, { "ms", 1000000ull }, { "us", 1000ull } };
+	} units[] = {
+		{ "hz", 0 }, { "s", 1000000000ull }, { "ms", 1000000ull }, { "us", 1000ull }
+	};
 	const char *colon = strchr(target, ':');
 	unsigned long long n;
 	char *end;
@@ -39,8 +41,8 @@ static uint64_t profile_rate(const char *target, bool *is_freq)
 	return 0;
 }
 
-static int profile_match(struct probe_env *env, struct arena *a, const char *pattern,
-			 char ***out, size_t *n, struct probe_err *err)
+static int profile_match(struct probe_env *env, struct arena *a, const char *pattern, char ***out,
+			 size_t *n, struct probe_err *err)
 {
 	bool is_freq;
 

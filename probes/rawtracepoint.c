@@ -59,7 +59,8 @@ static int rawtp_args(struct probe_env *env, struct arena *a, const char *target
 	while (t && btf_is_ptr(t))
 		t = btf__type_by_id(btf, t->type);
 	if (!t || !btf_is_func_proto(t) || btf_vlen(t) < 1) {
-		probe_err_set(err, NULL, "the kernel's BTF does not describe raw tracepoint %s", target);
+		probe_err_set(err, NULL, "the kernel's BTF does not describe raw tracepoint %s",
+			      target);
 		return -ENOENT;
 	}
 	n = btf_vlen(t) - 1;
@@ -80,8 +81,8 @@ static int rawtp_args(struct probe_env *env, struct arena *a, const char *target
 static int rawtp_attach(struct bpf_program *prog, const struct aot_probe *p,
 			struct probe_links *links, struct probe_err *err)
 {
-	return probe_links_add_result(links, bpf_program__attach_raw_tracepoint(prog, p->target), err,
-				      "list them with: aotrace -l 'rawtracepoint:*'", p->name);
+	return probe_links_add_result(links, bpf_program__attach_raw_tracepoint(prog, p->target),
+				      err, "list them with: aotrace -l 'rawtracepoint:*'", p->name);
 }
 
 static char *tpbtf_section(struct arena *a, const char *target)
@@ -123,9 +124,9 @@ static int tpbtf_args(struct probe_env *env, struct arena *a, const char *target
 static int tpbtf_attach(struct bpf_program *prog, const struct aot_probe *p,
 			struct probe_links *links, struct probe_err *err)
 {
-	return probe_links_add_result(links, bpf_program__attach_trace(prog), err,
-				      "rawtracepoint:NAME (a raw_tp program) may work where tp_btf does not",
-				      p->name);
+	return probe_links_add_result(
+		links, bpf_program__attach_trace(prog), err,
+		"rawtracepoint:NAME (a raw_tp program) may work where tp_btf does not", p->name);
 }
 
 const struct probe_type probe_rawtracepoint = {

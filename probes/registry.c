@@ -13,24 +13,12 @@ extern const struct probe_type probe_begin, probe_end, probe_tracepoint, probe_i
 	probe_watchpoint, probe_tp_btf;
 
 const struct probe_type *const probe_types[] = {
-	&probe_begin,
-	&probe_end,
-	&probe_kprobe,
-	&probe_kretprobe,
-	&probe_kfunc,
-	&probe_kretfunc,
-	&probe_tracepoint,
-	&probe_rawtracepoint,
-	&probe_tp_btf,
-	&probe_profile,
-	&probe_interval,
-	&probe_software,
-	&probe_hardware,
-	&probe_uprobe,
-	&probe_uretprobe,
-	&probe_usdt,
-	&probe_watchpoint,
-	NULL,
+	&probe_begin,	   &probe_end,		 &probe_kprobe,
+	&probe_kretprobe,  &probe_kfunc,	 &probe_kretfunc,
+	&probe_tracepoint, &probe_rawtracepoint, &probe_tp_btf,
+	&probe_profile,	   &probe_interval,	 &probe_software,
+	&probe_hardware,   &probe_uprobe,	 &probe_uretprobe,
+	&probe_usdt,	   &probe_watchpoint,	 NULL,
 };
 
 const struct probe_type *probe_type_find(const char *name)

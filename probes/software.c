@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * software:EVENT[:COUNT]: a program run every COUNT software events on every online CPU; the events and
- * their default counts are this file's table, the mechanism is perf.c's.
+ * software:EVENT[:COUNT]: a program run every COUNT software events on every online CPU; the events
+ * and their default counts are this file's table, the mechanism is perf.c's.
  */
 #include <linux/perf_event.h>
 
@@ -21,9 +21,8 @@ static const struct perf_counter software_events[] = {
 	{ NULL, NULL, 0, 0 },
 };
 
-
-static int software_match(struct probe_env *env, struct arena *a, const char *pattern,
-			  char ***out, size_t *n, struct probe_err *err)
+static int software_match(struct probe_env *env, struct arena *a, const char *pattern, char ***out,
+			  size_t *n, struct probe_err *err)
 {
 	(void)env;
 	return probe_counter_match(software_events, "software", a, pattern, out, n, err);

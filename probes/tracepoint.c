@@ -52,8 +52,10 @@ static int tp_match(struct probe_env *env, struct arena *a, const char *pattern,
 	if (!root)
 		return -ENOENT;
 	if (tp_split(pattern, cat, sizeof(cat), name, sizeof(name))) {
-		probe_err_set(err, "write it as tracepoint:CATEGORY:NAME, e.g. tracepoint:syscalls:sys_enter_openat",
-			      "a tracepoint needs a category and a name");
+		probe_err_set(
+			err,
+			"write it as tracepoint:CATEGORY:NAME, e.g. tracepoint:syscalls:sys_enter_openat",
+			"a tracepoint needs a category and a name");
 		return -EINVAL;
 	}
 	/* The common case, no wildcard, costs one stat and no directory walk. */
@@ -138,9 +140,10 @@ static int tp_parse_field(struct arena *a, const char *line, bool user_ptrs, str
 	while (name_end > decl && name_end[-1] == ' ')
 		name_end--;
 	name_start = name_end;
-	while (name_start > decl && (name_start[-1] == '_' || (name_start[-1] >= 'a' && name_start[-1] <= 'z') ||
-				     (name_start[-1] >= 'A' && name_start[-1] <= 'Z') ||
-				     (name_start[-1] >= '0' && name_start[-1] <= '9')))
+	while (name_start > decl &&
+	       (name_start[-1] == '_' || (name_start[-1] >= 'a' && name_start[-1] <= 'z') ||
+		(name_start[-1] >= 'A' && name_start[-1] <= 'Z') ||
+		(name_start[-1] >= '0' && name_start[-1] <= '9')))
 		name_start--;
 	if (name_start == name_end || strncmp(name_start, "common_", 7) == 0)
 		return 0;
@@ -204,8 +207,8 @@ static int tp_args(struct probe_env *env, struct arena *a, const char *target,
 	return 0;
 }
 
-static int tp_attach(struct bpf_program *prog, const struct aot_probe *p,
-		     struct probe_links *links, struct probe_err *err)
+static int tp_attach(struct bpf_program *prog, const struct aot_probe *p, struct probe_links *links,
+		     struct probe_err *err)
 {
 	char cat[256], name[256];
 

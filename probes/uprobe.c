@@ -24,7 +24,12 @@
 
 /* Where the dynamic loader looks, in its order, for a library given by name. */
 static const char *const lib_dirs[] = {
-	"/lib/x86_64-linux-gnu", "/usr/lib/x86_64-linux-gnu", "/lib64", "/usr/lib64", "/lib", "/usr/lib",
+	"/lib/x86_64-linux-gnu",
+	"/usr/lib/x86_64-linux-gnu",
+	"/lib64",
+	"/usr/lib64",
+	"/lib",
+	"/usr/lib",
 };
 
 /* "libc" or "c" -> "/usr/lib/x86_64-linux-gnu/libc.so.6"; a path is only made absolute. */
@@ -44,11 +49,14 @@ static char *uprobe_resolve(struct arena *a, const char *bin)
 
 		if (!d)
 			continue;
-		/* Prefer the versioned runtime name (libc.so.6) over the linker's libc.so script. */
+		/* Prefer the versioned runtime name (libc.so.6) over the linker's libc.so script.
+		 */
 		while ((e = readdir(d))) {
-			if (strncmp(e->d_name, prefix, plen) || (e->d_name[plen] && e->d_name[plen] != '.'))
+			if (strncmp(e->d_name, prefix, plen) ||
+			    (e->d_name[plen] && e->d_name[plen] != '.'))
 				continue;
-			if (!found || (e->d_name[plen] == '.' && strlen(e->d_name) < strlen(found)) ||
+			if (!found ||
+			    (e->d_name[plen] == '.' && strlen(e->d_name) < strlen(found)) ||
 			    !strchr(found + plen, '.'))
 				found = arena_strdup(a, e->d_name);
 		}
@@ -145,7 +153,8 @@ static int uprobe_match(struct probe_env *env, struct arena *a, const char *patt
 	while ((scn = elf_nextscn(elf, scn))) {
 		GElf_Shdr sh;
 
-		if (gelf_getshdr(scn, &sh) && (sh.sh_type == SHT_SYMTAB || sh.sh_type == SHT_DYNSYM))
+		if (gelf_getshdr(scn, &sh) &&
+		    (sh.sh_type == SHT_SYMTAB || sh.sh_type == SHT_DYNSYM))
 			uprobe_scan_symtab(a, elf, scn, path, func, &names);
 	}
 	elf_end(elf);
@@ -153,8 +162,10 @@ static int uprobe_match(struct probe_env *env, struct arena *a, const char *patt
 	/* .symtab and .dynsym list many functions twice, and aliases share names: one each. */
 	*n = probe_names_finish(&names, out);
 	if (!*n)
-		probe_err_set(err, arena_printf(a, "list its functions with: aotrace -l 'uprobe:%s:*'", path),
-			      "%s has no function matching '%s'", path, func);
+		probe_err_set(
+			err,
+			arena_printf(a, "list its functions with: aotrace -l 'uprobe:%s:*'", path),
+			"%s has no function matching '%s'", path, func);
 	return (int)*n;
 }
 
@@ -182,8 +193,8 @@ static int uretprobe_args(struct probe_env *env, struct arena *a, const char *ta
 	return probe_regs_args(a, true, args, nargs);
 }
 
-static int uprobe_attach_common(struct bpf_program *prog, const struct aot_probe *p,
-				bool retprobe, struct probe_links *links, struct probe_err *err)
+static int uprobe_attach_common(struct bpf_program *prog, const struct aot_probe *p, bool retprobe,
+				struct probe_links *links, struct probe_err *err)
 {
 	LIBBPF_OPTS(bpf_uprobe_opts, opts, .retprobe = retprobe);
 	const char *colon = strrchr(p->target, ':');
@@ -200,7 +211,8 @@ static int uprobe_attach_common(struct bpf_program *prog, const struct aot_probe
 	else
 		opts.func_name = colon + 1;
 	return probe_links_add_result(links,
-				      bpf_program__attach_uprobe_opts(prog, links->pid ? links->pid : -1,
+				      bpf_program__attach_uprobe_opts(prog,
+								      links->pid ? links->pid : -1,
 								      bin, offset, &opts),
 				      err, NULL, p->name);
 }
@@ -248,20 +260,23 @@ static int uprobe_func_offsets(struct arena *a, const char *path, char **names, 
 		GElf_Shdr sh;
 		Elf_Data *data;
 
-		if (!gelf_getshdr(scn, &sh) || (sh.sh_type != SHT_SYMTAB && sh.sh_type != SHT_DYNSYM) ||
-		    !sh.sh_entsize || !(data = elf_getdata(scn, NULL)))
+		if (!gelf_getshdr(scn, &sh) ||
+		    (sh.sh_type != SHT_SYMTAB && sh.sh_type != SHT_DYNSYM) || !sh.sh_entsize ||
+		    !(data = elf_getdata(scn, NULL)))
 			continue;
 		for (size_t i = 0; i < sh.sh_size / sh.sh_entsize; i++) {
 			struct uprobe_func key, *hit;
 			GElf_Shdr tsh;
 			GElf_Sym sym;
 
-			if (!gelf_getsym(data, (int)i, &sym) || GELF_ST_TYPE(sym.st_info) != STT_FUNC ||
-			    sym.st_shndx == SHN_UNDEF || !sym.st_value)
+			if (!gelf_getsym(data, (int)i, &sym) ||
+			    GELF_ST_TYPE(sym.st_info) != STT_FUNC || sym.st_shndx == SHN_UNDEF ||
+			    !sym.st_value)
 				continue;
 			key.name = elf_strptr(elf, sh.sh_link, sym.st_name);
 			hit = key.name ? bsearch(&key, funcs, n, sizeof(*funcs), func_cmp) : NULL;
-			if (!hit || hit->offset || !gelf_getshdr(elf_getscn(elf, sym.st_shndx), &tsh))
+			if (!hit || hit->offset ||
+			    !gelf_getshdr(elf_getscn(elf, sym.st_shndx), &tsh))
 				continue;
 			hit->offset = sym.st_value - tsh.sh_addr + tsh.sh_offset;
 		}
@@ -287,11 +302,11 @@ static int uprobe_multi_one(void *c, const char *name, uint64_t cookie, struct p
 	struct uprobe_multi_ctx *ctx = c;
 	LIBBPF_OPTS(bpf_uprobe_opts, opts, .retprobe = ctx->retprobe, .bpf_cookie = cookie);
 
-	return probe_links_add_result(links,
-				      bpf_program__attach_uprobe_opts(ctx->prog, ctx->pid, ctx->path,
-								      uprobe_func_offset(ctx, name),
-								      &opts),
-				      err, NULL, name);
+	return probe_links_add_result(
+		links,
+		bpf_program__attach_uprobe_opts(ctx->prog, ctx->pid, ctx->path,
+						uprobe_func_offset(ctx, name), &opts),
+		err, NULL, name);
 }
 
 static int uprobe_multi_many(void *c, const char **names, const uint64_t *cookies, size_t n,
@@ -322,7 +337,8 @@ static const struct probe_multi_ops uprobe_multi_ops = {
 static int uprobe_attach_multi(struct bpf_program *prog, const struct aot_probe *p, bool retprobe,
 			       struct probe_links *links, struct probe_err *err)
 {
-	struct uprobe_multi_ctx ctx = { .prog = prog, .retprobe = retprobe,
+	struct uprobe_multi_ctx ctx = { .prog = prog,
+					.retprobe = retprobe,
 					.pid = links->pid ? links->pid : -1 };
 	struct arena *a = arena_new();
 	char **targets = NULL, *prefix, *bin, *func;

@@ -21,15 +21,16 @@
 #include "meta.h"
 #include "probe_internal.h"
 
-#define USDT_HINT "write it as usdt:/path/to/binary:provider:name (list them: aotrace -l 'usdt:/path/to/binary:*')"
+#define USDT_HINT                                                                                  \
+	"write it as usdt:/path/to/binary:provider:name (list them: aotrace -l 'usdt:/path/to/binary:*')"
 #define NT_STAPSDT 3
 
 /* One location of a probe, from its note. */
 struct usdt_note {
 	const char *provider, *name, *args;
-	uint64_t pc;       /* the probe's address in the file's address space */
-	uint64_t off;      /* its file offset: where the uprobe goes */
-	uint64_t sem_off;  /* the semaphore's file offset; 0: none */
+	uint64_t pc;	    /* the probe's address in the file's address space */
+	uint64_t off;	    /* its file offset: where the uprobe goes */
+	uint64_t sem_off;   /* the semaphore's file offset; 0: none */
 	uint32_t loc, nloc; /* location loc of nloc locations of provider:name */
 };
 
@@ -48,7 +49,8 @@ static uint64_t usdt_file_offset(Elf *elf, uint64_t addr)
 	GElf_Shdr sh;
 
 	while ((scn = elf_nextscn(elf, scn))) {
-		if (!gelf_getshdr(scn, &sh) || !(sh.sh_flags & SHF_ALLOC) || sh.sh_type == SHT_NOBITS)
+		if (!gelf_getshdr(scn, &sh) || !(sh.sh_flags & SHF_ALLOC) ||
+		    sh.sh_type == SHT_NOBITS)
 			continue;
 		if (addr >= sh.sh_addr && addr < sh.sh_addr + sh.sh_size)
 			return addr - sh.sh_addr + sh.sh_offset;
@@ -128,15 +130,18 @@ static int usdt_read_notes(struct arena *a, Elf *elf, struct usdt_file *f)
 		desc += sizeof(w);
 		n->provider = arena_strndup(a, desc, strnlen(desc, (size_t)(end - desc)));
 		desc += strlen(n->provider) + 1;
-		n->name = desc < end ? arena_strndup(a, desc, strnlen(desc, (size_t)(end - desc))) : "";
+		n->name = desc < end ? arena_strndup(a, desc, strnlen(desc, (size_t)(end - desc)))
+				     : "";
 		desc += strlen(n->name) + 1;
-		n->args = desc < end ? arena_strndup(a, desc, strnlen(desc, (size_t)(end - desc))) : "";
+		n->args = desc < end ? arena_strndup(a, desc, strnlen(desc, (size_t)(end - desc)))
+				     : "";
 		f->n++;
 	}
 	if (f->n)
 		qsort(f->v, f->n, sizeof(*f->v), note_cmp);
 	for (size_t i = 0, first = 0; i < f->n; i++) {
-		if (strcmp(f->v[i].provider, f->v[first].provider) || strcmp(f->v[i].name, f->v[first].name))
+		if (strcmp(f->v[i].provider, f->v[first].provider) ||
+		    strcmp(f->v[i].name, f->v[first].name))
 			first = i;
 		f->v[i].loc = (uint32_t)(i - first);
 	}
@@ -240,7 +245,8 @@ static int usdt_match(struct probe_env *env, struct arena *a, const char *patter
 	usdt_close(&f);
 	*out = arena_alloc(a, (f.n ? f.n : 1) * sizeof(char *));
 	for (size_t i = 0; i < f.n; i++)
-		if (probe_wildcard_match(prov, f.v[i].provider) && probe_wildcard_match(name, f.v[i].name))
+		if (probe_wildcard_match(prov, f.v[i].provider) &&
+		    probe_wildcard_match(name, f.v[i].name))
 			(*out)[(*n)++] = usdt_target(a, f.path, &f.v[i]);
 	return (int)*n;
 }
@@ -272,11 +278,11 @@ static const struct usdt_reg {
 	const char *names[4];
 	uint32_t offset;
 } usdt_regs[] = {
-	{ { "rax", "eax", "ax", "al" }, 80 },   { { "rbx", "ebx", "bx", "bl" }, 40 },
-	{ { "rcx", "ecx", "cx", "cl" }, 88 },   { { "rdx", "edx", "dx", "dl" }, 96 },
-	{ { "rsi", "esi", "si", "sil" }, 104 }, { { "rdi", "edi", "di", "dil" }, 112 },
-	{ { "rbp", "ebp", "bp", "bpl" }, 32 },  { { "rsp", "esp", "sp", "spl" }, 152 },
-	{ { "r8", "r8d", "r8w", "r8b" }, 72 },  { { "r9", "r9d", "r9w", "r9b" }, 64 },
+	{ { "rax", "eax", "ax", "al" }, 80 },	   { { "rbx", "ebx", "bx", "bl" }, 40 },
+	{ { "rcx", "ecx", "cx", "cl" }, 88 },	   { { "rdx", "edx", "dx", "dl" }, 96 },
+	{ { "rsi", "esi", "si", "sil" }, 104 },	   { { "rdi", "edi", "di", "dil" }, 112 },
+	{ { "rbp", "ebp", "bp", "bpl" }, 32 },	   { { "rsp", "esp", "sp", "spl" }, 152 },
+	{ { "r8", "r8d", "r8w", "r8b" }, 72 },	   { { "r9", "r9d", "r9w", "r9b" }, 64 },
 	{ { "r10", "r10d", "r10w", "r10b" }, 56 }, { { "r11", "r11d", "r11w", "r11b" }, 48 },
 	{ { "r12", "r12d", "r12w", "r12b" }, 24 }, { { "r13", "r13d", "r13w", "r13b" }, 16 },
 	{ { "r14", "r14d", "r14w", "r14b" }, 8 },  { { "r15", "r15d", "r15w", "r15b" }, 0 },
@@ -307,8 +313,9 @@ static uint64_t usdt_symbol(Elf *elf, const char *name, size_t len)
 		GElf_Shdr sh;
 		Elf_Data *data;
 
-		if (!gelf_getshdr(scn, &sh) || (sh.sh_type != SHT_SYMTAB && sh.sh_type != SHT_DYNSYM) ||
-		    !sh.sh_entsize || !(data = elf_getdata(scn, NULL)))
+		if (!gelf_getshdr(scn, &sh) ||
+		    (sh.sh_type != SHT_SYMTAB && sh.sh_type != SHT_DYNSYM) || !sh.sh_entsize ||
+		    !(data = elf_getdata(scn, NULL)))
 			continue;
 		for (size_t i = 0; i < sh.sh_size / sh.sh_entsize; i++) {
 			GElf_Sym sym;
@@ -371,7 +378,8 @@ static void usdt_parse_arg(Elf *elf, const struct usdt_note *note, const char *s
 		if (op == paren || isdigit((unsigned char)*op) || *op == '-' || *op == '+') {
 			arg->loc_value = op == paren ? 0 : strtoll(op, &num_end, 0);
 			if (op == paren || num_end == paren)
-				arg->loc = r == USDT_RIP_OFFSET ? PROBE_ARG_UNSUPPORTED : PROBE_ARG_MEM;
+				arg->loc = r == USDT_RIP_OFFSET ? PROBE_ARG_UNSUPPORTED
+								: PROBE_ARG_MEM;
 			return;
 		}
 		/* sym[+-disp](%rip): a global, wherever the binary is loaded */
@@ -391,14 +399,22 @@ static void usdt_parse_arg(Elf *elf, const struct usdt_note *note, const char *s
 static const char *usdt_type_name(int size)
 {
 	switch (size) {
-	case 1: return "u8";
-	case -1: return "s8";
-	case 2: return "u16";
-	case -2: return "s16";
-	case 4: return "u32";
-	case -4: return "s32";
-	case -8: return "s64";
-	default: return "u64";
+	case 1:
+		return "u8";
+	case -1:
+		return "s8";
+	case 2:
+		return "u16";
+	case -2:
+		return "s16";
+	case 4:
+		return "u32";
+	case -4:
+		return "s32";
+	case -8:
+		return "s64";
+	default:
+		return "u64";
 	}
 }
 
@@ -436,8 +452,8 @@ static int usdt_args(struct probe_env *env, struct arena *a, const char *target,
 		memset(arg, 0, sizeof(*arg));
 		usdt_parse_arg(f.elf, note, s, len, arg);
 		arg->name = arena_printf(a, "arg%u", n);
-		arg->decl = arena_printf(a, "%s %s (%.*s)%s", usdt_type_name(arg->loc_size), arg->name,
-					 (int)len, s,
+		arg->decl = arena_printf(a, "%s %s (%.*s)%s", usdt_type_name(arg->loc_size),
+					 arg->name, (int)len, s,
 					 arg->loc == PROBE_ARG_UNSUPPORTED ? " unsupported" : "");
 		arg->type = (struct type){ .kind = TYPE_INT, .size = 8 };
 		arg->hidden = true;
@@ -486,7 +502,8 @@ static int usdt_attach(struct bpf_program *prog, const struct aot_probe *p,
 	}
 	usdt_close(&f);
 	if (!note->off) {
-		probe_err_set(err, NULL, "the address of %s is in no section of %s", p->name, f.path);
+		probe_err_set(err, NULL, "the address of %s is in no section of %s", p->name,
+			      f.path);
 		ret = -ENOENT;
 		goto out;
 	}

@@ -17,7 +17,8 @@
 #include "meta.h"
 #include "probe_internal.h"
 
-#define WATCH_HINT "write it as watchpoint:0xADDRESS:LENGTH:MODE, LENGTH 1, 2, 4 or 8, MODE r, w, rw or x"
+#define WATCH_HINT                                                                                 \
+	"write it as watchpoint:0xADDRESS:LENGTH:MODE, LENGTH 1, 2, 4 or 8, MODE r, w, rw or x"
 
 /* x86-64: the kernel's half of the address space starts here. */
 #define WATCH_KERNEL_START 0xffff800000000000ull
@@ -38,8 +39,10 @@ static int watch_parse(const char *target, struct watch *w, struct probe_err *er
 	w->addr = strtoull(s, &end, 0);
 	if (end == s || *end != ':') {
 		if (strchr(target, '+'))
-			probe_err_set(err, "watch an absolute address (read it from the program or /proc/kallsyms)",
-				      "watchpoint:FUNCTION+argN is not supported");
+			probe_err_set(
+				err,
+				"watch an absolute address (read it from the program or /proc/kallsyms)",
+				"watchpoint:FUNCTION+argN is not supported");
 		else
 			probe_err_set(err, WATCH_HINT, "bad watchpoint address in '%s'", target);
 		return -EINVAL;
@@ -51,8 +54,10 @@ static int watch_parse(const char *target, struct watch *w, struct probe_err *er
 		return -EINVAL;
 	}
 	for (s = end + 1; *s; s++) {
-		uint32_t bit = *s == 'r' ? HW_BREAKPOINT_R : *s == 'w' ? HW_BREAKPOINT_W
-							: *s == 'x' ? HW_BREAKPOINT_X : 0;
+		uint32_t bit = *s == 'r'   ? HW_BREAKPOINT_R
+			       : *s == 'w' ? HW_BREAKPOINT_W
+			       : *s == 'x' ? HW_BREAKPOINT_X
+					   : 0;
 
 		if (!bit || (w->type & bit)) {
 			probe_err_set(err, WATCH_HINT, "bad watchpoint mode in '%s'", target);
@@ -70,8 +75,8 @@ static int watch_parse(const char *target, struct watch *w, struct probe_err *er
 		return -EINVAL;
 	}
 	if (w->type == HW_BREAKPOINT_X && w->len != sizeof(long)) {
-		probe_err_set(err, "give length 8 with mode x", "an execution watchpoint's length is %zu",
-			      sizeof(long));
+		probe_err_set(err, "give length 8 with mode x",
+			      "an execution watchpoint's length is %zu", sizeof(long));
 		return -EINVAL;
 	}
 	return 0;
@@ -80,10 +85,14 @@ static int watch_parse(const char *target, struct watch *w, struct probe_err *er
 static const char *watch_mode(uint32_t type)
 {
 	switch (type) {
-	case HW_BREAKPOINT_R: return "r";
-	case HW_BREAKPOINT_W: return "w";
-	case HW_BREAKPOINT_RW: return "rw";
-	default: return "x";
+	case HW_BREAKPOINT_R:
+		return "r";
+	case HW_BREAKPOINT_W:
+		return "w";
+	case HW_BREAKPOINT_RW:
+		return "rw";
+	default:
+		return "x";
 	}
 }
 
@@ -98,15 +107,18 @@ static int watch_match(struct probe_env *env, struct arena *a, const char *patte
 	if (watch_parse(pattern, &w, err))
 		return -EINVAL;
 	/* One spelling per watchpoint, so `probe` and the section name say the same. */
-	return probe_perf_one_target(a, arena_printf(a, "0x%llx:%u:%s", (unsigned long long)w.addr,
-						     w.len, watch_mode(w.type)), out, n);
+	return probe_perf_one_target(a,
+				     arena_printf(a, "0x%llx:%u:%s", (unsigned long long)w.addr,
+						  w.len, watch_mode(w.type)),
+				     out, n);
 }
 
 /* Why the kernel refused a breakpoint, in the user's terms. */
 static void watch_refused(const struct watch *w, int ret, struct probe_err *err)
 {
 	if (ret == -ENOENT || ret == -EOPNOTSUPP || ret == -ENODEV)
-		probe_err_set(err, "virtual machines often lack them; run on a machine that has them",
+		probe_err_set(err,
+			      "virtual machines often lack them; run on a machine that has them",
 			      "this machine exposes no hardware breakpoints (%s)", strerror(-ret));
 	else if (ret == -ENOSPC)
 		probe_err_set(err, "x86 has 4 debug registers; watch fewer addresses",
@@ -114,11 +126,13 @@ static void watch_refused(const struct watch *w, int ret, struct probe_err *err)
 	else if (ret == -EINVAL && w->type == HW_BREAKPOINT_R)
 		probe_err_set(err, "use mode rw", "x86 cannot watch reads alone");
 	else if (ret == -EINVAL)
-		probe_err_set(err, "check that the address is aligned to the length and belongs to the target",
-			      "the kernel refused the address (%s)", strerror(-ret));
+		probe_err_set(
+			err,
+			"check that the address is aligned to the length and belongs to the target",
+			"the kernel refused the address (%s)", strerror(-ret));
 	else
-		probe_err_set(err, "check kernel.perf_event_paranoid and CAP_PERFMON",
-			      "%s", strerror(-ret));
+		probe_err_set(err, "check kernel.perf_event_paranoid and CAP_PERFMON", "%s",
+			      strerror(-ret));
 }
 
 static int watch_attach(struct bpf_program *prog, const struct aot_probe *p,

@@ -12,8 +12,8 @@
 
 #include "rt.h"
 
-#define ACTIONS_CAT_MAX (1 << 20)  /* bytes of a file cat() prints: /dev/zero must end */
-#define ACTIONS_TIME_MAX 64	    /* bpftrace's STRING_SIZE for time()'s result */
+#define ACTIONS_CAT_MAX (1 << 20) /* bytes of a file cat() prints: /dev/zero must end */
+#define ACTIONS_TIME_MAX 64	  /* bpftrace's STRING_SIZE for time()'s result */
 
 /* Runs cmd with /bin/sh -c and appends what it writes to stdout. */
 static int actions_system(struct rt *rt, const char *cmd, struct rt_buf *out)
@@ -91,7 +91,7 @@ static int actions_join(const struct aot_meta *m, const struct aot_fmt *f, const
 int rt_action_run(struct rt *rt, const struct aot_fmt *f, const void *payload, size_t len)
 {
 	struct rt_buf *t = &rt->text;
-	struct rt_buf cmd = {0};
+	struct rt_buf cmd = { 0 };
 	int err = 0;
 
 	if (f->args.kind != AOT_K_TUPLE || len < f->args.size)
@@ -135,8 +135,8 @@ int rt_action_run(struct rt *rt, const struct aot_fmt *f, const void *payload, s
 			break;
 		}
 		e = &rt->meta->elems[f->args.elems];
-		rt->out.ops->value(&rt->out, &rt->render, &e->type, (const uint8_t *)payload +
-									   e->offset);
+		rt->out.ops->value(&rt->out, &rt->render, &e->type,
+				   (const uint8_t *)payload + e->offset);
 		break;
 	}
 	default:

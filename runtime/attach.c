@@ -49,7 +49,7 @@ static int attach_lookup(struct rt *rt, const struct aot_probe *p, struct bpf_pr
 static int attach_target_exists(struct probe_env **env, const struct probe_type *pt,
 				const struct aot_probe *p)
 {
-	struct probe_err perr = {0};
+	struct probe_err perr = { 0 };
 	struct arena *a;
 	char **targets;
 	size_t n = 0;
@@ -59,8 +59,7 @@ static int attach_target_exists(struct probe_env **env, const struct probe_type 
 	 * Kernel targets only: a user binary's functions are not the kernel's to lack (and its
 	 * symbol table would be read once per probe).
 	 */
-	if (!pt->has_target || !pt->match || !p->target || !*p->target ||
-	    (pt->builtins & PB_USER))
+	if (!pt->has_target || !pt->match || !p->target || !*p->target || (pt->builtins & PB_USER))
 		return 1;
 	if (!*env && !(*env = probe_env__new()))
 		return -ENOMEM;
@@ -107,7 +106,7 @@ int rt_prepare(struct rt *rt)
 		return -ENOMEM;
 	for (uint32_t i = 0; i < rt->meta->nprobes; i++) {
 		const struct aot_probe *p = &rt->meta->probes[i];
-		struct probe_err perr = {0};
+		struct probe_err perr = { 0 };
 
 		err = attach_lookup(rt, p, &prog, &pt);
 		if (err)
@@ -167,7 +166,7 @@ int rt_attach(struct rt *rt)
 	rt->links.names_map = bpf_object__find_map_by_name(rt->obj, AOT_PROBE_NAMES_MAP);
 	for (i = 0; i < m->nprobes; i++) {
 		const struct aot_probe *p = &m->probes[i];
-		struct probe_err perr = {0};
+		struct probe_err perr = { 0 };
 
 		if (rt->skipped && rt->skipped[i])
 			continue;

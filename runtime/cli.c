@@ -45,8 +45,8 @@ int aot_cli_run_parse(const char *prog, int c, const char *optarg, struct aot_cl
 		} else if (!strcmp(optarg, "json")) {
 			r->format = AOT_OUT_JSON;
 		} else {
-			fprintf(stderr, "%s: output format '%s' is not supported (text, json)\n", prog,
-				optarg);
+			fprintf(stderr, "%s: output format '%s' is not supported (text, json)\n",
+				prog, optarg);
 			return -EINVAL;
 		}
 		return 1;
@@ -78,8 +78,8 @@ int aot_cli_run_parse(const char *prog, int c, const char *optarg, struct aot_cl
 				return 1;
 			}
 		}
-		fprintf(stderr, "%s: --missing-probes takes error, warn or ignore, not '%s'\n", prog,
-			optarg);
+		fprintf(stderr, "%s: --missing-probes takes error, warn or ignore, not '%s'\n",
+			prog, optarg);
 		return -EINVAL;
 	default:
 		return 0;
@@ -111,7 +111,8 @@ void aot_cli_getopt(const struct aot_cli_opt *opts, size_t n, void *longopts, ch
 	shortopts[s++] = '+';
 	for (size_t i = 0; i < n; i++) {
 		if (strlen(opts[i].name) > 1)
-			lo[nl++] = (struct option){ opts[i].name, opts[i].has_arg, NULL, opts[i].val };
+			lo[nl++] =
+				(struct option){ opts[i].name, opts[i].has_arg, NULL, opts[i].val };
 		if (opts[i].val < 128) {
 			shortopts[s++] = (char)opts[i].val;
 			if (opts[i].has_arg)
@@ -136,7 +137,8 @@ int aot_cli_run_begin(const char *prog, const struct aot_cli_run *r, struct aot_
 		st->out = fopen(r->out_path, "w");
 		if (!st->out) {
 			ret = -errno;
-			fprintf(stderr, "%s: cannot open %s: %s\n", prog, r->out_path, strerror(errno));
+			fprintf(stderr, "%s: cannot open %s: %s\n", prog, r->out_path,
+				strerror(errno));
 			return ret;
 		}
 		ro->out = st->out;
@@ -168,8 +170,8 @@ int aot_cli_run_extra(const char *prog, const struct aot_cli_run *r, struct aot_
 			wordfree(we);
 		free(we);
 		st->words = NULL;
-		fprintf(stderr, "%s: -c: cannot split '%s' into a command and its arguments\n", prog,
-			r->cmd);
+		fprintf(stderr, "%s: -c: cannot split '%s' into a command and its arguments\n",
+			prog, r->cmd);
 		return -EINVAL;
 	}
 	ro->cmd = we->we_wordv;

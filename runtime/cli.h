@@ -36,8 +36,10 @@ extern const size_t aot_cli_nrun_opts;
 #define AOT_CLI_HELP_FORMAT "output format: text or json"
 #define AOT_CLI_HELP_PID "uprobes fire only in process PID"
 #define AOT_CLI_HELP_CMD "run CMD with the probes attached; the run ends when it exits"
-#define AOT_CLI_HELP_MISSING "a probe this kernel lacks: error, warn (skip it; the default) or ignore (skip silently)"
-#define AOT_CLI_HELP_EXPLAIN "say what would be attached, how, and what the metadata holds; run nothing"
+#define AOT_CLI_HELP_MISSING                                                                       \
+	"a probe this kernel lacks: error, warn (skip it; the default) or ignore (skip silently)"
+#define AOT_CLI_HELP_EXPLAIN                                                                       \
+	"say what would be attached, how, and what the metadata holds; run nothing"
 
 /* What the shared options set. Zero-initialised means: the defaults. */
 struct aot_cli_run {
@@ -46,8 +48,8 @@ struct aot_cli_run {
 	int verbose;
 	bool quiet;
 	bool explain;
-	int pid;          /* -p */
-	const char *cmd;  /* -c, as given: split into words by aot_cli_run_begin */
+	int pid;	 /* -p */
+	const char *cmd; /* -c, as given: split into words by aot_cli_run_begin */
 	enum aot_missing_policy missing;
 };
 

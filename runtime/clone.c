@@ -22,11 +22,11 @@
 
 /* One alias probe: its group's template program, and the clone made for it (if not it). */
 struct rt_clone {
-	uint32_t probe;               /* index in meta->probes */
-	struct bpf_program *prog;     /* its own libbpf program (not loaded unless the template) */
-	struct bpf_program *tmpl;     /* the group's relocated program */
-	uint64_t key;                 /* (section index << 32) | symbol value: its group */
-	int fd, link;                 /* the clone (-1 for the template itself) and its link */
+	uint32_t probe;		  /* index in meta->probes */
+	struct bpf_program *prog; /* its own libbpf program (not loaded unless the template) */
+	struct bpf_program *tmpl; /* the group's relocated program */
+	uint64_t key;		  /* (section index << 32) | symbol value: its group */
+	int fd, link;		  /* the clone (-1 for the template itself) and its link */
 };
 
 struct rt_clones {
@@ -72,7 +72,8 @@ static int clone_symbols(struct rt *rt, const void *elf, size_t size, struct rt_
 			if (syms[j].st_name >= strsz || strsz - syms[j].st_name <= len ||
 			    memcmp(strs + syms[j].st_name, name, len + 1))
 				continue;
-			c->v[k].key = ((uint64_t)syms[j].st_shndx << 32) | (uint32_t)syms[j].st_value;
+			c->v[k].key =
+				((uint64_t)syms[j].st_shndx << 32) | (uint32_t)syms[j].st_value;
 			break;
 		}
 	}
@@ -222,8 +223,9 @@ static int clone_load_one(struct rt *rt, struct rt_clone *cl, const struct clone
 		opts.func_info_cnt = ci->info.nr_func_info;
 		opts.func_info_rec_size = ci->info.func_info_rec_size;
 	}
-	cl->fd = bpf_prog_load(bpf_program__type(cl->tmpl), p->prog, "GPL",
-			       bpf_program__insns(cl->tmpl), bpf_program__insn_cnt(cl->tmpl), &opts);
+	cl->fd =
+		bpf_prog_load(bpf_program__type(cl->tmpl), p->prog, "GPL",
+			      bpf_program__insns(cl->tmpl), bpf_program__insn_cnt(cl->tmpl), &opts);
 	if (cl->fd < 0) {
 		int err = -errno;
 		char *log = calloc(1, CLONE_LOG_SIZE);
@@ -325,7 +327,8 @@ int rt_clone_attach(struct rt *rt, uint32_t probe, struct probe_err *perr)
 			 strerror(-err));
 		snprintf(perr->hint, sizeof(perr->hint),
 			 "--expand=full compiles one program per function%s",
-			 rt->links.names_map ? " (this kernel may lack fentry attach cookies)" : "");
+			 rt->links.names_map ? " (this kernel may lack fentry attach cookies)"
+					     : "");
 		return err;
 	}
 	return 0;

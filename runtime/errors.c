@@ -46,7 +46,7 @@ static void errors_text(const struct aot_meta *m, uint32_t map, uint32_t kind, u
 int rt_errors_report_fd(const struct aot_meta *m, int fd, const uint32_t *max_keys, bool all,
 			struct output *out, uint64_t *seen)
 {
-	struct bpf_map_info info = {0};
+	struct bpf_map_info info = { 0 };
 	uint32_t info_len = sizeof(info), key, n;
 	uint64_t *vals, total;
 	int ncpus, i, err = 0;

@@ -130,14 +130,14 @@ int rt_events_loop(struct rt *rt)
 	int n = 0, err, ksyms_fd = rt->syms.ksyms ? ksyms__fd(rt->syms.ksyms) : -1;
 
 	if (rt->sigfd >= 0)
-		fds[n++] = (struct pollfd){.fd = rt->sigfd, .events = POLLIN};
+		fds[n++] = (struct pollfd){ .fd = rt->sigfd, .events = POLLIN };
 	if (rt->rb)
-		fds[n++] = (struct pollfd){.fd = ring_buffer__epoll_fd(rt->rb), .events = POLLIN};
+		fds[n++] = (struct pollfd){ .fd = ring_buffer__epoll_fd(rt->rb), .events = POLLIN };
 	if (ksyms_fd >= 0)
-		fds[n++] = (struct pollfd){.fd = ksyms_fd, .events = POLLIN};
+		fds[n++] = (struct pollfd){ .fd = ksyms_fd, .events = POLLIN };
 	/* -c CMD: the run ends when it exits (its pidfd becomes readable). */
 	if (rt->child.pidfd >= 0)
-		fds[n++] = (struct pollfd){.fd = rt->child.pidfd, .events = POLLIN};
+		fds[n++] = (struct pollfd){ .fd = rt->child.pidfd, .events = POLLIN };
 	/* BEGIN may already have asked to exit. */
 	rt_events_drain(rt);
 	while (!rt->exiting) {

@@ -21,9 +21,9 @@
 struct explain_probe {
 	const char *strategy; /* short word, also the JSON value */
 	const char *how;      /* a sentence for the text form */
-	long targets;         /* targets on this host; -1 if it cannot tell */
-	long links;           /* links a run would make; -1 if unknown */
-	char why[256];        /* why targets is -1 */
+	long targets;	      /* targets on this host; -1 if it cannot tell */
+	long links;	      /* links a run would make; -1 if unknown */
+	char why[256];	      /* why targets is -1 */
 };
 
 struct explain {
@@ -37,24 +37,26 @@ struct explain {
 };
 
 static const char *const explain_aggs[] = {
-	[AOT_AGG_NONE] = "value", [AOT_AGG_COUNT] = "count", [AOT_AGG_SUM] = "sum",
-	[AOT_AGG_MIN] = "min",    [AOT_AGG_MAX] = "max",     [AOT_AGG_AVG] = "avg",
-	[AOT_AGG_STATS] = "stats", [AOT_AGG_HIST] = "hist",  [AOT_AGG_LHIST] = "lhist",
+	[AOT_AGG_NONE] = "value",  [AOT_AGG_COUNT] = "count", [AOT_AGG_SUM] = "sum",
+	[AOT_AGG_MIN] = "min",	   [AOT_AGG_MAX] = "max",     [AOT_AGG_AVG] = "avg",
+	[AOT_AGG_STATS] = "stats", [AOT_AGG_HIST] = "hist",   [AOT_AGG_LHIST] = "lhist",
 };
 
 static const char *const explain_fmt_kinds[] = {
-	[AOT_FMT_PRINTF] = "printf", [AOT_FMT_SYSTEM] = "system", [AOT_FMT_CAT] = "cat",
+	[AOT_FMT_PRINTF] = "printf", [AOT_FMT_SYSTEM] = "system",     [AOT_FMT_CAT] = "cat",
 	[AOT_FMT_TIME] = "time",     [AOT_FMT_PRINT_VALUE] = "print", [AOT_FMT_JOIN] = "join",
 };
 
 static const char *const explain_kinds[] = {
-	[AOT_K_KSTACK] = "kstack",  [AOT_K_USTACK] = "ustack",	 [AOT_K_KSYM] = "ksym",
-	[AOT_K_USYM] = "usym",	    [AOT_K_INET] = "inet",	 [AOT_K_MACADDR] = "macaddr",
-	[AOT_K_USERNAME] = "username", [AOT_K_TIMESTAMP] = "timestamp", [AOT_K_BUF] = "buffer",
-	[AOT_K_CGROUP_PATH] = "cgroup_path", [AOT_K_PROBE] = "probe",
+	[AOT_K_KSTACK] = "kstack",     [AOT_K_USTACK] = "ustack",
+	[AOT_K_KSYM] = "ksym",	       [AOT_K_USYM] = "usym",
+	[AOT_K_INET] = "inet",	       [AOT_K_MACADDR] = "macaddr",
+	[AOT_K_USERNAME] = "username", [AOT_K_TIMESTAMP] = "timestamp",
+	[AOT_K_BUF] = "buffer",	       [AOT_K_CGROUP_PATH] = "cgroup_path",
+	[AOT_K_PROBE] = "probe",
 };
 
-#define EXPLAIN_NAME(tab, i) \
+#define EXPLAIN_NAME(tab, i)                                                                       \
 	((size_t)(i) < sizeof(tab) / sizeof(tab[0]) && (tab)[i] ? (tab)[i] : "?")
 
 /* A type as the language writes it: int64, string[64], (int64, string[16]), kstack. */
@@ -120,9 +122,10 @@ static void explain_plan(struct explain *e, uint32_t i)
 	}
 	if ((p->flags | pt->flags) & (AOT_PROBE_BEGIN | AOT_PROBE_END)) {
 		x->strategy = "run-once";
-		x->how = (p->flags | pt->flags) & AOT_PROBE_BEGIN
-				 ? "run once before the other probes start (BPF_PROG_TEST_RUN), no link"
-				 : "run once when the run ends (BPF_PROG_TEST_RUN), no link";
+		x->how =
+			(p->flags | pt->flags) & AOT_PROBE_BEGIN
+				? "run once before the other probes start (BPF_PROG_TEST_RUN), no link"
+				: "run once when the run ends (BPF_PROG_TEST_RUN), no link";
 		x->targets = 1;
 		x->links = 0;
 		return;
@@ -208,7 +211,8 @@ static void explain_text(struct explain *e, const char *name)
 				rt_buf_printf(b, "    targets matching %s here: %ld\n", p->target,
 					      x->targets);
 			else
-				rt_buf_printf(b, "    targets of %s: resolved when it attaches (%s)\n",
+				rt_buf_printf(b,
+					      "    targets of %s: resolved when it attaches (%s)\n",
 					      p->target, x->why);
 		}
 	}
@@ -231,8 +235,9 @@ static void explain_text(struct explain *e, const char *name)
 			rt_buf_printf(b, "%s() of %s", EXPLAIN_NAME(explain_aggs, mp->agg),
 				      vs ? vs : "?");
 		if (mp->agg == AOT_AGG_LHIST)
-			rt_buf_printf(b, " (min %lld, max %lld, step %lld)", (long long)mp->lhist_min,
-				      (long long)mp->lhist_max, (long long)mp->lhist_step);
+			rt_buf_printf(b, " (min %lld, max %lld, step %lld)",
+				      (long long)mp->lhist_min, (long long)mp->lhist_max,
+				      (long long)mp->lhist_step);
 		rt_buf_printf(b, "\n");
 		free(ks);
 		free(vs);

@@ -10,7 +10,7 @@
 
 void json_init(struct json_writer *w, struct rt_buf *b)
 {
-	*w = (struct json_writer){.b = b};
+	*w = (struct json_writer){ .b = b };
 	w->first[0] = true;
 }
 

@@ -33,7 +33,7 @@
 /* One kallsyms symbol: 16 bytes, so that the binary search stays in few cache lines. */
 struct ksyms_sym {
 	uint64_t addr;
-	uint32_t name; /* offset in ksyms.pool */
+	uint32_t name;	/* offset in ksyms.pool */
 	uint32_t order; /* position in kallsyms, to keep the first of aliases */
 };
 
@@ -128,7 +128,7 @@ static void ksyms_bpf_add(struct ksyms *k, uint64_t addr, uint32_t len, const ch
 		k->cap_bpf = cap;
 	}
 	memmove(&k->bpf[i + 1], &k->bpf[i], (k->nbpf - i) * sizeof(*k->bpf));
-	k->bpf[i] = (struct ksyms_bpf){.addr = addr, .len = len, .name = n};
+	k->bpf[i] = (struct ksyms_bpf){ .addr = addr, .len = len, .name = n };
 	k->nbpf++;
 }
 
@@ -184,7 +184,7 @@ static void ksyms_prog_fetch(struct ksyms *k, uint32_t id)
 	struct bpf_prog_info info = {};
 	uint32_t len = sizeof(info), nf, nl, nli, njli, lrs, jlrs, i;
 	void *li = NULL, *jli = NULL;
-	struct ksyms_prog p = {.id = id};
+	struct ksyms_prog p = { .id = id };
 	int fd = bpf_prog_get_fd_by_id(id);
 
 	if (fd < 0)
@@ -436,7 +436,7 @@ static int ksyms_subscribe(struct ksyms *k, int pages)
 	}
 	for (i = 0; i < n; i++) {
 		struct ksyms_ring *r = &k->rings[k->nrings];
-		struct epoll_event ev = {.events = EPOLLIN};
+		struct epoll_event ev = { .events = EPOLLIN };
 
 		r->fd = syscall(__NR_perf_event_open, &attr, -1, cpus[i], -1, PERF_FLAG_FD_CLOEXEC);
 		if (r->fd < 0) {
@@ -554,12 +554,12 @@ int ksyms__parse(struct ksyms *k, const char *text, size_t len)
 		}
 		if (n && addr < syms[n - 1].addr)
 			sorted = false;
-		syms[n] = (struct ksyms_sym){.addr = addr, .name = (uint32_t)used, .order = n};
+		syms[n] = (struct ksyms_sym){ .addr = addr, .name = (uint32_t)used, .order = n };
 		memcpy(pool + used, name, nend - name);
 		used += nend - name;
 		pool[used++] = '\0';
 		n++;
-next:
+	next:
 		p = nl + 1;
 	}
 	/* vmlinux comes sorted; modules' symbols may not. */

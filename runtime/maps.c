@@ -174,8 +174,9 @@ static int maps_group_hist(const struct aot_map *map, struct output_entry *raw, 
 				return -ENOMEM;
 			}
 			e = &raw[k];
-			*e = (struct output_entry){.key = raw[i].key, .seq = k, .buckets = b,
-						   .nbuckets = nb};
+			*e = (struct output_entry){
+				.key = raw[i].key, .seq = k, .buckets = b, .nbuckets = nb
+			};
 			k++;
 		}
 		e = &raw[k - 1];
@@ -192,17 +193,17 @@ int rt_maps_fold(const struct aot_meta *m, const struct aot_map *map, const void
 		 size_t key_size, const void *vals, size_t stride, int ncpus, size_t n,
 		 struct output_entry **out, size_t *nout, bool *val_signed)
 {
-	struct maps_sort s = {.meta = m, .map = map};
+	struct maps_sort s = { .meta = m, .map = map };
 	struct output_entry *ents;
 	size_t i, k = 0;
 	int cpu;
 
 	*out = NULL;
 	*nout = 0;
-	s.val_signed = map->agg == AOT_AGG_MIN || map->agg == AOT_AGG_MAX ||
-		       map->agg == AOT_AGG_AVG || map->agg == AOT_AGG_STATS ||
-		       ((map->agg == AOT_AGG_SUM || map->agg == AOT_AGG_NONE) &&
-			map->value.is_signed);
+	s.val_signed =
+		map->agg == AOT_AGG_MIN || map->agg == AOT_AGG_MAX || map->agg == AOT_AGG_AVG ||
+		map->agg == AOT_AGG_STATS ||
+		((map->agg == AOT_AGG_SUM || map->agg == AOT_AGG_NONE) && map->value.is_signed);
 	s.by_value = map->agg != AOT_AGG_NONE || map->value.kind == AOT_K_INT ||
 		     map->value.kind == AOT_K_BOOL;
 	if (maps_is_hist(map) || map->agg == AOT_AGG_AVG || map->agg == AOT_AGG_STATS)
@@ -281,8 +282,8 @@ int rt_maps_fold(const struct aot_meta *m, const struct aot_map *map, const void
 	return 0;
 }
 
-void rt_maps_top_div(const struct aot_map *map, struct output_entry *ents, size_t *n,
-		     uint64_t top, uint64_t div, bool val_signed)
+void rt_maps_top_div(const struct aot_map *map, struct output_entry *ents, size_t *n, uint64_t top,
+		     uint64_t div, bool val_signed)
 {
 	size_t i;
 
@@ -314,7 +315,7 @@ static bool maps_is_percpu(enum bpf_map_type t)
 static void maps_warn(struct rt *rt, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static void maps_warn(struct rt *rt, const char *fmt, ...)
 {
-	struct rt_buf b = {0};
+	struct rt_buf b = { 0 };
 	va_list ap;
 
 	va_start(ap, fmt);
@@ -395,17 +396,17 @@ static int maps_print_map(struct rt *rt, const struct aot_map *map, uint64_t top
 	err = maps_dump(rt, map, &d);
 	if (err)
 		return err == -ENOENT ? 0 : err;
-	err = rt_maps_fold(rt->meta, map, d.keys, d.key_size, d.vals, d.stride, d.ncpus, d.n,
-			   &ents, &nents, &val_signed);
+	err = rt_maps_fold(rt->meta, map, d.keys, d.key_size, d.vals, d.stride, d.ncpus, d.n, &ents,
+			   &nents, &val_signed);
 	if (err)
 		goto out;
 	rt_maps_top_div(map, ents, &nents, top, div, val_signed);
-	om = (struct output_map){.r = &rt->render,
-				 .map = map,
-				 .entries = ents,
-				 .n = nents,
-				 .val_signed = val_signed,
-				 .div = div ? div : 1};
+	om = (struct output_map){ .r = &rt->render,
+				  .map = map,
+				  .entries = ents,
+				  .n = nents,
+				  .val_signed = val_signed,
+				  .div = div ? div : 1 };
 	rt->out.ops->map(&rt->out, &om);
 out:
 	rt_maps_entries_free(ents, nents);

@@ -284,7 +284,7 @@ static bool meta_alias_name(const struct aot_probe *p)
 
 int aot_meta_write(const struct aot_meta *m, void **out, size_t *size)
 {
-	struct meta_buf b = {0}, strs = {0};
+	struct meta_buf b = { 0 }, strs = { 0 };
 	size_t offs[5], pos;
 	uint32_t i, last_type = AOT_META_NOSTR;
 	uint8_t *rec;
@@ -300,19 +300,23 @@ int aot_meta_write(const struct aot_meta *m, void **out, size_t *size)
 	for (i = 0; i < m->nprobes; i++) {
 		const struct aot_probe *p = &m->probes[i];
 		uint32_t prog, type, target, name;
-		size_t nlen = p->name ? strlen(p->name) : 0, tlen = p->target ? strlen(p->target) : 0;
+		size_t nlen = p->name ? strlen(p->name) : 0,
+		       tlen = p->target ? strlen(p->target) : 0;
 
 		/*
 		 * Thousands of probes of one wildcard share their type, and a target is the end
 		 * of its name ("kfunc:vfs_read"): both point into strings already written.
 		 */
-		type = i && p->type && m->probes[i - 1].type && !strcmp(p->type, m->probes[i - 1].type)
+		type = i && p->type && m->probes[i - 1].type &&
+				       !strcmp(p->type, m->probes[i - 1].type)
 			       ? last_type
 			       : meta_str(&strs, p->type);
 		last_type = type;
-		/* An alias's program is "a.INDEX" and its name type:target: the reader makes them. */
-		prog = (p->flags & AOT_PROBE_ALIAS) && meta_alias_prog(p, i) ? AOT_META_NOSTR
-									  : meta_str(&strs, p->prog);
+		/* An alias's program is "a.INDEX" and its name type:target: the reader makes them.
+		 */
+		prog = (p->flags & AOT_PROBE_ALIAS) && meta_alias_prog(p, i)
+			       ? AOT_META_NOSTR
+			       : meta_str(&strs, p->prog);
 		if ((p->flags & AOT_PROBE_ALIAS) && meta_alias_name(p))
 			name = AOT_META_NOSTR;
 		else
@@ -767,7 +771,7 @@ static int meta_check_types(struct meta_reader *r)
 
 int aot_meta_read(const void *buf, size_t size, struct aot_meta **out, char *errbuf, size_t errlen)
 {
-	struct meta_reader r = {.buf = buf, .size = size, .err = errbuf, .errlen = errlen};
+	struct meta_reader r = { .buf = buf, .size = size, .err = errbuf, .errlen = errlen };
 	const uint8_t *h = buf;
 	uint32_t total, off[5], cnt[5], i;
 	int err;

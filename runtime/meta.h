@@ -96,8 +96,8 @@
  * Limits the reader enforces:
  */
 #define AOT_META_NOSTR 0xffffffffu
-#define AOT_META_MAX_DEPTH 8       /* tuples inside tuples */
-#define AOT_META_MAX_TUPLE 256     /* elements of one tuple */
+#define AOT_META_MAX_DEPTH 8	     /* tuples inside tuples */
+#define AOT_META_MAX_TUPLE 256	     /* elements of one tuple */
 #define AOT_META_MAX_SIZE (1u << 20) /* bytes of one type */
 
 enum aot_event_kind {
@@ -143,7 +143,7 @@ struct aot_state {
 };
 
 struct aot_event_hdr {
-	uint32_t kind;  /* enum aot_event_kind */
+	uint32_t kind;	/* enum aot_event_kind */
 	uint32_t index; /* AOT_EV_PRINTF: index in aot_meta.fmts */
 };
 
@@ -172,7 +172,7 @@ struct aot_type {
 	uint32_t size;
 	uint32_t is_signed;
 	uint32_t nelems; /* TUPLE */
-	uint32_t elems;  /* TUPLE: index of its first element in aot_meta.elems */
+	uint32_t elems;	 /* TUPLE: index of its first element in aot_meta.elems */
 };
 
 struct aot_elem {
@@ -193,9 +193,9 @@ enum aot_agg {
 };
 
 struct aot_map {
-	char *name;     /* as the user wrote it: "@x", "@" */
+	char *name;	/* as the user wrote it: "@x", "@" */
 	char *elf_name; /* the BPF map's name in the ELF */
-	uint32_t agg;   /* enum aot_agg */
+	uint32_t agg;	/* enum aot_agg */
 	uint32_t nkeys; /* 0: scalar map */
 	struct aot_type key;
 	struct aot_type value; /* AOT_AGG_NONE: the stored value; else the aggregated input */
@@ -204,22 +204,22 @@ struct aot_map {
 
 enum aot_fmt_kind {
 	AOT_FMT_PRINTF = 1,
-	AOT_FMT_SYSTEM,      /* fmt is a printf format; the runtime runs the result with sh -c */
-	AOT_FMT_CAT,         /* fmt is a printf format naming a file; the runtime prints the file */
-	AOT_FMT_TIME,        /* fmt is a strftime format of the current wall-clock time */
+	AOT_FMT_SYSTEM,	     /* fmt is a printf format; the runtime runs the result with sh -c */
+	AOT_FMT_CAT,	     /* fmt is a printf format naming a file; the runtime prints the file */
+	AOT_FMT_TIME,	     /* fmt is a strftime format of the current wall-clock time */
 	AOT_FMT_PRINT_VALUE, /* print(value): args holds one element */
-	AOT_FMT_JOIN,        /* join(argv[, sep]): fmt is the separator; args: one STR array */
+	AOT_FMT_JOIN,	     /* join(argv[, sep]): fmt is the separator; args: one STR array */
 };
 
 struct aot_fmt {
-	uint32_t kind; /* enum aot_fmt_kind */
-	char *fmt;     /* unescaped format string as written */
+	uint32_t kind;	      /* enum aot_fmt_kind */
+	char *fmt;	      /* unescaped format string as written */
 	struct aot_type args; /* TUPLE, offsets relative to the byte after aot_event_hdr */
 };
 
 enum aot_probe_flags {
 	AOT_PROBE_BEGIN = 1 << 0, /* run once before the others start: BPF_PROG_TEST_RUN */
-	AOT_PROBE_END = 1 << 1,   /* run once at exit, before the maps are printed */
+	AOT_PROBE_END = 1 << 1,	  /* run once at exit, before the maps are printed */
 	/*
 	 * One program for every target of a wildcard (target holds the pattern), attached with
 	 * one kprobe_multi/uprobe_multi link where the kernel has them, else one link per target.

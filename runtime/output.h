@@ -41,7 +41,7 @@ struct output_map {
 /* Text that user-space actions produce, named as bpftrace's JSON "type" names them. */
 enum output_msg {
 	OUTPUT_MSG_TIME,    /* time() */
-	OUTPUT_MSG_CAT,     /* cat() */
+	OUTPUT_MSG_CAT,	    /* cat() */
 	OUTPUT_MSG_SYSCALL, /* system() */
 	OUTPUT_MSG_JOIN,    /* join() */
 };

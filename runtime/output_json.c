@@ -33,7 +33,7 @@ static void json_line_end(struct output *o, struct json_writer *w, struct rt_buf
 static void json_counter(struct output *o, const char *type, const char *field, uint64_t n)
 {
 	struct json_writer w;
-	struct rt_buf b = {0};
+	struct rt_buf b = { 0 };
 
 	json_line_begin(&w, &b, type);
 	json_object_begin(&w);
@@ -52,7 +52,7 @@ static void json_attached(struct output *o, unsigned int nprobes)
 static void json_text(struct output *o, const char *type, const char *text, size_t len)
 {
 	struct json_writer w;
-	struct rt_buf b = {0};
+	struct rt_buf b = { 0 };
 
 	json_line_begin(&w, &b, type);
 	json_string(&w, text, len);
@@ -80,7 +80,7 @@ static void json_value(struct output *o, const struct rt_render *r, const struct
 		       const void *data)
 {
 	struct json_writer w;
-	struct rt_buf b = {0};
+	struct rt_buf b = { 0 };
 
 	json_line_begin(&w, &b, "value");
 	rt_value_json(&w, r, t, data);
@@ -119,12 +119,12 @@ static void json_hist(struct json_writer *w, const struct output_map *m,
 			json_key(w, "min", 3);
 			json_int(w, map->lhist_max);
 		} else {
-			int64_t lo = lin ? (i - 1) * map->lhist_step + map->lhist_min
-				  : i == 1   ? 0
-					     : (int64_t)(1ULL << (i - 2));
-			int64_t hi = lin ? i * map->lhist_step + map->lhist_min - 1
-				  : i == 1   ? 0
-					     : (int64_t)((1ULL << (i - 1)) - 1);
+			int64_t lo = lin      ? (i - 1) * map->lhist_step + map->lhist_min
+				     : i == 1 ? 0
+					      : (int64_t)(1ULL << (i - 2));
+			int64_t hi = lin      ? i * map->lhist_step + map->lhist_min - 1
+				     : i == 1 ? 0
+					      : (int64_t)((1ULL << (i - 1)) - 1);
 
 			json_key(w, "min", 3);
 			json_int(w, lo);
@@ -178,7 +178,7 @@ void output_json_map(struct rt_buf *b, const struct output_map *m)
 {
 	const struct aot_map *map = m->map;
 	const char *type = "map";
-	struct rt_buf key = {0};
+	struct rt_buf key = { 0 };
 	struct json_writer w;
 	size_t i;
 
@@ -217,7 +217,7 @@ void output_json_map(struct rt_buf *b, const struct output_map *m)
 
 static void json_map(struct output *o, const struct output_map *m)
 {
-	struct rt_buf b = {0};
+	struct rt_buf b = { 0 };
 
 	output_json_map(&b, m);
 	if (b.len)

@@ -34,7 +34,7 @@ static void text_message(struct output *o, enum output_msg kind, const char *tex
 static void text_value(struct output *o, const struct rt_render *r, const struct aot_type *t,
 		       const void *data)
 {
-	struct rt_buf b = {0};
+	struct rt_buf b = { 0 };
 
 	rt_value_text(&b, r, t, data, false);
 	rt_buf_add(&b, "\n", 1);
@@ -89,7 +89,7 @@ static void text_hist(struct rt_buf *b, const struct output_map *m, const struct
 	const struct aot_map *map = m->map;
 	bool lin = map->agg == AOT_AGG_LHIST;
 	int64_t lbuckets = lin ? (map->lhist_max - map->lhist_min) / map->lhist_step : 0;
-	struct rt_buf label = {0};
+	struct rt_buf label = { 0 };
 	uint64_t max = 0;
 	int64_t first = -1, last = -1, i;
 
@@ -139,9 +139,9 @@ void output_text_map(struct rt_buf *b, const struct output_map *m)
 	const struct aot_map *map = m->map;
 	uint32_t vk = map->value.kind;
 	/* Values that end in a newline of their own, or none at all, are not separated. */
-	bool nosep = map->agg == AOT_AGG_NONE && (vk == AOT_K_KSTACK || vk == AOT_K_USTACK ||
-						  vk == AOT_K_KSYM || vk == AOT_K_USYM ||
-						  vk == AOT_K_INET);
+	bool nosep = map->agg == AOT_AGG_NONE &&
+		     (vk == AOT_K_KSTACK || vk == AOT_K_USTACK || vk == AOT_K_KSYM ||
+		      vk == AOT_K_USYM || vk == AOT_K_INET);
 	size_t i;
 
 	for (i = 0; i < m->n; i++) {
@@ -191,7 +191,7 @@ void output_text_map(struct rt_buf *b, const struct output_map *m)
 
 static void text_map(struct output *o, const struct output_map *m)
 {
-	struct rt_buf b = {0};
+	struct rt_buf b = { 0 };
 
 	output_text_map(&b, m);
 	if (b.len)

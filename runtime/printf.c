@@ -134,7 +134,7 @@ int rt_printf_format(struct rt_buf *out, const struct rt_render *r, const struct
 	const uint8_t *p = payload;
 	const char *s = f->fmt, *start;
 	struct printf_spec sp;
-	struct rt_buf tmp = {0};
+	struct rt_buf tmp = { 0 };
 	uint32_t argi = 0;
 
 	if (args->kind != AOT_K_TUPLE || len < args->size)

@@ -65,8 +65,7 @@ static void render_addr(struct rt_buf *out, uint64_t addr)
 		rt_buf_add(out, "0", 1);
 }
 
-static void render_ksym(struct rt_buf *out, const struct rt_render *r, uint64_t addr,
-			bool offset)
+static void render_ksym(struct rt_buf *out, const struct rt_render *r, uint64_t addr, bool offset)
 {
 	if (!r->syms || rt_syms_ksym(r->syms, addr, offset, out))
 		render_addr(out, addr);
@@ -332,7 +331,7 @@ void rt_value_json(struct json_writer *w, const struct rt_render *r, const struc
 		   const void *data)
 {
 	const uint8_t *p = data;
-	struct rt_buf tmp = {0};
+	struct rt_buf tmp = { 0 };
 	uint32_t i;
 
 	switch (t->kind) {

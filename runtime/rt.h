@@ -60,8 +60,8 @@ void json_escape(struct rt_buf *b, const char *s, size_t n);
 /* syms.c: kernel and user symbols and stacks for the renderers, loaded on first use. */
 struct ksyms;
 struct rt_syms {
-	struct ksyms *ksyms; /* NULL until needed (or opened early by rt_syms_kernel_open) */
-	bool ksyms_failed;   /* reported once, then addresses print as hex */
+	struct ksyms *ksyms;	  /* NULL until needed (or opened early by rt_syms_kernel_open) */
+	bool ksyms_failed;	  /* reported once, then addresses print as hex */
 	int kstack_fd, ustack_fd; /* AOT_KSTACK_MAP / AOT_USTACK_MAP, -1 if absent */
 	/* Reads the frames of stack id into ips (AOT_STACK_MAX_DEPTH, zero-ended); tests
 	 * replace it. 0 or -errno. */
@@ -112,9 +112,9 @@ int rt_printf_format(struct rt_buf *out, const struct rt_render *r, const struct
 
 /* child.c: -c CMD, started before attach and held until the probes are in place. */
 struct rt_child {
-	int pid;    /* 0: no command */
-	int go_fd;  /* write end of the pipe the child waits on before exec */
-	int pidfd;  /* readable once the child has exited; -1 if none */
+	int pid;   /* 0: no command */
+	int go_fd; /* write end of the pipe the child waits on before exec */
+	int pidfd; /* readable once the child has exited; -1 if none */
 	bool exited;
 };
 
@@ -146,8 +146,8 @@ struct rt {
 	struct rt_syms syms;
 	struct rt_render render;
 	struct rt_clones *clones; /* clone.c: alias groups, NULL if the object has none */
-	struct rt_child child; /* -c CMD */
-	bool *skipped;	       /* per probe: missing on this kernel (--missing-probes), not loaded */
+	struct rt_child child;	  /* -c CMD */
+	bool *skipped; /* per probe: missing on this kernel (--missing-probes), not loaded */
 	uint32_t nskipped;
 };
 
@@ -161,8 +161,8 @@ void rt_unload(struct rt *rt);
  * verifier.c: reports a rejected program: probe, source line, the log's last lines (all of
  * it with -v) and a hint.
  */
-void rt_verifier_report(const struct rt *rt, const char *prog, const char *probe,
-			const char *log, int err);
+void rt_verifier_report(const struct rt *rt, const char *prog, const char *probe, const char *log,
+			int err);
 
 /*
  * errors.c: helper errors the programs counted in AOT_ERRORS_MAP. report_fd warns about each
@@ -228,8 +228,8 @@ int rt_maps_fold(const struct aot_meta *m, const struct aot_map *map, const void
 		 size_t key_size, const void *vals, size_t stride, int ncpus, size_t n,
 		 struct output_entry **out, size_t *nout, bool *val_signed);
 /* Keeps the last top entries (0: all), as print(@map, top) does, and divides values by div. */
-void rt_maps_top_div(const struct aot_map *map, struct output_entry *ents, size_t *n,
-		     uint64_t top, uint64_t div, bool val_signed);
+void rt_maps_top_div(const struct aot_map *map, struct output_entry *ents, size_t *n, uint64_t top,
+		     uint64_t div, bool val_signed);
 void rt_maps_entries_free(struct output_entry *ents, size_t n);
 
 #endif

@@ -35,8 +35,9 @@ static void run_usage(FILE *f)
 		   "options:\n");
 	aot_cli_help(f, aot_cli_run_opts, aot_cli_nrun_opts);
 	aot_cli_help(f, run_own_opts, RUN_NOWN);
-	fprintf(f, "\nexit status: 0 success, 1 the object could not be run (malformed, or refused\n"
-		   "             by the kernel: load, verifier, attach), 2 usage error\n");
+	fprintf(f,
+		"\nexit status: 0 success, 1 the object could not be run (malformed, or refused\n"
+		"             by the kernel: load, verifier, attach), 2 usage error\n");
 }
 
 /* The whole file in memory: libbpf opens the object from memory, as aotrace's own. */

@@ -60,7 +60,7 @@ static int runtime_map_fd(struct rt *rt, const char *name)
 static void runtime_prepare(struct rt *rt)
 {
 	struct timespec ts;
-	struct aot_state st = {0};
+	struct aot_state st = { 0 };
 	uint32_t key = 0;
 	int fd;
 
@@ -124,7 +124,7 @@ static void runtime_signal_exit_now(int sig)
 	pid_t parent = getpid(), pid = fork();
 
 	if (pid == 0) {
-		struct sigaction ign = {.sa_handler = SIG_IGN};
+		struct sigaction ign = { .sa_handler = SIG_IGN };
 
 		/* Out of the terminal's foreground group, and deaf to its signals. */
 		sigaction(SIGINT, &ign, NULL);
@@ -149,11 +149,11 @@ struct runtime_exit_sigs {
 	struct sigaction old[3];
 };
 
-static const int runtime_exit_signals[3] = {SIGINT, SIGTERM, SIGHUP};
+static const int runtime_exit_signals[3] = { SIGINT, SIGTERM, SIGHUP };
 
 static void runtime_signals_exiting(struct runtime_exit_sigs *s)
 {
-	struct sigaction act = {.sa_handler = runtime_signal_exit_now};
+	struct sigaction act = { .sa_handler = runtime_signal_exit_now };
 	sigset_t set;
 	int i;
 
@@ -185,7 +185,7 @@ static void runtime_signals_exit_restore(struct runtime_exit_sigs *s)
 static void runtime_stop_programs(struct rt *rt)
 {
 	int fd = runtime_map_fd(rt, AOT_STATE_MAP);
-	struct aot_state st = {0};
+	struct aot_state st = { 0 };
 	uint32_t key = 0;
 
 	if (fd < 0 || bpf_map_lookup_elem(fd, &key, &st))
@@ -240,9 +240,9 @@ static int runtime_release_later(struct rt *rt)
 
 int aot_run(const void *elf, size_t size, const struct aot_run_opts *opts)
 {
-	struct aot_run_opts o = {0};
-	struct rt rt = {.sigfd = -1, .lost_fd = -1, .child = {.go_fd = -1, .pidfd = -1}};
-	struct runtime_exit_sigs exit_sigs = {0};
+	struct aot_run_opts o = { 0 };
+	struct rt rt = { .sigfd = -1, .lost_fd = -1, .child = { .go_fd = -1, .pidfd = -1 } };
+	struct runtime_exit_sigs exit_sigs = { 0 };
 	sigset_t oldmask;
 	int err, status = 1, release_fd;
 
@@ -257,7 +257,7 @@ int aot_run(const void *elf, size_t size, const struct aot_run_opts *opts)
 		fprintf(stderr, "ERROR: this output format is not implemented yet\n");
 		return 1;
 	}
-	rt.out = (struct output){.ops = runtime_outputs[o.format], .f = o.out, .err = stderr};
+	rt.out = (struct output){ .ops = runtime_outputs[o.format], .f = o.out, .err = stderr };
 	rt_syms_init(&rt.syms, o.verbose);
 	rt.render.syms = &rt.syms;
 

@@ -24,19 +24,19 @@ enum aot_missing_policy {
 };
 
 struct aot_run_opts {
-	size_t sz;               /* sizeof(struct aot_run_opts), so the struct can grow */
-	FILE *out;               /* -o FILE or stdout */
+	size_t sz; /* sizeof(struct aot_run_opts), so the struct can grow */
+	FILE *out; /* -o FILE or stdout */
 	enum aot_output_format format;
-	int verbose;             /* -v */
-	bool quiet;              /* -q: no "Attaching N probes..." line */
-	char **params;           /* positional parameters $1..$N */
+	int verbose;   /* -v */
+	bool quiet;    /* -q: no "Attaching N probes..." line */
+	char **params; /* positional parameters $1..$N */
 	int nparams;
-	const char *obj_name;    /* for messages: the script or ELF name */
-	const char *source;      /* the script's text, to quote lines in verifier errors; NULL:
-				  * read the file the BTF line info names, if it exists */
-	int pid;                 /* -p PID: uprobes and USDT only in this process; 0: all */
-	char *const *cmd;        /* -c CMD: run it (argv, NULL-terminated), probes attached
-				  * before it starts, the run ends when it exits; NULL: none */
+	const char *obj_name; /* for messages: the script or ELF name */
+	const char *source;   /* the script's text, to quote lines in verifier errors; NULL:
+			       * read the file the BTF line info names, if it exists */
+	int pid;	      /* -p PID: uprobes and USDT only in this process; 0: all */
+	char *const *cmd;     /* -c CMD: run it (argv, NULL-terminated), probes attached
+			       * before it starts, the run ends when it exits; NULL: none */
 	enum aot_missing_policy missing; /* --missing-probes */
 };
 

@@ -46,7 +46,7 @@ static int syms_stack_read(struct rt_syms *s, bool user, int64_t id, uint64_t *i
 
 void rt_syms_init(struct rt_syms *s, int verbose)
 {
-	*s = (struct rt_syms){.kstack_fd = -1, .ustack_fd = -1, .verbose = verbose};
+	*s = (struct rt_syms){ .kstack_fd = -1, .ustack_fd = -1, .verbose = verbose };
 	s->stack_read = syms_stack_read;
 }
 
@@ -73,7 +73,7 @@ void rt_syms_fini(struct rt_syms *s)
 
 int rt_syms_kernel_open(struct rt_syms *s)
 {
-	struct ksyms_opts o = {.sz = sizeof(o), .live = true};
+	struct ksyms_opts o = { .sz = sizeof(o), .live = true };
 
 	if (s->ksyms || s->ksyms_failed)
 		return 0;

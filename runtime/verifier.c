@@ -20,27 +20,27 @@ static const struct verifier_hint {
 	const char *needle;
 	const char *hint;
 } verifier_hints[] = {
-	{"infinite loop detected",
-	 "the verifier sees a loop that may never end: give it a condition that changes, or use "
-	 "unroll(N)"},
-	{"BPF program is too large",
-	 "the program is too complex to verify: fewer loop iterations, or split the work over "
-	 "several probes"},
-	{"processed 1000001 insns",
-	 "the program is too complex to verify: fewer loop iterations, or split the work over "
-	 "several probes"},
-	{"back-edge", "this kernel refuses loops: use unroll(N) instead of while"},
-	{"combined stack size", "too much stack: use fewer or smaller variables and strings "
-				"(BPFTRACE_STRLEN)"},
-	{"stack limit", "too much stack: use fewer or smaller variables and strings "
-			"(BPFTRACE_STRLEN)"},
-	{"unknown func", "this kernel lacks a BPF helper the program needs: a builtin or function "
-			 "it uses is not available on this kernel"},
-	{"program of this type cannot use helper",
-	 "a builtin or function used here is not available in this probe type"},
-	{"cannot call GPL-restricted function", "the object's license must be GPL-compatible"},
-	{"misaligned", "an unaligned access: a bug in aotrace's code generation, please report it "
-		       "with the output of -v"},
+	{ "infinite loop detected",
+	  "the verifier sees a loop that may never end: give it a condition that changes, or use "
+	  "unroll(N)" },
+	{ "BPF program is too large",
+	  "the program is too complex to verify: fewer loop iterations, or split the work over "
+	  "several probes" },
+	{ "processed 1000001 insns",
+	  "the program is too complex to verify: fewer loop iterations, or split the work over "
+	  "several probes" },
+	{ "back-edge", "this kernel refuses loops: use unroll(N) instead of while" },
+	{ "combined stack size", "too much stack: use fewer or smaller variables and strings "
+				 "(BPFTRACE_STRLEN)" },
+	{ "stack limit", "too much stack: use fewer or smaller variables and strings "
+			 "(BPFTRACE_STRLEN)" },
+	{ "unknown func", "this kernel lacks a BPF helper the program needs: a builtin or function "
+			  "it uses is not available on this kernel" },
+	{ "program of this type cannot use helper",
+	  "a builtin or function used here is not available in this probe type" },
+	{ "cannot call GPL-restricted function", "the object's license must be GPL-compatible" },
+	{ "misaligned", "an unaligned access: a bug in aotrace's code generation, please report it "
+			"with the output of -v" },
 };
 
 static const char *verifier_hint(const char *log)

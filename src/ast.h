@@ -59,15 +59,16 @@ struct type {
 	enum type_kind kind;
 	uint32_t size;
 	bool is_signed;
-	uint32_t nelems;       /* TUPLE */
-	struct type *elems;    /* TUPLE: arena-owned array */
-	uint32_t *offsets;     /* TUPLE: byte offset of each element, natural alignment */
-	uint32_t render;       /* BUF: enum aot_kind (runtime/meta.h) */
-	uint32_t render_arg;   /* BUF: kstack/ustack frame limit | mode << 16; timestamp fmt */
-	struct type *pointee;  /* PTR: the pointed-to type (NULL: void, or see btf_id); ARRAY: elem */
-	uint32_t btf_id;       /* PTR: the pointee's id in the kernel's BTF when pointee is NULL */
-	bool is_user;          /* PTR: points into user memory (probe_read_user) */
-	struct crecord *rec;   /* RECORD */
+	uint32_t nelems;     /* TUPLE */
+	struct type *elems;  /* TUPLE: arena-owned array */
+	uint32_t *offsets;   /* TUPLE: byte offset of each element, natural alignment */
+	uint32_t render;     /* BUF: enum aot_kind (runtime/meta.h) */
+	uint32_t render_arg; /* BUF: kstack/ustack frame limit | mode << 16; timestamp fmt */
+	struct type
+		*pointee;    /* PTR: the pointed-to type (NULL: void, or see btf_id); ARRAY: elem */
+	uint32_t btf_id;     /* PTR: the pointee's id in the kernel's BTF when pointee is NULL */
+	bool is_user;	     /* PTR: points into user memory (probe_read_user) */
+	struct crecord *rec; /* RECORD */
 };
 
 enum node_kind {
@@ -92,11 +93,11 @@ enum node_kind {
 	NODE_TUPLE,    /* args */
 	/* statements */
 	NODE_EXPR_STMT, /* lhs */
-	NODE_ASSIGN,    /* lhs (MAP or VAR); op = 0 or the operator of `op=`, `++`, `--`; rhs */
-	NODE_IF,        /* cond; body; else_body (BLOCK or IF) or NULL */
-	NODE_WHILE,     /* cond; body */
-	NODE_UNROLL,    /* num (count); body */
-	NODE_FOR,       /* lhs = VAR; rhs = MAP; body */
+	NODE_ASSIGN,	/* lhs (MAP or VAR); op = 0 or the operator of `op=`, `++`, `--`; rhs */
+	NODE_IF,	/* cond; body; else_body (BLOCK or IF) or NULL */
+	NODE_WHILE,	/* cond; body */
+	NODE_UNROLL,	/* num (count); body */
+	NODE_FOR,	/* lhs = VAR; rhs = MAP; body */
 	NODE_BREAK,
 	NODE_CONTINUE,
 	NODE_RETURN,
@@ -112,15 +113,15 @@ enum node_kind {
 /* Operators: single-character ones are their ASCII code; the rest follow. */
 enum op {
 	OP_EQ = 256, /* == */
-	OP_NE,       /* != */
-	OP_LE,       /* <= */
-	OP_GE,       /* >= */
-	OP_AND,      /* && */
-	OP_OR,       /* || */
-	OP_SHL,      /* << */
-	OP_SHR,      /* >> */
-	OP_INC,      /* ++ */
-	OP_DEC,      /* -- */
+	OP_NE,	     /* != */
+	OP_LE,	     /* <= */
+	OP_GE,	     /* >= */
+	OP_AND,	     /* && */
+	OP_OR,	     /* || */
+	OP_SHL,	     /* << */
+	OP_SHR,	     /* >> */
+	OP_INC,	     /* ++ */
+	OP_DEC,	     /* -- */
 	OP_ARROW,    /* -> (a token only, never in the AST) */
 };
 
@@ -204,10 +205,10 @@ struct var_info {
 
 /* A map, one per distinct `@name` in the program. */
 struct map_info {
-	char *name;           /* "@x", "@" */
-	char *elf_name;       /* C identifier of the map in the ELF: "AT_x", "AT_" */
+	char *name;	      /* "@x", "@" */
+	char *elf_name;	      /* C identifier of the map in the ELF: "AT_x", "AT_" */
 	uint32_t meta_idx;    /* index in aot_meta.maps */
-	uint32_t nkeys;       /* 0: a scalar map (one u64 key 0) */
+	uint32_t nkeys;	      /* 0: a scalar map (one u64 key 0) */
 	struct type key;      /* the key as stored: the key expr's type, or a TUPLE if nkeys > 1 */
 	struct type value;    /* INT/STR/TUPLE for plain values, COUNT..AVG for aggregations */
 	struct loc first_use; /* for "declared here" notes */
@@ -218,17 +219,18 @@ struct map_info {
 /* A tracepoint field (or, later, a BTF-typed argument) visible as args->name. */
 struct probe_arg {
 	char *name;
-	char *decl;       /* the declaration as the kernel spells it, for -lv: "const char * filename" */
+	char *decl; /* the declaration as the kernel spells it, for -lv: "const char * filename" */
 	struct type type;
 	uint32_t offset;  /* in the program's context */
 	bool is_dataloc;  /* __data_loc: a u32 (len << 16 | offset) to the bytes */
 	bool is_user_ptr; /* a pointer into user memory (char * from a syscall) */
-	bool hidden;      /* reached as a builtin (arg0, retval), not as args->name */
+	bool hidden;	  /* reached as a builtin (arg0, retval), not as args->name */
 	/* USDT arguments: where the value is (0, PROBE_ARG_CTX: the context at offset). */
-	uint8_t loc;      /* enum probe_arg_loc */
-	int8_t loc_size;  /* bytes of the value, negative if signed ("-4@%edi": -4) */
-	int64_t loc_value; /* CONST: the value; MEM: the displacement; PCREL: the address in the file */
-	uint64_t loc_pc;  /* PCREL: the probe's address in the file (finds the load bias) */
+	uint8_t loc;	   /* enum probe_arg_loc */
+	int8_t loc_size;   /* bytes of the value, negative if signed ("-4@%edi": -4) */
+	int64_t loc_value; /* CONST: the value; MEM: the displacement; PCREL: the address in the
+			      file */
+	uint64_t loc_pc;   /* PCREL: the probe's address in the file (finds the load bias) */
 };
 
 /*
@@ -236,11 +238,11 @@ struct probe_arg {
  * (probe_arg.offset); MEM and PCREL values are read from user memory.
  */
 enum probe_arg_loc {
-	PROBE_ARG_CTX = 0,     /* the context at offset, as loaded by type */
-	PROBE_ARG_REG,         /* a register: "-4@%edi" */
-	PROBE_ARG_MEM,         /* memory at register + loc_value: "8@-8(%rbp)" */
-	PROBE_ARG_CONST,       /* loc_value: "-4@$5" */
-	PROBE_ARG_PCREL,       /* memory at a global's address (load bias + loc_value): "8@g(%rip)" */
+	PROBE_ARG_CTX = 0, /* the context at offset, as loaded by type */
+	PROBE_ARG_REG,	   /* a register: "-4@%edi" */
+	PROBE_ARG_MEM,	   /* memory at register + loc_value: "8@-8(%rbp)" */
+	PROBE_ARG_CONST,   /* loc_value: "-4@$5" */
+	PROBE_ARG_PCREL,   /* memory at a global's address (load bias + loc_value): "8@g(%rip)" */
 	PROBE_ARG_UNSUPPORTED, /* a form aotrace cannot read (decl says which) */
 };
 
@@ -254,10 +256,10 @@ struct probe_match {
 	struct probe_arg *args;
 	uint32_t nargs;
 	uint32_t meta_idx; /* index in aot_meta.probes */
-	bool is_multi;     /* one program for all targets (AOT_PROBE_MULTI): target is the pattern */
-	char **targets;    /* is_multi: the targets the pattern matched when compiling */
+	bool is_multi;	/* one program for all targets (AOT_PROBE_MULTI): target is the pattern */
+	char **targets; /* is_multi: the targets the pattern matched when compiling */
 	uint32_t ntargets;
-	bool alias_ok;     /* expand: may share its attach point's function (alias group) */
+	bool alias_ok; /* expand: may share its attach point's function (alias group) */
 	struct probe_match *alias_of; /* codegen: the match whose function this one aliases */
 };
 
@@ -286,8 +288,8 @@ struct node {
 	uint32_t field_off;
 	struct var_info *var;
 	struct map_info *map;
-	struct var_info *vars;        /* NODE_PROBE */
-	struct probe_match *matches;  /* NODE_ATTACH */
+	struct var_info *vars;	     /* NODE_PROBE */
+	struct probe_match *matches; /* NODE_ATTACH */
 	uint32_t nmatches;
 	/* NODE_FIELD on a record: the members from the record down to the named one (several when
 	 * it is inside anonymous structs or unions) */
@@ -298,8 +300,8 @@ struct node {
 /* --expand: how a wildcard becomes programs (multi links are chosen apart: --no-multi). */
 enum prog_expand {
 	EXPAND_AUTO = 0, /* aliases where the run is ours and the kernel can, full otherwise */
-	EXPAND_FULL,     /* one function per match: loadable by any libbpf loader */
-	EXPAND_ALIAS,    /* one function per distinct body, an ELF alias per match */
+	EXPAND_FULL,	 /* one function per match: loadable by any libbpf loader */
+	EXPAND_ALIAS,	 /* one function per distinct body, an ELF alias per match */
 };
 
 /* A whole compilation: everything lives in the arena and dies with it. */
@@ -310,16 +312,18 @@ struct program {
 	struct map_info *maps;
 	uint32_t nmaps;
 	struct aot_meta *meta; /* maps and formats from sema, probes from expansion */
-	char **params;         /* positional parameters $1..$N */
+	char **params;	       /* positional parameters $1..$N */
 	int nparams;
-	uint32_t strlen_max;   /* BPFTRACE_STRLEN, default 64 */
-	bool no_multi;         /* --no-multi: one program per wildcard match, never multi links */
-	uint32_t expand;       /* --expand: enum prog_expand */
-	uint32_t max_probes;   /* --max-probes; 0: BPFTRACE_MAX_PROBES or 512 */
-	struct ctypes *ctypes; /* the type universe (kernel BTF, C definitions), made on first use */
-	bool emit_elf;         /* compiled for other hosts: warn about what is not portable */
-	uint32_t map_keys_max; /* BPFTRACE_MAP_KEYS_MAX: max_entries of maps; 0: sema reads the env */
-	bool unsafe;           /* --unsafe: system(), override(), signal() allowed */
+	uint32_t strlen_max; /* BPFTRACE_STRLEN, default 64 */
+	bool no_multi;	     /* --no-multi: one program per wildcard match, never multi links */
+	uint32_t expand;     /* --expand: enum prog_expand */
+	uint32_t max_probes; /* --max-probes; 0: BPFTRACE_MAX_PROBES or 512 */
+	struct ctypes
+		*ctypes; /* the type universe (kernel BTF, C definitions), made on first use */
+	bool emit_elf;	 /* compiled for other hosts: warn about what is not portable */
+	uint32_t map_keys_max; /* BPFTRACE_MAP_KEYS_MAX: max_entries of maps; 0: sema reads the env
+				*/
+	bool unsafe;	       /* --unsafe: system(), override(), signal() allowed */
 	bool uses_elapsed;     /* sema: the program reads elapsed (codegen adds AOT_STATE_MAP) */
 	bool uses_kstack, uses_ustack; /* sema: codegen adds the stack trace maps */
 };

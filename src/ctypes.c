@@ -158,7 +158,8 @@ struct type ctypes_from_btf(struct ctypes *ct, uint32_t id)
 		if (t->size == 1 || t->size == 2 || t->size == 4 || t->size == 8)
 			out = (struct type){ .kind = TYPE_INT,
 					     .size = t->size,
-					     .is_signed = (btf_int_encoding(t) & BTF_INT_SIGNED) != 0 };
+					     .is_signed =
+						     (btf_int_encoding(t) & BTF_INT_SIGNED) != 0 };
 		if (btf_int_encoding(t) & BTF_INT_BOOL)
 			out = (struct type){ .kind = TYPE_BOOL, .size = 1 };
 		break;
@@ -263,16 +264,35 @@ static const struct {
 	uint8_t size;
 	bool is_signed;
 } ctypes_ints[] = {
-	{ "int8", 1, true },	 { "int16", 2, true },	  { "int32", 4, true },
-	{ "int64", 8, true },	 { "uint8", 1, false },	  { "uint16", 2, false },
-	{ "uint32", 4, false },	 { "uint64", 8, false },  { "char", 1, true },
-	{ "short", 2, true },	 { "int", 4, true },	  { "long", 8, true },
-	{ "u8", 1, false },	 { "u16", 2, false },	  { "u32", 4, false },
-	{ "u64", 8, false },	 { "s8", 1, true },	  { "s16", 2, true },
-	{ "s32", 4, true },	 { "s64", 8, true },	  { "unsigned", 4, false },
-	{ "unsigned int", 4, false }, { "unsigned long", 8, false }, { "unsigned char", 1, false },
-	{ "unsigned short", 2, false }, { "long long", 8, true }, { "unsigned long long", 8, false },
-	{ "size_t", 8, false },	 { "bool", 1, false },
+	{ "int8", 1, true },
+	{ "int16", 2, true },
+	{ "int32", 4, true },
+	{ "int64", 8, true },
+	{ "uint8", 1, false },
+	{ "uint16", 2, false },
+	{ "uint32", 4, false },
+	{ "uint64", 8, false },
+	{ "char", 1, true },
+	{ "short", 2, true },
+	{ "int", 4, true },
+	{ "long", 8, true },
+	{ "u8", 1, false },
+	{ "u16", 2, false },
+	{ "u32", 4, false },
+	{ "u64", 8, false },
+	{ "s8", 1, true },
+	{ "s16", 2, true },
+	{ "s32", 4, true },
+	{ "s64", 8, true },
+	{ "unsigned", 4, false },
+	{ "unsigned int", 4, false },
+	{ "unsigned long", 8, false },
+	{ "unsigned char", 1, false },
+	{ "unsigned short", 2, false },
+	{ "long long", 8, true },
+	{ "unsigned long long", 8, false },
+	{ "size_t", 8, false },
+	{ "bool", 1, false },
 };
 
 static int ctypes_base(struct ctypes *ct, const char *name, struct type *out)
@@ -337,7 +357,8 @@ int ctypes_parse(struct ctypes *ct, const char *text, struct type *out, const ch
 		struct type *p = arena_alloc(ct->a, sizeof(*p));
 
 		*p = *out;
-		*out = (struct type){ .kind = TYPE_PTR, .size = 8,
+		*out = (struct type){ .kind = TYPE_PTR,
+				      .size = 8,
 				      .pointee = p->kind == TYPE_VOID ? NULL : p };
 	}
 	return 0;
@@ -452,7 +473,8 @@ bool ctypes_const(struct ctypes *ct, const char *name, int64_t *val)
 
 			for (uint16_t i = 0; i < btf_vlen(t); i++) {
 				if (!strcmp(btf__name_by_offset(ct->btf, e[i].name_off), name)) {
-					*val = btf_kflag(t) ? (int64_t)e[i].val : (int64_t)(uint32_t)e[i].val;
+					*val = btf_kflag(t) ? (int64_t)e[i].val
+							    : (int64_t)(uint32_t)e[i].val;
 					return true;
 				}
 			}

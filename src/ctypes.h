@@ -18,22 +18,22 @@ struct probe_env;
 struct diags;
 
 struct cmember {
-	char *name;          /* "" for an anonymous struct or union */
+	char *name; /* "" for an anonymous struct or union */
 	struct type type;
-	uint32_t off;        /* bytes from the start of the record */
-	uint32_t bit_off;    /* bitfields: bits from off; bit_size 0 for ordinary members */
+	uint32_t off;	  /* bytes from the start of the record */
+	uint32_t bit_off; /* bitfields: bits from off; bit_size 0 for ordinary members */
 	uint32_t bit_size;
-	uint32_t index;      /* position in the record, the CO-RE access index */
+	uint32_t index; /* position in the record, the CO-RE access index */
 	struct crecord *parent;
 };
 
 struct crecord {
-	char *name;          /* "task_struct"; "" for an anonymous one */
+	char *name; /* "task_struct"; "" for an anonymous one */
 	bool is_union;
-	bool complete;       /* members filled (BTF records are filled on first use) */
-	bool defined;        /* not just a forward declaration */
+	bool complete; /* members filled (BTF records are filled on first use) */
+	bool defined;  /* not just a forward declaration */
 	uint32_t size;
-	uint32_t btf_id;     /* in the kernel's BTF; 0 for records of the script's C definitions */
+	uint32_t btf_id; /* in the kernel's BTF; 0 for records of the script's C definitions */
 	uint32_t nmembers;
 	struct cmember *members;
 	struct ctypes *ct;

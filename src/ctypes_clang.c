@@ -33,19 +33,60 @@
 #ifndef AOT_LIBCLANG
 #define AOT_LIBCLANG "libclang-19.so.19"
 #endif
-#define CC_API(X) X(clang_Cursor_Evaluate) X(clang_Cursor_getOffsetOfField) X(clang_Cursor_isAnonymous) X(clang_Cursor_isAnonymousRecordDecl) X(clang_Cursor_isBitField) X(clang_EvalResult_dispose) X(clang_EvalResult_getAsLongLong) X(clang_EvalResult_getKind) X(clang_Location_isFromMainFile) X(clang_Type_getSizeOf) X(clang_Type_visitFields) X(clang_createIndex) X(clang_disposeDiagnostic) X(clang_disposeIndex) X(clang_disposeString) X(clang_disposeTranslationUnit) X(clang_getArrayElementType) X(clang_getArraySize) X(clang_getCString) X(clang_getCanonicalType) X(clang_getCursorDefinition) X(clang_getCursorLocation) X(clang_getCursorSpelling) X(clang_getCursorType) X(clang_getDiagnostic) X(clang_getDiagnosticLocation) X(clang_getDiagnosticSeverity) X(clang_getDiagnosticSpelling) X(clang_getEnumConstantDeclValue) X(clang_getExpansionLocation) X(clang_getFieldDeclBitWidth) X(clang_getNumDiagnostics) X(clang_getPointeeType) X(clang_getTranslationUnitCursor) X(clang_getTypeDeclaration) X(clang_getTypedefDeclUnderlyingType) X(clang_isCursorDefinition) X(clang_parseTranslationUnit2) X(clang_visitChildren)
+/* clang-format off */
+#define CC_API(X) \
+	X(clang_Cursor_Evaluate) \
+	X(clang_Cursor_getOffsetOfField) \
+	X(clang_Cursor_isAnonymous) \
+	X(clang_Cursor_isAnonymousRecordDecl) \
+	X(clang_Cursor_isBitField) \
+	X(clang_EvalResult_dispose) \
+	X(clang_EvalResult_getAsLongLong) \
+	X(clang_EvalResult_getKind) \
+	X(clang_Location_isFromMainFile) \
+	X(clang_Type_getSizeOf) \
+	X(clang_Type_visitFields) \
+	X(clang_createIndex) \
+	X(clang_disposeDiagnostic) \
+	X(clang_disposeIndex) \
+	X(clang_disposeString) \
+	X(clang_disposeTranslationUnit) \
+	X(clang_getArrayElementType) \
+	X(clang_getArraySize) \
+	X(clang_getCString) \
+	X(clang_getCanonicalType) \
+	X(clang_getCursorDefinition) \
+	X(clang_getCursorLocation) \
+	X(clang_getCursorSpelling) \
+	X(clang_getCursorType) \
+	X(clang_getDiagnostic) \
+	X(clang_getDiagnosticLocation) \
+	X(clang_getDiagnosticSeverity) \
+	X(clang_getDiagnosticSpelling) \
+	X(clang_getEnumConstantDeclValue) \
+	X(clang_getExpansionLocation) \
+	X(clang_getFieldDeclBitWidth) \
+	X(clang_getNumDiagnostics) \
+	X(clang_getPointeeType) \
+	X(clang_getTranslationUnitCursor) \
+	X(clang_getTypeDeclaration) \
+	X(clang_getTypedefDeclUnderlyingType) \
+	X(clang_isCursorDefinition) \
+	X(clang_parseTranslationUnit2) \
+	X(clang_visitChildren)
 #define CC_API_FIELD(f) __typeof__(&f) f;
 struct cc_api {
 	void *lib;
 	CC_API(CC_API_FIELD)
 };
+/* clang-format on */
 
 struct cc_named {
 	char *name;
 	bool is_union;
-	struct crecord *rec;     /* records */
-	struct type type;        /* typedefs */
-	int64_t val;             /* constants */
+	struct crecord *rec; /* records */
+	struct type type;    /* typedefs */
+	int64_t val;	     /* constants */
 	struct cc_named *next;
 };
 
@@ -67,7 +108,7 @@ struct cc {
 	uint32_t *origin;
 	uint32_t nlines, caplines;
 	uint32_t script_first, script_last; /* lines of the script's own definitions */
-	uint32_t consts_first;              /* first line of the constant probes */
+	uint32_t consts_first;		    /* first line of the constant probes */
 	struct btf_dump *dump;
 	char *prelude;
 	size_t prelude_len, prelude_cap;
@@ -170,8 +211,9 @@ static void cc_build(struct cc *cc, const struct program *prog, const bool *drop
 		cc_append(cc, cc->prelude, 0);
 	cc->consts_first = cc->nlines + 1;
 	for (const char *const *w = cc->wanted; w && *w; w++) {
-		char *s = arena_printf(cc->a, "#ifdef %s\nlong long %s%s = (long long)(%s);\n#endif",
-				       *w, CC_CONST_PREFIX, *w, *w);
+		char *s =
+			arena_printf(cc->a, "#ifdef %s\nlong long %s%s = (long long)(%s);\n#endif",
+				     *w, CC_CONST_PREFIX, *w, *w);
 
 		cc_append(cc, s, 0);
 	}
@@ -193,7 +235,8 @@ static CXTranslationUnit cc_parse(struct cc *cc, CXIndex idx)
 	const char *args[32];
 	int n = 0;
 	const char *kdir = cc_kernel_dir(cc->a);
-	struct CXUnsavedFile uf = { .Filename = CC_FILE, .Contents = cc->text,
+	struct CXUnsavedFile uf = { .Filename = CC_FILE,
+				    .Contents = cc->text,
 				    .Length = (unsigned long)cc->len };
 	CXTranslationUnit tu = NULL;
 
@@ -207,8 +250,8 @@ static CXTranslationUnit cc_parse(struct cc *cc, CXIndex idx)
 		args[n++] = "-DBPFTRACE_HAVE_BTF";
 	if (kdir) {
 		static const char *const sub[] = {
-			"arch/x86/include", "arch/x86/include/generated", "include",
-			"arch/x86/include/uapi", "arch/x86/include/generated/uapi", "include/uapi",
+			"arch/x86/include",	  "arch/x86/include/generated",	     "include",
+			"arch/x86/include/uapi",  "arch/x86/include/generated/uapi", "include/uapi",
 			"include/generated/uapi",
 		};
 
@@ -219,9 +262,9 @@ static CXTranslationUnit cc_parse(struct cc *cc, CXIndex idx)
 		args[n++] = arena_printf(cc->a, "%s/include/linux/kconfig.h", kdir);
 	}
 	if (cc->api.clang_parseTranslationUnit2(idx, CC_FILE, args, n, &uf, 1,
-					CXTranslationUnit_DetailedPreprocessingRecord |
-						CXTranslationUnit_SkipFunctionBodies,
-					&tu) != CXError_Success)
+						CXTranslationUnit_DetailedPreprocessingRecord |
+							CXTranslationUnit_SkipFunctionBodies,
+						&tu) != CXError_Success)
 		return NULL;
 	return tu;
 }
@@ -253,7 +296,8 @@ static bool cc_from_btf(struct cc *cc, const char *name, bool is_record, bool is
 	if (!cc->btf)
 		return false;
 	if (is_record) {
-		id = btf__find_by_name_kind(cc->btf, name, is_union ? BTF_KIND_UNION : BTF_KIND_STRUCT);
+		id = btf__find_by_name_kind(cc->btf, name,
+					    is_union ? BTF_KIND_UNION : BTF_KIND_STRUCT);
 	} else {
 		id = btf__find_by_name_kind(cc->btf, name, BTF_KIND_TYPEDEF);
 		if (id < 0)
@@ -300,13 +344,14 @@ static bool cc_fix(struct cc *cc, CXTranslationUnit tu, const struct program *pr
 			for (struct node *p = prog->root->body; p; p = p->next) {
 				if (p->kind != NODE_CDEF && p->kind != NODE_INCLUDE)
 					continue;
-				if (p->kind == NODE_INCLUDE && p->loc.line == cc->origin[line - 1] &&
-				    !dropped[k]) {
+				if (p->kind == NODE_INCLUDE &&
+				    p->loc.line == cc->origin[line - 1] && !dropped[k]) {
 					dropped[k] = true;
 					changed = true;
-					diag_warn(cc->d, p->loc,
-						  "types it would define come from the kernel's BTF",
-						  "%s", m);
+					diag_warn(
+						cc->d, p->loc,
+						"types it would define come from the kernel's BTF",
+						"%s", m);
 				}
 				k++;
 			}
@@ -327,7 +372,7 @@ static bool cc_fix(struct cc *cc, CXTranslationUnit tu, const struct program *pr
 				  "C definitions: %s", m);
 			reported++;
 		}
-next:
+	next:
 		cc->api.clang_disposeString(msg);
 		cc->api.clang_disposeDiagnostic(dg);
 	}
@@ -383,7 +428,8 @@ static enum CXVisitorResult cc_field(CXCursor f, CXClientData data)
 		CXCursor td = cc->api.clang_getTypeDeclaration(cc->api.clang_getCursorType(f));
 		const char *s = cc->api.clang_getCString(name);
 		bool anon = (cc->api.clang_Cursor_isAnonymousRecordDecl(td) ||
-			     cc->api.clang_Cursor_isAnonymous(td)) && (!s || !*s || strchr(s, '('));
+			     cc->api.clang_Cursor_isAnonymous(td)) &&
+			    (!s || !*s || strchr(s, '('));
 
 		m->name = arena_strdup(fs->cc->a, anon ? "" : s);
 	}
@@ -406,7 +452,8 @@ static struct crecord *cc_record(struct cc *cc, CXType t)
 {
 	CXCursor decl = cc->api.clang_getTypeDeclaration(t);
 	bool is_union = decl.kind == CXCursor_UnionDecl;
-	bool anon = cc->api.clang_Cursor_isAnonymous(decl) || cc->api.clang_Cursor_isAnonymousRecordDecl(decl);
+	bool anon = cc->api.clang_Cursor_isAnonymous(decl) ||
+		    cc->api.clang_Cursor_isAnonymousRecordDecl(decl);
 	CXString s = cc->api.clang_getCursorSpelling(decl);
 	char *name = arena_strdup(cc->a, anon ? "" : cc->api.clang_getCString(s));
 	struct cc_named *e;
@@ -486,10 +533,11 @@ static struct type cc_type(struct cc *cc, CXType t)
 		CXType et = cc->api.clang_getCanonicalType(cc->api.clang_getArrayElementType(t));
 		long long n = cc->api.clang_getArraySize(t);
 
-		if (et.kind == CXType_Char_S || et.kind == CXType_SChar || et.kind == CXType_Char_U ||
-		    et.kind == CXType_UChar)
+		if (et.kind == CXType_Char_S || et.kind == CXType_SChar ||
+		    et.kind == CXType_Char_U || et.kind == CXType_UChar)
 			return (struct type){ .kind = TYPE_STR, .size = (uint32_t)n };
-		out = (struct type){ .kind = TYPE_ARRAY, .nelems = (uint32_t)n,
+		out = (struct type){ .kind = TYPE_ARRAY,
+				     .nelems = (uint32_t)n,
 				     .size = size > 0 ? (uint32_t)size : 0 };
 		out.pointee = arena_alloc(cc->a, sizeof(*out.pointee));
 		*out.pointee = cc_type(cc, et);
@@ -518,11 +566,11 @@ static int cc_api_load(struct cc *cc, const char **why)
 		*why = dlerror();
 		return -ENOENT;
 	}
-#define CC_API_LOAD(f)                                                \
-	cc->api.f = (__typeof__(&f))dlsym(cc->api.lib, #f);           \
-	if (!cc->api.f) {                                              \
-		*why = "libclang lacks " #f;                           \
-		goto fail;                                             \
+#define CC_API_LOAD(f)                                                                             \
+	cc->api.f = (__typeof__(&f))dlsym(cc->api.lib, #f);                                        \
+	if (!cc->api.f) {                                                                          \
+		*why = "libclang lacks " #f;                                                       \
+		goto fail;                                                                         \
 	}
 	CC_API(CC_API_LOAD)
 #undef CC_API_LOAD
@@ -565,7 +613,8 @@ static enum CXChildVisitResult cc_visit(CXCursor c, CXCursor parent, CXClientDat
 	switch (c.kind) {
 	case CXCursor_StructDecl:
 	case CXCursor_UnionDecl:
-		if (cc->api.clang_isCursorDefinition(c) && *name && !cc->api.clang_Cursor_isAnonymous(c))
+		if (cc->api.clang_isCursorDefinition(c) && *name &&
+		    !cc->api.clang_Cursor_isAnonymous(c))
 			cc_record(cc, cc->api.clang_getCursorType(c));
 		ret = CXChildVisit_Recurse;
 		break;

@@ -20,7 +20,7 @@ struct expand_ctx {
 	struct program *prog;
 	struct probe_env *env;
 	struct diags *d;
-	int cookies; /* fentry attach cookies on this kernel: -1 not tried yet, 0 no, 1 yes */
+	int cookies;	  /* fentry attach cookies on this kernel: -1 not tried yet, 0 no, 1 yes */
 	uint32_t nprobes; /* attached probes so far: one per match, one per multi program */
 	struct node *widest; /* the attach point with the most of them, for the limit's error */
 };
@@ -137,7 +137,7 @@ static int expand_check_limit(struct expand_ctx *ctx)
 		unsigned long v = strtoul(env, &end, 10);
 
 		if (!*env || *end || !v || v > UINT32_MAX) {
-			diag_error(ctx->d, (struct loc){0}, "give a number of probes, e.g. 2048",
+			diag_error(ctx->d, (struct loc){ 0 }, "give a number of probes, e.g. 2048",
 				   "BPFTRACE_MAX_PROBES='%s' is not a positive number", env);
 			return -EINVAL;
 		}
@@ -147,17 +147,18 @@ static int expand_check_limit(struct expand_ctx *ctx)
 		max = EXPAND_MAX_PROBES_DEFAULT;
 	if (ctx->nprobes <= max)
 		return 0;
-	diag_error(ctx->d, ap ? ap->loc : (struct loc){0},
-		   arena_printf(ctx->prog->arena,
-				"a multi-capable probe type attaches a whole wildcard with one link "
-				"(kprobe:%s instead of kfunc:%s); or raise the limit with --max-probes "
-				"N or BPFTRACE_MAX_PROBES, knowing that each probe costs attach and "
-				"detach time",
-				ap && ap->target ? ap->target : "PATTERN",
-				ap && ap->target ? ap->target : "PATTERN"),
-		   "%u probes exceed the limit of %u%s%s", ctx->nprobes, max,
-		   ap ? " (" : "", ap ? arena_printf(ctx->prog->arena, "%s:%s matches %u)",
-						      ap->provider, ap->target, ap->nmatches)
+	diag_error(ctx->d, ap ? ap->loc : (struct loc){ 0 },
+		   arena_printf(
+			   ctx->prog->arena,
+			   "a multi-capable probe type attaches a whole wildcard with one link "
+			   "(kprobe:%s instead of kfunc:%s); or raise the limit with --max-probes "
+			   "N or BPFTRACE_MAX_PROBES, knowing that each probe costs attach and "
+			   "detach time",
+			   ap && ap->target ? ap->target : "PATTERN",
+			   ap && ap->target ? ap->target : "PATTERN"),
+		   "%u probes exceed the limit of %u%s%s", ctx->nprobes, max, ap ? " (" : "",
+		   ap ? arena_printf(ctx->prog->arena, "%s:%s matches %u)", ap->provider,
+				     ap->target, ap->nmatches)
 		      : "");
 	return -E2BIG;
 }
@@ -180,7 +181,8 @@ static int expand_attach(struct expand_ctx *ctx, struct node *ap)
 	}
 	if (!pt->has_target) {
 		if (ap->target && *ap->target) {
-			diag_error(ctx->d, ap->loc, arena_printf(a, "write it as just %s", pt->name),
+			diag_error(ctx->d, ap->loc,
+				   arena_printf(a, "write it as just %s", pt->name),
 				   "%s takes no target", pt->name);
 			return -EINVAL;
 		}
@@ -211,10 +213,12 @@ static int expand_attach(struct expand_ctx *ctx, struct node *ap)
 		if (ntargets == 0) {
 			/* The probe type may know better why nothing matched. */
 			if (err.msg[0])
-				diag_error(ctx->d, ap->loc, err.hint[0] ? err.hint : NULL, "%s", err.msg);
+				diag_error(ctx->d, ap->loc, err.hint[0] ? err.hint : NULL, "%s",
+					   err.msg);
 			else
 				diag_error(ctx->d, ap->loc,
-					   arena_printf(a, "list what exists with: aotrace -l '%s:*'",
+					   arena_printf(a,
+							"list what exists with: aotrace -l '%s:*'",
 							pt->name),
 					   "no %s matches '%s'", pt->name, ap->target);
 			return -ENOENT;
@@ -241,7 +245,7 @@ static int expand_attach(struct expand_ctx *ctx, struct node *ap)
 		m->pt = pt;
 		m->alias_ok = alias_ok;
 		m->target = targets[i];
-		m->name = pt->probe_name ? pt->probe_name(a, targets[i])
+		m->name = pt->probe_name   ? pt->probe_name(a, targets[i])
 			  : pt->has_target ? arena_printf(a, "%s:%s", pt->name, targets[i])
 					   : arena_strdup(a, pt->name);
 		m->section = pt->section(a, targets[i]);

@@ -23,16 +23,16 @@ struct probe_env;
 
 enum tok_kind {
 	TOK_EOF = 0,
-	TOK_INT,     /* num */
-	TOK_STR,     /* str, str_len: the unescaped contents */
-	TOK_IDENT,   /* text: identifiers and keywords (if, else, while, ...) */
-	TOK_VAR,     /* text: "$x" */
-	TOK_MAP,     /* text: "@x" or "@" */
+	TOK_INT,      /* num */
+	TOK_STR,      /* str, str_len: the unescaped contents */
+	TOK_IDENT,    /* text: identifiers and keywords (if, else, while, ...) */
+	TOK_VAR,      /* text: "$x" */
+	TOK_MAP,      /* text: "@x" or "@" */
 	TOK_POSPARAM, /* num = N for $N; is_count for $# */
-	TOK_PUNCT,   /* op: ASCII char or enum op; also "op=" forms via is_assign */
-	TOK_ATTACH,  /* text: a raw attach point ("tracepoint:syscalls:sys_enter_*", "BEGIN") */
-	TOK_CDEF,    /* text: a top-level C definition or preprocessor line */
-	TOK_ERROR,   /* a lexical error already reported */
+	TOK_PUNCT,    /* op: ASCII char or enum op; also "op=" forms via is_assign */
+	TOK_ATTACH,   /* text: a raw attach point ("tracepoint:syscalls:sys_enter_*", "BEGIN") */
+	TOK_CDEF,     /* text: a top-level C definition or preprocessor line */
+	TOK_ERROR,    /* a lexical error already reported */
 };
 
 struct token {

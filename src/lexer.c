@@ -68,7 +68,7 @@ static void lx_adv(struct lexer *lx)
 
 static struct loc lx_loc(const struct lexer *lx)
 {
-	struct loc l = {lx->line, (uint32_t)(lx->p - lx->line_start) + 1, 1};
+	struct loc l = { lx->line, (uint32_t)(lx->p - lx->line_start) + 1, 1 };
 
 	return l;
 }
@@ -116,7 +116,7 @@ static void lx_skip_space(struct lexer *lx)
 
 static struct token lx_make(struct lexer *lx, enum tok_kind kind, const char *start, struct loc l)
 {
-	struct token t = {.kind = kind, .loc = l};
+	struct token t = { .kind = kind, .loc = l };
 	size_t n = (size_t)(lx->p - start);
 
 	/* A token spanning lines underlines to the end of its first line (diag clips it). */
@@ -485,13 +485,13 @@ struct lx_punct {
 
 /* Longest first, so that "<<=" wins over "<<" and "<". */
 static const struct lx_punct lx_puncts[] = {
-	{"<<=", OP_SHL, true}, {">>=", OP_SHR, true}, {"->", OP_ARROW, false},
-	{"++", OP_INC, false}, {"--", OP_DEC, false}, {"+=", '+', true},
-	{"-=", '-', true},     {"*=", '*', true},     {"/=", '/', true},
-	{"%=", '%', true},     {"&=", '&', true},     {"|=", '|', true},
-	{"^=", '^', true},     {"<<", OP_SHL, false}, {">>", OP_SHR, false},
-	{"<=", OP_LE, false},  {">=", OP_GE, false},  {"==", OP_EQ, false},
-	{"!=", OP_NE, false},  {"&&", OP_AND, false}, {"||", OP_OR, false},
+	{ "<<=", OP_SHL, true }, { ">>=", OP_SHR, true }, { "->", OP_ARROW, false },
+	{ "++", OP_INC, false }, { "--", OP_DEC, false }, { "+=", '+', true },
+	{ "-=", '-', true },	 { "*=", '*', true },	  { "/=", '/', true },
+	{ "%=", '%', true },	 { "&=", '&', true },	  { "|=", '|', true },
+	{ "^=", '^', true },	 { "<<", OP_SHL, false }, { ">>", OP_SHR, false },
+	{ "<=", OP_LE, false },	 { ">=", OP_GE, false },  { "==", OP_EQ, false },
+	{ "!=", OP_NE, false },	 { "&&", OP_AND, false }, { "||", OP_OR, false },
 };
 
 static const char lx_single[] = "(){}[],;:?.+-*/%&|^!~<>=";

@@ -26,7 +26,7 @@
 enum {
 	EXIT_OK = 0,
 	EXIT_PROGRAM = 1, /* the program has errors: diagnostics were printed */
-	EXIT_USAGE = 2,   /* bad command line */
+	EXIT_USAGE = 2,	  /* bad command line */
 	EXIT_KERNEL = 3,  /* the kernel refused it: load, verifier or attach */
 };
 
@@ -36,14 +36,14 @@ struct cli {
 	const char *out_path;  /* -o */
 	const char *emit_elf;  /* --emit-elf */
 	enum aot_output_format format;
-	unsigned dump;  /* enum cg_dump, plus DUMP_AST */
+	unsigned dump; /* enum cg_dump, plus DUMP_AST */
 	int verbose;
 	bool quiet;
-	bool list;            /* -l [PATTERN] */
-	bool no_multi;        /* --no-multi */
-	uint32_t expand;      /* --expand: enum prog_expand */
-	uint32_t max_probes;  /* --max-probes */
-	bool unsafe;          /* --unsafe */
+	bool list;	       /* -l [PATTERN] */
+	bool no_multi;	       /* --no-multi */
+	uint32_t expand;       /* --expand: enum prog_expand */
+	uint32_t max_probes;   /* --max-probes */
+	bool unsafe;	       /* --unsafe */
 	uint32_t map_keys_max; /* --map-keys-max */
 	char **params;
 	int nparams;
@@ -59,20 +59,30 @@ static const struct cli_opt {
 	int val;
 	const char *arg, *help;
 } cli_opts[] = {
-	{ "e", required_argument, 'e', "PROGRAM", "compile and run PROGRAM given on the command line" },
+	{ "e", required_argument, 'e', "PROGRAM",
+	  "compile and run PROGRAM given on the command line" },
 	{ "output", required_argument, 'o', "FILE", "write the output to FILE instead of stdout" },
 	{ "format", required_argument, 'f', "FORMAT", "output format: text or json" },
-	{ "emit-elf", required_argument, 'E', "FILE", "write the BPF ELF object to FILE and do not run it" },
-	{ "dump", required_argument, 'd', "STAGES", "print the state after stages: ast, ir, ir-opt, asm, all (comma list)" },
-	{ "list", no_argument, 'l', NULL, "list probes matching the pattern given as FILE (all if none); with -v, their arguments" },
-	{ "unsafe", no_argument, 258, NULL, "allow functions that act on the system: system(), signal(), override()" },
-	{ "map-keys-max", required_argument, 259, "N", "maps hold at most N keys (default 4096, or BPFTRACE_MAP_KEYS_MAX)" },
-	{ "no-multi", no_argument, 257, NULL, "one program per wildcard match instead of one program with a multi link" },
-	{ "expand", required_argument, 270, "HOW", "kfunc wildcards: auto, full (one function per match) or alias (one per body, cloned at load)" },
-	{ "max-probes", required_argument, 271, "N", "refuse to attach more than N probes (default 512, or BPFTRACE_MAX_PROBES)" },
+	{ "emit-elf", required_argument, 'E', "FILE",
+	  "write the BPF ELF object to FILE and do not run it" },
+	{ "dump", required_argument, 'd', "STAGES",
+	  "print the state after stages: ast, ir, ir-opt, asm, all (comma list)" },
+	{ "list", no_argument, 'l', NULL,
+	  "list probes matching the pattern given as FILE (all if none); with -v, their arguments" },
+	{ "unsafe", no_argument, 258, NULL,
+	  "allow functions that act on the system: system(), signal(), override()" },
+	{ "map-keys-max", required_argument, 259, "N",
+	  "maps hold at most N keys (default 4096, or BPFTRACE_MAP_KEYS_MAX)" },
+	{ "no-multi", no_argument, 257, NULL,
+	  "one program per wildcard match instead of one program with a multi link" },
+	{ "expand", required_argument, 270, "HOW",
+	  "kfunc wildcards: auto, full (one function per match) or alias (one per body, cloned at load)" },
+	{ "max-probes", required_argument, 271, "N",
+	  "refuse to attach more than N probes (default 512, or BPFTRACE_MAX_PROBES)" },
 	{ "p", required_argument, 'p', "PID", AOT_CLI_HELP_PID },
 	{ "c", required_argument, 'c', "CMD", AOT_CLI_HELP_CMD },
-	{ "missing-probes", required_argument, AOT_CLI_MISSING_PROBES, "POLICY", AOT_CLI_HELP_MISSING },
+	{ "missing-probes", required_argument, AOT_CLI_MISSING_PROBES, "POLICY",
+	  AOT_CLI_HELP_MISSING },
 	{ "explain", no_argument, AOT_CLI_EXPLAIN, NULL, AOT_CLI_HELP_EXPLAIN },
 	{ "verbose", no_argument, 'v', NULL, "say more: libbpf messages, full verifier logs" },
 	{ "quiet", no_argument, 'q', NULL, "do not print the \"Attaching N probes...\" line" },
@@ -130,7 +140,9 @@ static int cli_parse_dump(const char *arg, unsigned *dump)
 			if (strcmp(tok, stages[i].name) == 0)
 				break;
 		if (i == sizeof(stages) / sizeof(stages[0])) {
-			fprintf(stderr, "aotrace: unknown dump stage '%s' (ast, ir, ir-opt, asm, all)\n", tok);
+			fprintf(stderr,
+				"aotrace: unknown dump stage '%s' (ast, ir, ir-opt, asm, all)\n",
+				tok);
 			ret = -EINVAL;
 			break;
 		}
@@ -150,8 +162,8 @@ static int cli_parse(int argc, char **argv, struct cli *cli)
 
 	for (size_t i = 0; i < NOPTS; i++) {
 		if (strlen(cli_opts[i].name) > 1)
-			longopts[n++] = (struct option){ cli_opts[i].name, cli_opts[i].has_arg, NULL,
-							 cli_opts[i].val };
+			longopts[n++] = (struct option){ cli_opts[i].name, cli_opts[i].has_arg,
+							 NULL, cli_opts[i].val };
 		if (cli_opts[i].val < 128) {
 			shortopts[s++] = (char)cli_opts[i].val;
 			if (cli_opts[i].has_arg)
@@ -175,7 +187,9 @@ static int cli_parse(int argc, char **argv, struct cli *cli)
 			} else if (strcmp(optarg, "json") == 0) {
 				cli->format = AOT_OUT_JSON;
 			} else {
-				fprintf(stderr, "aotrace: output format '%s' is not supported (text, json)\n", optarg);
+				fprintf(stderr,
+					"aotrace: output format '%s' is not supported (text, json)\n",
+					optarg);
 				return -EINVAL;
 			}
 			break;
@@ -206,7 +220,8 @@ static int cli_parse(int argc, char **argv, struct cli *cli)
 			unsigned long v = strtoul(optarg, &end, 10);
 
 			if (*end || !v || v > (1ul << 24)) {
-				fprintf(stderr, "aotrace: --map-keys-max takes a number from 1 to %lu\n",
+				fprintf(stderr,
+					"aotrace: --map-keys-max takes a number from 1 to %lu\n",
 					1ul << 24);
 				return -EINVAL;
 			}
@@ -255,7 +270,8 @@ static int cli_parse(int argc, char **argv, struct cli *cli)
 	}
 	if (!cli->prog_text) {
 		if (optind >= argc) {
-			fprintf(stderr, "aotrace: no program given: a script FILE, '-' for stdin, or -e PROGRAM\n");
+			fprintf(stderr,
+				"aotrace: no program given: a script FILE, '-' for stdin, or -e PROGRAM\n");
 			cli_usage(stderr);
 			return -EINVAL;
 		}
@@ -353,7 +369,8 @@ static int pass_sema(struct pipeline *pl)
 
 static int pass_codegen(struct pipeline *pl)
 {
-	struct cg_opts opts = { .sz = sizeof(opts), .dump = pl->cli->dump & ~DUMP_AST,
+	struct cg_opts opts = { .sz = sizeof(opts),
+				.dump = pl->cli->dump & ~DUMP_AST,
 				.dump_out = stdout };
 
 	return cg_compile(pl->prog, &opts, pl->d, &pl->elf, &pl->elf_size);
@@ -443,7 +460,8 @@ static int compile_and_run(const struct cli *cli, struct source *src)
 	if (cli->out_path) {
 		out = fopen(cli->out_path, "w");
 		if (!out) {
-			fprintf(stderr, "aotrace: cannot open %s: %s\n", cli->out_path, strerror(errno));
+			fprintf(stderr, "aotrace: cannot open %s: %s\n", cli->out_path,
+				strerror(errno));
 			status = EXIT_USAGE;
 			goto out;
 		}

@@ -183,7 +183,8 @@ static struct node *parse_offsetof(struct parser *p, struct node *n)
 
 	parse_next(p);
 	n->cast_type = parse_type(p);
-	if (!n->cast_type || !parse_expect(p, ',', "',' after the type", "offsetof(struct name, member)"))
+	if (!n->cast_type ||
+	    !parse_expect(p, ',', "',' after the type", "offsetof(struct name, member)"))
 		return NULL;
 	f = parse_new(p, NODE_STR, &p->tok);
 	f->str = NULL;
@@ -412,16 +413,16 @@ out:
 
 /* Binary operators by precedence, loosest first: level i's operands are level i+1's. */
 static const int parse_binary_ops[][5] = {
-	{OP_OR},
-	{OP_AND},
-	{'|'},
-	{'^'},
-	{'&'},
-	{OP_EQ, OP_NE},
-	{'<', '>', OP_LE, OP_GE},
-	{OP_SHL, OP_SHR},
-	{'+', '-'},
-	{'*', '/', '%'},
+	{ OP_OR },
+	{ OP_AND },
+	{ '|' },
+	{ '^' },
+	{ '&' },
+	{ OP_EQ, OP_NE },
+	{ '<', '>', OP_LE, OP_GE },
+	{ OP_SHL, OP_SHR },
+	{ '+', '-' },
+	{ '*', '/', '%' },
 };
 
 #define PARSE_BINARY_LEVELS ((int)(sizeof(parse_binary_ops) / sizeof(parse_binary_ops[0])))

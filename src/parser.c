@@ -655,7 +655,7 @@ static struct node *parse_program_items(struct parser *p)
 
 int parse_program(struct program *prog, struct diags *d)
 {
-	struct parser p = {.a = prog->arena, .d = d};
+	struct parser p = { .a = prog->arena, .d = d };
 	size_t before = d->nerrors;
 
 	p.lx = lexer_new(prog->arena, prog->src, d);

@@ -141,13 +141,18 @@ static void sema_builtin(struct sema_ctx *ctx, struct node *n)
 		return;
 	if (!b) {
 		/* An upper-case name is most likely a C macro from a header this host lacks. */
-		bool macro_like = strspn(n->name, "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_") ==
-				  strlen(n->name);
+		bool macro_like =
+			strspn(n->name, "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_") == strlen(n->name);
 
-		sema_error(ctx, n->loc,
-			   macro_like ? arena_printf(ctx->a, "if it is a macro from kernel headers (not installed here), define it in the script: #define %s ...", n->name)
-				      : "builtins: pid tid uid gid nsecs cpu comm probe args ...",
-			   "unknown identifier '%s'", n->name);
+		sema_error(
+			ctx, n->loc,
+			macro_like
+				? arena_printf(
+					  ctx->a,
+					  "if it is a macro from kernel headers (not installed here), define it in the script: #define %s ...",
+					  n->name)
+				: "builtins: pid tid uid gid nsecs cpu comm probe args ...",
+			"unknown identifier '%s'", n->name);
 		return;
 	}
 	n->builtin = b->id;
@@ -218,7 +223,8 @@ static void sema_posparam_late(struct sema_ctx *ctx, struct node *n)
 		ctx->prog->meta->nparams = (uint32_t)n->num;
 	if (n->type.kind == TYPE_STR)
 		return;
-	if (n->num <= (uint64_t)ctx->prog->nparams && !sema_is_number(ctx->prog->params[n->num - 1]))
+	if (n->num <= (uint64_t)ctx->prog->nparams &&
+	    !sema_is_number(ctx->prog->params[n->num - 1]))
 		n->type = type_str(AOT_PARAM_STR_MAX);
 	else
 		n->type = type_int(8, true);
@@ -248,8 +254,10 @@ static void sema_posparam(struct sema_ctx *ctx, struct node *n)
 		return;
 	}
 	if (n->num == 0 || n->num > (uint64_t)ctx->prog->nparams) {
-		sema_error(ctx, n->loc, "pass positional parameters after the script: aotrace script.bt ARG1 ARG2",
-			   "positional parameter $%llu was not given", (unsigned long long)n->num);
+		sema_error(
+			ctx, n->loc,
+			"pass positional parameters after the script: aotrace script.bt ARG1 ARG2",
+			"positional parameter $%llu was not given", (unsigned long long)n->num);
 		n->type = type_int(8, true);
 		return;
 	}
@@ -300,7 +308,8 @@ static void sema_args_field(struct sema_ctx *ctx, struct node *n, bool hidden)
 
 			if (!m->args && m->pt->args &&
 			    m->pt->args(ctx->env, ctx->a, m->target, &m->args, &m->nargs, &err)) {
-				sema_error(ctx, n->loc, err.hint[0] ? err.hint : NULL, "%s", err.msg);
+				sema_error(ctx, n->loc, err.hint[0] ? err.hint : NULL, "%s",
+					   err.msg);
 				return;
 			}
 			arg = sema_find_arg(m, n->name, hidden);
@@ -309,7 +318,9 @@ static void sema_args_field(struct sema_ctx *ctx, struct node *n, bool hidden)
 				return;
 			}
 			if (!arg) {
-				sema_error(ctx, n->loc, arena_printf(ctx->a, "its fields: %s", sema_arg_names(ctx, m)),
+				sema_error(ctx, n->loc,
+					   arena_printf(ctx->a, "its fields: %s",
+							sema_arg_names(ctx, m)),
 					   "%s has no field '%s'", m->name, n->name);
 				return;
 			}
@@ -317,9 +328,10 @@ static void sema_args_field(struct sema_ctx *ctx, struct node *n, bool hidden)
 				first = arg;
 			} else if (!type_equal(&first->type, &arg->type) ||
 				   first->is_dataloc != arg->is_dataloc) {
-				sema_error(ctx, n->loc, "split the probe so each part has one type",
-					   "field '%s' has different types in the matched probes (%s in %s)",
-					   n->name, type_name(ctx->a, &arg->type), m->name);
+				sema_error(
+					ctx, n->loc, "split the probe so each part has one type",
+					"field '%s' has different types in the matched probes (%s in %s)",
+					n->name, type_name(ctx->a, &arg->type), m->name);
 				return;
 			}
 		}
@@ -347,7 +359,8 @@ static void sema_tuple_field(struct sema_ctx *ctx, struct node *n)
 	unsigned long i = strtoul(n->name, &end, 10);
 
 	if (n->is_arrow || !*n->name || *end || i >= t->nelems) {
-		sema_error(ctx, n->loc, arena_printf(ctx->a, "its elements are .0 to .%u", t->nelems - 1),
+		sema_error(ctx, n->loc,
+			   arena_printf(ctx->a, "its elements are .0 to .%u", t->nelems - 1),
 			   "%s has no element '%s'", type_name(ctx->a, t), n->name);
 		return;
 	}
@@ -399,7 +412,8 @@ void sema_need_int(struct sema_ctx *ctx, struct node *n, const char *what)
 
 static const char *sema_op_name(struct arena *a, int op)
 {
-	static const char *const names[] = { "==", "!=", "<=", ">=", "&&", "||", "<<", ">>", "++", "--" };
+	static const char *const names[] = { "==", "!=", "<=", ">=", "&&",
+					     "||", "<<", ">>", "++", "--" };
 
 	if (op >= OP_EQ && op <= OP_DEC)
 		return names[op - OP_EQ];
@@ -435,7 +449,14 @@ static void sema_binop(struct sema_ctx *ctx, struct node *n)
 		return;
 	}
 	switch (n->op) {
-	case OP_EQ: case OP_NE: case '<': case '>': case OP_LE: case OP_GE: case OP_AND: case OP_OR:
+	case OP_EQ:
+	case OP_NE:
+	case '<':
+	case '>':
+	case OP_LE:
+	case OP_GE:
+	case OP_AND:
+	case OP_OR:
 		return;
 	default:
 		/* As in C and bpftrace: unsigned wins. */
@@ -461,11 +482,13 @@ static void sema_unop(struct sema_ctx *ctx, struct node *n)
 		return;
 	case OP_INC:
 	case OP_DEC:
-		sema_unsupported(ctx, n, "++ and -- inside an expression (use them as a statement)");
+		sema_unsupported(ctx, n,
+				 "++ and -- inside an expression (use them as a statement)");
 		return;
 	default:
-		sema_unsupported(ctx, n, arena_printf(ctx->a, "the unary operator '%s'",
-						      sema_op_name(ctx->a, n->op)));
+		sema_unsupported(ctx, n,
+				 arena_printf(ctx->a, "the unary operator '%s'",
+					      sema_op_name(ctx->a, n->op)));
 	}
 }
 
@@ -492,8 +515,9 @@ static const struct {
 	uint32_t size;
 	bool is_signed;
 } int_casts[] = {
-	{ "int8", 1, true },   { "int16", 2, true },   { "int32", 4, true },   { "int64", 8, true },
-	{ "uint8", 1, false }, { "uint16", 2, false }, { "uint32", 4, false }, { "uint64", 8, false },
+	{ "int8", 1, true },	{ "int16", 2, true },	{ "int32", 4, true },
+	{ "int64", 8, true },	{ "uint8", 1, false },	{ "uint16", 2, false },
+	{ "uint32", 4, false }, { "uint64", 8, false },
 };
 
 static void sema_cast(struct sema_ctx *ctx, struct node *n)
@@ -525,7 +549,8 @@ static void sema_tuple(struct sema_ctx *ctx, struct node *n)
 	elems = arena_alloc(ctx->a, count * sizeof(*elems));
 	for (struct node *e = n->args; e; e = e->next) {
 		if (type_is_agg(&e->type) || e->type.kind == TYPE_VOID) {
-			sema_error(ctx, e->loc, NULL, "a tuple cannot hold %s", type_name(ctx->a, &e->type));
+			sema_error(ctx, e->loc, NULL, "a tuple cannot hold %s",
+				   type_name(ctx->a, &e->type));
 			return;
 		}
 		elems[i++] = type_storage(ctx->a, &e->type);
@@ -563,9 +588,11 @@ void sema_map_keys(struct sema_ctx *ctx, struct node *n)
 		sema_expr(ctx, k);
 		if (k->type.kind == TYPE_NONE)
 			return;
-		if (k->type.kind != TYPE_INT && k->type.kind != TYPE_PTR && k->type.kind != TYPE_STR && k->type.kind != TYPE_TUPLE &&
+		if (k->type.kind != TYPE_INT && k->type.kind != TYPE_PTR &&
+		    k->type.kind != TYPE_STR && k->type.kind != TYPE_TUPLE &&
 		    k->type.kind != TYPE_BUF && k->type.kind != TYPE_BOOL) {
-			sema_error(ctx, k->loc, NULL, "a map key cannot be %s", type_name(ctx->a, &k->type));
+			sema_error(ctx, k->loc, NULL, "a map key cannot be %s",
+				   type_name(ctx->a, &k->type));
 			return;
 		}
 	}
@@ -576,9 +603,10 @@ void sema_map_keys(struct sema_ctx *ctx, struct node *n)
 		return;
 	}
 	if (m->nkeys != nkeys) {
-		sema_error(ctx, n->loc, arena_printf(ctx->a, "%s was first used with %u key%s at line %u",
-						     m->name, m->nkeys, m->nkeys == 1 ? "" : "s",
-						     m->first_use.line),
+		sema_error(ctx, n->loc,
+			   arena_printf(ctx->a, "%s was first used with %u key%s at line %u",
+					m->name, m->nkeys, m->nkeys == 1 ? "" : "s",
+					m->first_use.line),
 			   "%s used with %u key%s", m->name, nkeys, nkeys == 1 ? "" : "s");
 		return;
 	}
@@ -596,7 +624,8 @@ static void sema_map_read(struct sema_ctx *ctx, struct node *n)
 	m = n->map;
 	switch (m->value.kind) {
 	case TYPE_NONE:
-		sema_error(ctx, n->loc, arena_printf(ctx->a, "assign it somewhere: %s = ...", m->name),
+		sema_error(ctx, n->loc,
+			   arena_printf(ctx->a, "assign it somewhere: %s = ...", m->name),
 			   "%s is read but never assigned", m->name);
 		break;
 	case TYPE_COUNT:
@@ -641,12 +670,18 @@ void sema_expr(struct sema_ctx *ctx, struct node *n)
 
 		if (!v || v->type.kind == TYPE_NONE) {
 			if (sema_var(ctx, arena_printf(ctx->a, " %s", n->name), false))
-				sema_error(ctx, n->loc,
-					   arena_printf(ctx->a, "assign it before that block: %s = ...", n->name),
-					   "variable %s was assigned only inside a block that has ended", n->name);
+				sema_error(
+					ctx, n->loc,
+					arena_printf(ctx->a,
+						     "assign it before that block: %s = ...",
+						     n->name),
+					"variable %s was assigned only inside a block that has ended",
+					n->name);
 			else
-				sema_error(ctx, n->loc, arena_printf(ctx->a, "assign it first: %s = ...", n->name),
-					   "variable %s is used before it is assigned", n->name);
+				sema_error(
+					ctx, n->loc,
+					arena_printf(ctx->a, "assign it first: %s = ...", n->name),
+					"variable %s is used before it is assigned", n->name);
 			break;
 		}
 		n->var = v;
@@ -730,7 +765,8 @@ static void sema_assign_map(struct sema_ctx *ctx, struct node *n)
 		return;
 	}
 	if (n->op && (is_agg || !sema_is_int(&rhs->type))) {
-		sema_error(ctx, n->loc, NULL, "'%s=' needs an integer", sema_op_name(ctx->a, n->op));
+		sema_error(ctx, n->loc, NULL, "'%s=' needs an integer",
+			   sema_op_name(ctx->a, n->op));
 		return;
 	}
 	if (rhs->kind == NODE_CALL && rhs->func == FN_LHIST)
@@ -743,8 +779,9 @@ static void sema_assign_map(struct sema_ctx *ctx, struct node *n)
 	if (is_agg != type_is_agg(&m->value) || (is_agg && m->value.kind != rhs->type.kind) ||
 	    (!is_agg && !type_merge(ctx->a, &m->value, &rhs->type)) ||
 	    (n->op && !sema_is_int(&m->value))) {
-		sema_error(ctx, n->loc, arena_printf(ctx->a, "%s was first given %s at line %u", m->name,
-						     type_name(ctx->a, &m->value), m->first_use.line),
+		sema_error(ctx, n->loc,
+			   arena_printf(ctx->a, "%s was first given %s at line %u", m->name,
+					type_name(ctx->a, &m->value), m->first_use.line),
 			   "%s cannot hold both %s and %s", m->name, type_name(ctx->a, &m->value),
 			   type_name(ctx->a, &rhs->type));
 		return;
@@ -845,13 +882,15 @@ static void sema_for(struct sema_ctx *ctx, struct node *n)
 
 	n->rhs->map = m;
 	if (n->rhs->args) {
-		sema_error(ctx, n->rhs->loc, arena_printf(ctx->a, "write for (%s : %s)", n->lhs->name, m->name),
+		sema_error(ctx, n->rhs->loc,
+			   arena_printf(ctx->a, "write for (%s : %s)", n->lhs->name, m->name),
 			   "for iterates over a whole map, without a key");
 		return;
 	}
 	switch (m->value.kind) {
 	case TYPE_NONE:
-		sema_error(ctx, n->rhs->loc, arena_printf(ctx->a, "assign it somewhere: %s = ...", m->name),
+		sema_error(ctx, n->rhs->loc,
+			   arena_printf(ctx->a, "assign it somewhere: %s = ...", m->name),
 			   "%s is read but never assigned", m->name);
 		return;
 	case TYPE_COUNT:
@@ -896,7 +935,8 @@ static void sema_assign(struct sema_ctx *ctx, struct node *n)
 		return;
 	}
 	if (n->lhs->kind != NODE_VAR) {
-		sema_error(ctx, n->lhs->loc, NULL, "cannot assign to a %s", node_kind_name(n->lhs->kind));
+		sema_error(ctx, n->lhs->loc, NULL, "cannot assign to a %s",
+			   node_kind_name(n->lhs->kind));
 		return;
 	}
 	sema_expr(ctx, n->rhs);
@@ -908,12 +948,14 @@ static void sema_assign(struct sema_ctx *ctx, struct node *n)
 	if (n->rhs->type.kind == TYPE_VOID || type_is_agg(&n->rhs->type)) {
 		sema_error(ctx, n->rhs->loc, NULL, "cannot assign %s to a variable",
 			   n->rhs->kind == NODE_CALL ? arena_printf(ctx->a, "%s()", n->rhs->name)
-						 : type_name(ctx->a, &n->rhs->type));
+						     : type_name(ctx->a, &n->rhs->type));
 		return;
 	}
 	if (n->op && (v->type.kind == TYPE_NONE || !sema_is_int(&n->rhs->type))) {
-		sema_error(ctx, n->loc, NULL, v->type.kind == TYPE_NONE ?
-			   "variable %s is updated before it is assigned" : "'op=' on %s needs an integer",
+		sema_error(ctx, n->loc, NULL,
+			   v->type.kind == TYPE_NONE
+				   ? "variable %s is updated before it is assigned"
+				   : "'op=' on %s needs an integer",
 			   n->lhs->name);
 		return;
 	}
@@ -988,7 +1030,8 @@ static void sema_walk(struct sema_ctx *ctx)
 	for (struct node *p = ctx->prog->root->body; p; p = p->next) {
 		switch (p->kind) {
 		case NODE_PROBE:
-			/* Variables live in their probe and are typed in order, afresh each walk. */
+			/* Variables live in their probe and are typed in order, afresh each walk.
+			 */
 			ctx->probe = p;
 			p->vars = NULL;
 			ctx->nassigned = 0;
@@ -1022,7 +1065,8 @@ int sema_check(struct program *prog, struct probe_env *env, struct diags *d)
 
 		if (env_keys && (!*env_keys || *end || !v || v > UINT32_MAX)) {
 			diag_error(d, (struct loc){ 0 }, "give a number of keys, such as 4096",
-				   "BPFTRACE_MAP_KEYS_MAX is not a positive number: '%s'", env_keys);
+				   "BPFTRACE_MAP_KEYS_MAX is not a positive number: '%s'",
+				   env_keys);
 			return -EINVAL;
 		}
 		prog->map_keys_max = env_keys ? (uint32_t)v : 4096;

@@ -8,10 +8,13 @@
 #include "probe.h"
 #include "sema_types.h"
 
+/* clang-format would spread each one-line initialiser over four lines. */
+/* clang-format off */
 #define U64 { .kind = TYPE_INT, .size = 8 }
 #define S64 { .kind = TYPE_INT, .size = 8, .is_signed = true }
 
 #define RENDERED(k, n) { .kind = TYPE_BUF, .size = n, .render = k }
+/* clang-format on */
 
 static const struct sema_builtin builtins[] = {
 	{ "pid", BI_PID, U64, 0, false },

@@ -91,7 +91,7 @@ static void sema_whole_map(struct sema_ctx *ctx, struct node *n)
 static void sema_lhist(struct sema_ctx *ctx, struct node *n)
 {
 	struct node *a = n->args->next;
-	const char *names[] = {"min", "max", "step"};
+	const char *names[] = { "min", "max", "step" };
 	int64_t v[3];
 
 	for (int i = 0; i < 3; i++, a = a->next) {
@@ -138,12 +138,13 @@ static const struct {
 	uint32_t size;
 	bool is_signed;
 } sema_int_types[] = {
-	{"int8", 1, true},   {"int16", 2, true},   {"int32", 4, true},	 {"int64", 8, true},
-	{"uint8", 1, false}, {"uint16", 2, false}, {"uint32", 4, false}, {"uint64", 8, false},
-	{"int", 4, true},    {"bool", 1, false},   {"char", 1, true},	 {"short", 2, true},
-	{"long", 8, true},   {"u8", 1, false},	   {"u16", 2, false},	 {"u32", 4, false},
-	{"u64", 8, false},   {"s8", 1, true},	   {"s16", 2, true},	 {"s32", 4, true},
-	{"s64", 8, true},
+	{ "int8", 1, true },	{ "int16", 2, true },	{ "int32", 4, true },
+	{ "int64", 8, true },	{ "uint8", 1, false },	{ "uint16", 2, false },
+	{ "uint32", 4, false }, { "uint64", 8, false }, { "int", 4, true },
+	{ "bool", 1, false },	{ "char", 1, true },	{ "short", 2, true },
+	{ "long", 8, true },	{ "u8", 1, false },	{ "u16", 2, false },
+	{ "u32", 4, false },	{ "u64", 8, false },	{ "s8", 1, true },
+	{ "s16", 2, true },	{ "s32", 4, true },	{ "s64", 8, true },
 };
 
 /* sizeof(type) or sizeof(expr) becomes the literal. */
@@ -258,7 +259,7 @@ static void sema_cgroupid(struct sema_ctx *ctx, struct node *n)
 	struct {
 		struct file_handle fh;
 		uint64_t id;
-	} h = {.fh.handle_bytes = sizeof(uint64_t)};
+	} h = { .fh.handle_bytes = sizeof(uint64_t) };
 	int mount_id;
 
 	if (name_to_handle_at(AT_FDCWD, n->args->str, &h.fh, &mount_id, 0) < 0) {
@@ -279,14 +280,16 @@ static void sema_signal(struct sema_ctx *ctx, struct node *n)
 		const char *name;
 		int sig;
 	} sigs[] = {
-		{"HUP", SIGHUP},       {"INT", SIGINT},	  {"QUIT", SIGQUIT},   {"ILL", SIGILL},
-		{"TRAP", SIGTRAP},     {"ABRT", SIGABRT}, {"BUS", SIGBUS},     {"FPE", SIGFPE},
-		{"KILL", SIGKILL},     {"USR1", SIGUSR1}, {"SEGV", SIGSEGV},   {"USR2", SIGUSR2},
-		{"PIPE", SIGPIPE},     {"ALRM", SIGALRM}, {"TERM", SIGTERM},   {"CHLD", SIGCHLD},
-		{"CONT", SIGCONT},     {"STOP", SIGSTOP}, {"TSTP", SIGTSTP},   {"TTIN", SIGTTIN},
-		{"TTOU", SIGTTOU},     {"URG", SIGURG},	  {"XCPU", SIGXCPU},   {"XFSZ", SIGXFSZ},
-		{"VTALRM", SIGVTALRM}, {"PROF", SIGPROF}, {"WINCH", SIGWINCH}, {"IO", SIGIO},
-		{"PWR", SIGPWR},       {"SYS", SIGSYS},
+		{ "HUP", SIGHUP },	 { "INT", SIGINT },   { "QUIT", SIGQUIT },
+		{ "ILL", SIGILL },	 { "TRAP", SIGTRAP }, { "ABRT", SIGABRT },
+		{ "BUS", SIGBUS },	 { "FPE", SIGFPE },   { "KILL", SIGKILL },
+		{ "USR1", SIGUSR1 },	 { "SEGV", SIGSEGV }, { "USR2", SIGUSR2 },
+		{ "PIPE", SIGPIPE },	 { "ALRM", SIGALRM }, { "TERM", SIGTERM },
+		{ "CHLD", SIGCHLD },	 { "CONT", SIGCONT }, { "STOP", SIGSTOP },
+		{ "TSTP", SIGTSTP },	 { "TTIN", SIGTTIN }, { "TTOU", SIGTTOU },
+		{ "URG", SIGURG },	 { "XCPU", SIGXCPU }, { "XFSZ", SIGXFSZ },
+		{ "VTALRM", SIGVTALRM }, { "PROF", SIGPROF }, { "WINCH", SIGWINCH },
+		{ "IO", SIGIO },	 { "PWR", SIGPWR },   { "SYS", SIGSYS },
 	};
 	struct node *a = n->args;
 	const char *s;
@@ -510,8 +513,9 @@ static void sema_call_check(struct sema_ctx *ctx, struct node *n, const struct s
 		sema_need_int(ctx, a->next, "the time of strftime()");
 		/* the format goes into the metadata once; the walks share it through n->num */
 		if (!n->num) {
-			struct aot_fmt fmt = {
-				.kind = AOT_FMT_TIME, .fmt = a->str, .args = {.kind = AOT_K_TUPLE}};
+			struct aot_fmt fmt = { .kind = AOT_FMT_TIME,
+					       .fmt = a->str,
+					       .args = { .kind = AOT_K_TUPLE } };
 			int idx = aot_meta_add_fmt(ctx->prog->meta, &fmt);
 
 			if (idx < 0)

@@ -21,7 +21,9 @@ static void lower_cast(struct sema_ctx *ctx, struct node *n, const struct type *
 	copy = arena_alloc(ctx->a, sizeof(*copy));
 	*copy = *n;
 	copy->next = NULL;
-	*n = (struct node){ .kind = NODE_CAST, .loc = copy->loc, .type = *to, .lhs = copy, .next = next };
+	*n = (struct node){
+		.kind = NODE_CAST, .loc = copy->loc, .type = *to, .lhs = copy, .next = next
+	};
 }
 
 static void lower_cast_int64(struct sema_ctx *ctx, struct node *n)
@@ -114,7 +116,8 @@ int sema_printf_check(struct sema_ctx *ctx, struct node *call)
 	while ((p = printf_next_conv(p, &conv))) {
 		nconv++;
 		if (!strchr("diuxXocspr", conv) || !conv) {
-			diag_error(ctx->d, call->args->loc, "conversions: %d %i %u %x %X %o %c %s %p %r %%",
+			diag_error(ctx->d, call->args->loc,
+				   "conversions: %d %i %u %x %X %o %c %s %p %r %%",
 				   "printf: unknown conversion '%%%c'", conv ? conv : ' ');
 			return -EINVAL;
 		}
@@ -125,9 +128,11 @@ int sema_printf_check(struct sema_ctx *ctx, struct node *call)
 			bool want_str = conv == 's' || conv == 'r';
 			bool is_str = arg->type.kind == TYPE_STR || arg->type.kind == TYPE_BUF;
 
-			if (want_str != is_str || (!is_str && arg->type.kind != TYPE_INT &&
-						   arg->type.kind != TYPE_BOOL))
-				diag_error(ctx->d, arg->loc, want_str ? "use %d, %u or %x for integers" : "use %s for strings",
+			if (want_str != is_str ||
+			    (!is_str && arg->type.kind != TYPE_INT && arg->type.kind != TYPE_BOOL))
+				diag_error(ctx->d, arg->loc,
+					   want_str ? "use %d, %u or %x for integers"
+						    : "use %s for strings",
 					   "printf: %%%c cannot print %s", conv,
 					   type_name(ctx->a, &arg->type));
 		}
@@ -135,8 +140,9 @@ int sema_printf_check(struct sema_ctx *ctx, struct node *call)
 	}
 	if (nconv != nargs) {
 		diag_error(ctx->d, call->loc, NULL,
-			   "printf: the format has %d conversion%s but %d argument%s follow%s", nconv,
-			   nconv == 1 ? "" : "s", nargs, nargs == 1 ? "" : "s", nargs == 1 ? "s" : "");
+			   "printf: the format has %d conversion%s but %d argument%s follow%s",
+			   nconv, nconv == 1 ? "" : "s", nargs, nargs == 1 ? "" : "s",
+			   nargs == 1 ? "s" : "");
 		return -EINVAL;
 	}
 	return 0;
@@ -204,7 +210,8 @@ static int lower_join(struct sema_ctx *ctx, struct node *call)
 	int idx;
 
 	for (int i = 0; i < AOT_JOIN_MAX; i++)
-		strs[i] = type_str(AOT_JOIN_ARG_LEN); /* not strlen: bpftrace prints long arguments whole */
+		strs[i] = type_str(
+			AOT_JOIN_ARG_LEN); /* not strlen: bpftrace prints long arguments whole */
 	all = type_tuple(ctx->a, strs, AOT_JOIN_MAX);
 	layout = type_tuple(ctx->a, &all, 1);
 	fmt = (struct aot_fmt){ .kind = AOT_FMT_JOIN,
@@ -228,10 +235,12 @@ static int lower_call(struct sema_ctx *ctx, struct node *n)
 	case FN_SYSTEM:
 	case FN_CAT:
 		ret = lower_list(ctx, n->args->next);
-		return ret ?: lower_fmt(ctx, n, n->args->next,
-					n->func == FN_PRINTF ? AOT_FMT_PRINTF :
-					n->func == FN_SYSTEM ? AOT_FMT_SYSTEM : AOT_FMT_CAT,
-					n->args->str);
+		return ret
+			       ?: lower_fmt(ctx, n, n->args->next,
+					    n->func == FN_PRINTF   ? AOT_FMT_PRINTF
+					    : n->func == FN_SYSTEM ? AOT_FMT_SYSTEM
+								   : AOT_FMT_CAT,
+					    n->args->str);
 	case FN_TIME:
 		return lower_fmt(ctx, n, NULL, AOT_FMT_TIME, n->args ? n->args->str : "%H:%M:%S\n");
 	case FN_PRINT:
@@ -352,15 +361,19 @@ static int lower_stmt(struct sema_ctx *ctx, struct node *n)
 static int lower_maps(struct sema_ctx *ctx)
 {
 	static const uint32_t agg_of[] = {
-		[TYPE_COUNT] = AOT_AGG_COUNT, [TYPE_SUM] = AOT_AGG_SUM, [TYPE_MIN] = AOT_AGG_MIN,
-		[TYPE_MAX] = AOT_AGG_MAX,     [TYPE_AVG] = AOT_AGG_AVG,     [TYPE_STATS] = AOT_AGG_STATS,
+		[TYPE_COUNT] = AOT_AGG_COUNT, [TYPE_SUM] = AOT_AGG_SUM,
+		[TYPE_MIN] = AOT_AGG_MIN,     [TYPE_MAX] = AOT_AGG_MAX,
+		[TYPE_AVG] = AOT_AGG_AVG,     [TYPE_STATS] = AOT_AGG_STATS,
 		[TYPE_HIST] = AOT_AGG_HIST,   [TYPE_LHIST] = AOT_AGG_LHIST,
 	};
 	struct aot_meta *meta = ctx->prog->meta;
 
 	for (struct map_info *m = ctx->prog->maps; m; m = m->next) {
-		struct aot_map am = { .name = m->name, .elf_name = m->elf_name, .nkeys = m->nkeys,
-				      .lhist_min = m->lhist_min, .lhist_max = m->lhist_max,
+		struct aot_map am = { .name = m->name,
+				      .elf_name = m->elf_name,
+				      .nkeys = m->nkeys,
+				      .lhist_min = m->lhist_min,
+				      .lhist_max = m->lhist_max,
 				      .lhist_step = m->lhist_step };
 		struct type in = type_int(8, m->value.is_signed);
 		int idx;

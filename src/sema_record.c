@@ -14,10 +14,10 @@
 #define SEMA_RECORD_MAX_PATH 8
 
 #ifndef sema_error
-#define sema_error(ctx, loc, hint, ...)                                  \
-	do {                                                             \
-		if ((ctx)->report)                                       \
-			diag_error((ctx)->d, loc, hint, __VA_ARGS__);    \
+#define sema_error(ctx, loc, hint, ...)                                                            \
+	do {                                                                                       \
+		if ((ctx)->report)                                                                 \
+			diag_error((ctx)->d, loc, hint, __VA_ARGS__);                              \
 	} while (0)
 #endif
 
@@ -205,9 +205,11 @@ void sema_record_field(struct sema_ctx *ctx, struct node *n)
 	if (n->type.kind == TYPE_PTR)
 		n->type.is_user = n->type.is_user || user;
 	if (ctx->prog->emit_elf && !r->btf_id && ctx->report)
-		diag_warn(ctx->d, n->loc, "the offset is fixed: define only records the kernel lacks",
-			  "struct %s comes from the script, not the kernel's BTF: its layout is not "
-			  "relocated on other kernels", r->name);
+		diag_warn(
+			ctx->d, n->loc, "the offset is fixed: define only records the kernel lacks",
+			"struct %s comes from the script, not the kernel's BTF: its layout is not "
+			"relocated on other kernels",
+			r->name);
 }
 
 bool sema_record_cast(struct sema_ctx *ctx, struct node *n)
@@ -216,9 +218,10 @@ bool sema_record_cast(struct sema_ctx *ctx, struct node *n)
 	const char *missing = NULL;
 
 	if (ctypes_parse(sema_record_ct(ctx), n->cast_type, &t, &missing)) {
-		sema_error(ctx, n->loc,
-			   "types come from the kernel's BTF, the script's C definitions and #include",
-			   "unknown type '%s'", missing);
+		sema_error(
+			ctx, n->loc,
+			"types come from the kernel's BTF, the script's C definitions and #include",
+			"unknown type '%s'", missing);
 		return true;
 	}
 	if (t.kind == TYPE_INT && lt->kind != TYPE_PTR &&
@@ -231,8 +234,8 @@ bool sema_record_cast(struct sema_ctx *ctx, struct node *n)
 	case TYPE_INT:
 	case TYPE_BOOL:
 		if (!sema_record_is_int(lt) && lt->kind != TYPE_PTR) {
-			sema_error(ctx, n->loc, NULL, "cannot cast %s to %s", ctypes_name(ctx->a, lt),
-				   n->cast_type);
+			sema_error(ctx, n->loc, NULL, "cannot cast %s to %s",
+				   ctypes_name(ctx->a, lt), n->cast_type);
 			return true;
 		}
 		n->type = type_int(t.size ? t.size : 8, t.is_signed);
@@ -249,9 +252,9 @@ bool sema_record_cast(struct sema_ctx *ctx, struct node *n)
 		return true;
 	default:
 		sema_error(ctx, n->loc,
-			   t.kind == TYPE_RECORD ? arena_printf(ctx->a, "cast to a pointer: (%s *)",
-								n->cast_type)
-						 : NULL,
+			   t.kind == TYPE_RECORD
+				   ? arena_printf(ctx->a, "cast to a pointer: (%s *)", n->cast_type)
+				   : NULL,
 			   "cannot cast to %s", ctypes_name(ctx->a, &t));
 		return true;
 	}
@@ -291,14 +294,16 @@ void sema_record_unop(struct sema_ctx *ctx, struct node *n)
 	}
 	if (lt->kind != TYPE_PTR) {
 		sema_error(ctx, n->loc,
-			   sema_record_is_int(lt) ? "cast it to a pointer first: *(uint32 *)x" : NULL,
+			   sema_record_is_int(lt) ? "cast it to a pointer first: *(uint32 *)x"
+						  : NULL,
 			   "cannot dereference %s: it is not a pointer", ctypes_name(ctx->a, lt));
 		return;
 	}
 	pt = ctypes_pointee(sema_record_ct(ctx), lt);
 	if (!pt || pt->kind == TYPE_VOID || pt->kind == TYPE_NONE) {
 		sema_error(ctx, n->loc, "cast it to a pointer to what it points at: *(uint64 *)p",
-			   "cannot dereference %s", pt ? ctypes_name(ctx->a, lt) : "a void pointer");
+			   "cannot dereference %s",
+			   pt ? ctypes_name(ctx->a, lt) : "a void pointer");
 		return;
 	}
 	n->type = *pt;
@@ -332,7 +337,8 @@ void sema_record_index(struct sema_ctx *ctx, struct node *n)
 		return;
 	}
 	if (!et || et->kind == TYPE_VOID || !et->size) {
-		sema_error(ctx, n->loc, "cast it to a pointer to what it points at: ((uint64 *)p)[i]",
+		sema_error(ctx, n->loc,
+			   "cast it to a pointer to what it points at: ((uint64 *)p)[i]",
 			   "cannot index %s", ctypes_name(ctx->a, lt));
 		return;
 	}
@@ -347,9 +353,10 @@ static bool sema_record_named(struct sema_ctx *ctx, struct node *n, struct type 
 	const char *missing = NULL;
 
 	if (ctypes_parse(sema_record_ct(ctx), n->cast_type, t, &missing)) {
-		sema_error(ctx, n->loc,
-			   "types come from the kernel's BTF, the script's C definitions and #include",
-			   "unknown type '%s'", missing ? missing : n->cast_type);
+		sema_error(
+			ctx, n->loc,
+			"types come from the kernel's BTF, the script's C definitions and #include",
+			"unknown type '%s'", missing ? missing : n->cast_type);
 		return false;
 	}
 	if (t->kind == TYPE_RECORD && (!t->rec || !ctypes_complete(t->rec))) {
@@ -383,8 +390,8 @@ bool sema_record_offsetof(struct sema_ctx *ctx, struct node *n, uint64_t *off)
 		uint32_t depth;
 
 		if (t.kind != TYPE_RECORD || !t.rec || !ctypes_complete(t.rec)) {
-			sema_error(ctx, n->args->loc, NULL, "offsetof(): '%s' is not in a struct or union",
-				   name);
+			sema_error(ctx, n->args->loc, NULL,
+				   "offsetof(): '%s' is not in a struct or union", name);
 			return false;
 		}
 		depth = ctypes_member(t.rec, name, path, 16);

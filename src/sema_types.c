@@ -59,7 +59,8 @@ struct type type_tuple(struct arena *a, const struct type *elems, uint32_t n)
 		uint32_t align = elems[i].kind == TYPE_INT ? elems[i].size : 1;
 
 		/* rendered values hold u64s, except short byte arrays (macaddr) */
-		if (elems[i].kind == TYPE_TUPLE || (elems[i].kind == TYPE_BUF && elems[i].size >= 8))
+		if (elems[i].kind == TYPE_TUPLE ||
+		    (elems[i].kind == TYPE_BUF && elems[i].size >= 8))
 			align = 8;
 		if (align > max_align)
 			max_align = align;
@@ -139,17 +140,19 @@ bool type_merge(struct arena *a, struct type *into, const struct type *b)
 const char *type_name(struct arena *a, const struct type *t)
 {
 	static const char *const names[] = {
-		[TYPE_NONE] = "none",   [TYPE_VOID] = "void",     [TYPE_BOOL] = "bool",
-		[TYPE_COUNT] = "count", [TYPE_SUM] = "sum",       [TYPE_MIN] = "min",
-		[TYPE_MAX] = "max",     [TYPE_AVG] = "avg",       [TYPE_PTR] = "pointer",
-		[TYPE_RECORD] = "record", [TYPE_STATS] = "stats",   [TYPE_HIST] = "hist",
+		[TYPE_NONE] = "none",	  [TYPE_VOID] = "void",	  [TYPE_BOOL] = "bool",
+		[TYPE_COUNT] = "count",	  [TYPE_SUM] = "sum",	  [TYPE_MIN] = "min",
+		[TYPE_MAX] = "max",	  [TYPE_AVG] = "avg",	  [TYPE_PTR] = "pointer",
+		[TYPE_RECORD] = "record", [TYPE_STATS] = "stats", [TYPE_HIST] = "hist",
 		[TYPE_LHIST] = "lhist",
 	};
 	static const char *const renders[] = {
-		[AOT_K_KSTACK] = "kstack",   [AOT_K_USTACK] = "ustack",	 [AOT_K_KSYM] = "ksym",
-		[AOT_K_USYM] = "usym",	     [AOT_K_INET] = "inet",	 [AOT_K_MACADDR] = "macaddr",
-		[AOT_K_USERNAME] = "username", [AOT_K_TIMESTAMP] = "timestamp", [AOT_K_BUF] = "buffer",
-		[AOT_K_CGROUP_PATH] = "cgroup_path", [AOT_K_PROBE] = "probe",
+		[AOT_K_KSTACK] = "kstack",     [AOT_K_USTACK] = "ustack",
+		[AOT_K_KSYM] = "ksym",	       [AOT_K_USYM] = "usym",
+		[AOT_K_INET] = "inet",	       [AOT_K_MACADDR] = "macaddr",
+		[AOT_K_USERNAME] = "username", [AOT_K_TIMESTAMP] = "timestamp",
+		[AOT_K_BUF] = "buffer",	       [AOT_K_CGROUP_PATH] = "cgroup_path",
+		[AOT_K_PROBE] = "probe",
 	};
 	char *s;
 

@@ -9,10 +9,10 @@
 #include "frontend.h"
 #include "meta.h"
 
-#define sema_error(ctx, loc, hint, ...)                                          \
-	do {                                                                     \
-		if ((ctx)->report)                                               \
-			diag_error((ctx)->d, loc, hint, __VA_ARGS__);            \
+#define sema_error(ctx, loc, hint, ...)                                                            \
+	do {                                                                                       \
+		if ((ctx)->report)                                                                 \
+			diag_error((ctx)->d, loc, hint, __VA_ARGS__);                              \
 	} while (0)
 
 struct sema_ctx {
@@ -20,11 +20,11 @@ struct sema_ctx {
 	struct probe_env *env;
 	struct diags *d;
 	struct arena *a;
-	struct node *probe; /* the NODE_PROBE being checked */
-	bool report;        /* only the last walk reports: earlier ones just learn map types */
+	struct node *probe;	 /* the NODE_PROBE being checked */
+	bool report;		 /* only the last walk reports: earlier ones just learn map types */
 	struct node *assign_rhs; /* the call that is the whole right side of a map assignment */
-	int loops;               /* depth of while/unroll around the statement being checked */
-	int for_depth;           /* depth of for loops: their bodies run in a callback */
+	int loops;		 /* depth of while/unroll around the statement being checked */
+	int for_depth;		 /* depth of for loops: their bodies run in a callback */
 	/* variables assigned since the innermost if's else branch began (block scoping) */
 	struct var_info **assigned;
 	uint32_t nassigned, capassigned;
@@ -36,7 +36,7 @@ struct sema_builtin {
 	const char *name;
 	enum builtin id;
 	struct type type;
-	uint32_t needs; /* enum probe_builtins the probe type must provide; 0: every probe */
+	uint32_t needs;	  /* enum probe_builtins the probe type must provide; 0: every probe */
 	bool unsupported; /* recognised, but not compiled yet */
 };
 

@@ -277,6 +277,12 @@ def main():
             for r in report:
                 print(r)
         failed += status == 'DIFFER'
+    # The differences again, last: a runner that shows only the output's tail shows them.
+    for status, name, report in lines:
+        if status == 'DIFFER':
+            print('DIFFER %s' % name)
+            for r in report:
+                print(r)
     counts = {s: sum(1 for l in lines if l[0] == s) for s in ('MATCH', 'DIFFER', 'REFUSED', 'SKIP')}
     print('%d match, %d differ, %d refused, %d skipped' %
           (counts['MATCH'], counts['DIFFER'], counts['REFUSED'], counts['SKIP']))

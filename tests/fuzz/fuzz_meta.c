@@ -30,8 +30,8 @@ static void fuzz_render(struct rt_buf *out, const struct rt_render *r, const str
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct aot_meta *m = NULL;
-	struct rt_buf out = {0};
-	struct rt_render r = {0}; /* no symbols: addresses render as hex */
+	struct rt_buf out = { 0 };
+	struct rt_render r = { 0 }; /* no symbols: addresses render as hex */
 	char err[256];
 	uint32_t i;
 

@@ -16,8 +16,8 @@
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static FILE *sink;
-	struct source src = {.name = "fuzz.bt"};
-	struct program prog = {.src = &src, .strlen_max = 64};
+	struct source src = { .name = "fuzz.bt" };
+	struct program prog = { .src = &src, .strlen_max = 64 };
 	struct diags d;
 
 	if (!sink)

@@ -30,7 +30,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 
 static bool fuzz_attach_allowed(const struct node *ap)
 {
-	static const char *const allowed[] = {"BEGIN", "END", "interval", "tracepoint"};
+	static const char *const allowed[] = { "BEGIN", "END", "interval", "tracepoint" };
 	const struct probe_type *pt = probe_type_find(ap->provider ? ap->provider : "");
 
 	if (!pt)
@@ -57,9 +57,9 @@ static bool fuzz_program_allowed(const struct program *prog)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	static char *params[] = {"42", "str", "-1"};
-	struct source src = {.name = "fuzz.bt"};
-	struct program prog = {.src = &src, .strlen_max = 64, .params = params, .nparams = 3};
+	static char *params[] = { "42", "str", "-1" };
+	struct source src = { .name = "fuzz.bt" };
+	struct program prog = { .src = &src, .strlen_max = 64, .params = params, .nparams = 3 };
 	struct diags d;
 
 	src.text = malloc(size + 1);

@@ -25,7 +25,8 @@ int main(int argc, char **argv)
 		short neg = (short)(-100 - i);
 
 		DTRACE_PROBE6(aot, args, i, -7, big, msg, aot_global, neg);
-		/* Only a tracer sets the semaphore: untraced, this probe costs a test and a jump. */
+		/* Only a tracer sets the semaphore: untraced, this probe costs a test and a jump.
+		 */
 		if (aot_gated_semaphore)
 			DTRACE_PROBE1(aot, gated, i * 10);
 		/* One probe, two locations with their own argument specs. */

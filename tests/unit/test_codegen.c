@@ -99,7 +99,8 @@ static void test_begin_printf_elf(void **state)
 	/* no .rodata/.data maps: constants are immediates; besides the ring buffer only the
 	 * run state (stop flag) and the lost-event counter */
 	n = 0;
-	bpf_object__for_each_map(m, c->obj) {
+	bpf_object__for_each_map(m, c->obj)
+	{
 		assert_null(strchr(bpf_map__name(m), '.'));
 		n++;
 	}
@@ -131,8 +132,8 @@ static void test_begin_printf_elf(void **state)
 	tl_free(c);
 }
 
-static void assert_map(struct tl_build *c, const char *name, enum bpf_map_type type, uint32_t key_size,
-		       uint32_t value_size)
+static void assert_map(struct tl_build *c, const char *name, enum bpf_map_type type,
+		       uint32_t key_size, uint32_t value_size)
 {
 	struct map_info *mi = tl_find_map(c, name);
 	struct bpf_map *m;
@@ -171,9 +172,10 @@ static void test_maps(void **state)
 
 static void test_tracepoint_loads(void **state)
 {
-	struct tl_build *c = build("tracepoint:syscalls:sys_enter_openat /pid > 0 && comm != \"x\"/ {"
-				" @[comm, args->flags] = count();"
-				" printf(\"%s %s\\n\", probe, str(args->filename)); }");
+	struct tl_build *c =
+		build("tracepoint:syscalls:sys_enter_openat /pid > 0 && comm != \"x\"/ {"
+		      " @[comm, args->flags] = count();"
+		      " printf(\"%s %s\\n\", probe, str(args->filename)); }");
 	struct bpf_program *p;
 
 	(void)state;
@@ -191,7 +193,7 @@ static void test_tracepoint_loads(void **state)
 static void test_interval_and_several_probes(void **state)
 {
 	struct tl_build *c = build("interval:ms:100 { @t = count(); if (@x > 2) { exit(); } }"
-				" END { $s = \"a\"; $s = \"bc\"; @x = $s == \"bc\" ? 1 : -1; }");
+				   " END { $s = \"a\"; $s = \"bc\"; @x = $s == \"bc\" ? 1 : -1; }");
 	struct bpf_program *p;
 
 	(void)state;
@@ -211,8 +213,8 @@ static void test_interval_and_several_probes(void **state)
 static void test_stack_limit_is_a_diagnostic(void **state)
 {
 	struct tl_build *c = build_strlen("BEGIN { $a = str(0); $b = str(1); $c = str(2);"
-				       " printf(\"%s %s %s\\n\", $a, $b, $c); }",
-				       200);
+					  " printf(\"%s %s %s\\n\", $a, $b, $c); }",
+					  200);
 
 	(void)state;
 	assert_int_not_equal(c->ret, 0);
@@ -250,7 +252,7 @@ static void test_begin_test_run_record(void **state)
 {
 	struct tl_build *c = build("BEGIN { printf(\"%d %s\\n\", -42, \"ab\"); }");
 	LIBBPF_OPTS(bpf_test_run_opts, opts);
-	struct rec_seen seen = {0};
+	struct rec_seen seen = { 0 };
 	const struct aot_fmt *f;
 	struct ring_buffer *rb;
 
@@ -328,8 +330,8 @@ static void test_tuple_key_padding(void **state)
 static void test_dumps(void **state)
 {
 	struct tl_build *c = build("BEGIN { printf(\"%d\\n\", pid); }");
-	struct cg_opts opts = {.sz = sizeof(opts),
-			       .dump = CG_DUMP_IR | CG_DUMP_IR_OPT | CG_DUMP_ASM};
+	struct cg_opts opts = { .sz = sizeof(opts),
+				.dump = CG_DUMP_IR | CG_DUMP_IR_OPT | CG_DUMP_ASM };
 	char *text = NULL;
 	size_t len = 0;
 	void *elf = NULL;

@@ -34,13 +34,13 @@ static int setup(void **state)
 	struct fixture *f = calloc(1, sizeof(*f));
 
 	f->m = aot_meta_new();
-	aot_meta_add_map(f->m, &(struct aot_map){.name = "@a", .elf_name = "AT_a"});
-	aot_meta_add_map(f->m, &(struct aot_map){.name = "@b", .elf_name = "AT_b"});
+	aot_meta_add_map(f->m, &(struct aot_map){ .name = "@a", .elf_name = "AT_a" });
+	aot_meta_add_map(f->m, &(struct aot_map){ .name = "@b", .elf_name = "AT_b" });
 	f->ncpus = libbpf_num_possible_cpus();
 	f->fd = bpf_map_create(BPF_MAP_TYPE_PERCPU_ARRAY, "aot_errors", 4, 8, 2 * AOT_ERR_NKINDS,
 			       NULL);
 	f->err = open_memstream(&f->text, &f->len);
-	f->out = (struct output){.ops = &output_text_ops, .f = stdout, .err = f->err};
+	f->out = (struct output){ .ops = &output_text_ops, .f = stdout, .err = f->err };
 	*state = f;
 	return 0;
 }
@@ -73,7 +73,7 @@ static void bump(struct fixture *f, uint32_t key, uint64_t n)
 static void test_report(void **state)
 {
 	struct fixture *f = *state;
-	uint32_t max_keys[2] = {4096, 10};
+	uint32_t max_keys[2] = { 4096, 10 };
 	char want[128];
 
 	if (f->fd < 0)
@@ -102,7 +102,7 @@ static void test_report(void **state)
 static void test_growth_only(void **state)
 {
 	struct fixture *f = *state;
-	uint64_t seen[2 * AOT_ERR_NKINDS] = {0};
+	uint64_t seen[2 * AOT_ERR_NKINDS] = { 0 };
 
 	if (f->fd < 0)
 		skip();

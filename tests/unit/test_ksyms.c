@@ -82,7 +82,7 @@ static void test_parse_and_lookup(void **state)
 static size_t ksymbol_rec(uint8_t *buf, uint64_t addr, uint32_t len, uint16_t flags,
 			  const char *name)
 {
-	struct perf_event_header h = {.type = PERF_RECORD_KSYMBOL, .misc = 0};
+	struct perf_event_header h = { .type = PERF_RECORD_KSYMBOL, .misc = 0 };
 	uint16_t type = PERF_RECORD_KSYMBOL_TYPE_BPF;
 	size_t n = 24 + strlen(name) + 1;
 
@@ -145,8 +145,8 @@ static void test_lost_rescans(void **state)
 {
 	char path[] = "/tmp/test_ksyms_XXXXXX";
 	int fd = mkstemp(path);
-	struct ksyms_opts o = {.sz = sizeof(o), .path = path};
-	struct perf_event_header lost[3] = {{.type = PERF_RECORD_LOST, .size = 24}};
+	struct ksyms_opts o = { .sz = sizeof(o), .path = path };
+	struct perf_event_header lost[3] = { { .type = PERF_RECORD_LOST, .size = 24 } };
 	struct ksyms *k;
 	struct ksyms_stats st;
 	uint64_t off;
@@ -176,7 +176,7 @@ static void test_lost_rescans(void **state)
 /* The live index on this host, when we may open perf events: a known symbol resolves. */
 static void test_live_host(void **state)
 {
-	struct ksyms_opts o = {.sz = sizeof(o), .live = true};
+	struct ksyms_opts o = { .sz = sizeof(o), .live = true };
 	struct ksyms *k = ksyms__new(&o);
 	FILE *f;
 	char line[256];

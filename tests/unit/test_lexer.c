@@ -66,11 +66,11 @@ static void test_integers(void **state)
 		const char *text;
 		uint64_t v;
 	} cases[] = {
-		{"0", 0},      {"42", 42},	{"1_000_000", 1000000},
-		{"1__0", 10},  {"0x1F", 31},	{"0XfF", 255},
-		{"010", 8},    {"2e3", 2000},	{"1e6", 1000000},
-		{"100u", 100}, {"100ULL", 100}, {"7lu", 7},
-		{"'a'", 'a'},  {"'\\n'", '\n'}, {"18446744073709551615", UINT64_MAX},
+		{ "0", 0 },	 { "42", 42 },	    { "1_000_000", 1000000 },
+		{ "1__0", 10 },	 { "0x1F", 31 },    { "0XfF", 255 },
+		{ "010", 8 },	 { "2e3", 2000 },   { "1e6", 1000000 },
+		{ "100u", 100 }, { "100ULL", 100 }, { "7lu", 7 },
+		{ "'a'", 'a' },	 { "'\\n'", '\n' }, { "18446744073709551615", UINT64_MAX },
 	};
 	struct lex_fixture fx;
 	size_t i;
@@ -170,16 +170,16 @@ static void test_operators(void **state)
 		int op;
 		bool is_assign;
 	} ops[] = {
-		{"<<=", OP_SHL, true}, {">>=", OP_SHR, true},	{"+=", '+', true},
-		{"-=", '-', true},     {"*=", '*', true},	{"/=", '/', true},
-		{"%=", '%', true},     {"&=", '&', true},	{"|=", '|', true},
-		{"^=", '^', true},     {"->", OP_ARROW, false}, {"++", OP_INC, false},
-		{"--", OP_DEC, false}, {"<<", OP_SHL, false},	{">>", OP_SHR, false},
-		{"<=", OP_LE, false},  {">=", OP_GE, false},	{"==", OP_EQ, false},
-		{"!=", OP_NE, false},  {"&&", OP_AND, false},	{"||", OP_OR, false},
-		{"=", '=', false},     {"?", '?', false},	{":", ':', false},
-		{".", '.', false},     {"~", '~', false},	{"!", '!', false},
-		{"<", '<', false},     {"%", '%', false},	{"[", '[', false},
+		{ "<<=", OP_SHL, true }, { ">>=", OP_SHR, true },   { "+=", '+', true },
+		{ "-=", '-', true },	 { "*=", '*', true },	    { "/=", '/', true },
+		{ "%=", '%', true },	 { "&=", '&', true },	    { "|=", '|', true },
+		{ "^=", '^', true },	 { "->", OP_ARROW, false }, { "++", OP_INC, false },
+		{ "--", OP_DEC, false }, { "<<", OP_SHL, false },   { ">>", OP_SHR, false },
+		{ "<=", OP_LE, false },	 { ">=", OP_GE, false },    { "==", OP_EQ, false },
+		{ "!=", OP_NE, false },	 { "&&", OP_AND, false },   { "||", OP_OR, false },
+		{ "=", '=', false },	 { "?", '?', false },	    { ":", ':', false },
+		{ ".", '.', false },	 { "~", '~', false },	    { "!", '!', false },
+		{ "<", '<', false },	 { "%", '%', false },	    { "[", '[', false },
 	};
 	struct lex_fixture fx;
 	size_t i;

@@ -18,12 +18,12 @@
 
 static struct aot_type t_int(uint32_t size, uint32_t sig)
 {
-	return (struct aot_type){.kind = AOT_K_INT, .size = size, .is_signed = sig};
+	return (struct aot_type){ .kind = AOT_K_INT, .size = size, .is_signed = sig };
 }
 
 static struct aot_type t_str(uint32_t size)
 {
-	return (struct aot_type){.kind = AOT_K_STR, .size = size};
+	return (struct aot_type){ .kind = AOT_K_STR, .size = size };
 }
 
 /* A meta with two probes, maps of every kind of key, a format with a nested tuple. */
@@ -33,52 +33,52 @@ static struct aot_meta *build(void)
 	int e, inner;
 
 	assert_non_null(m);
-	assert_int_equal(aot_meta_add_probe(m, &(struct aot_probe){.prog = "begin",
-								   .type = "BEGIN",
-								   .name = "BEGIN",
-								   .flags = AOT_PROBE_BEGIN}),
+	assert_int_equal(aot_meta_add_probe(m, &(struct aot_probe){ .prog = "begin",
+								    .type = "BEGIN",
+								    .name = "BEGIN",
+								    .flags = AOT_PROBE_BEGIN }),
 			 0);
 	assert_int_equal(
 		aot_meta_add_probe(
-			m, &(struct aot_probe){.prog = "tp_openat",
-					       .type = "tracepoint",
-					       .target = "syscalls:sys_enter_openat",
-					       .name = "tracepoint:syscalls:sys_enter_openat"}),
+			m, &(struct aot_probe){ .prog = "tp_openat",
+						.type = "tracepoint",
+						.target = "syscalls:sys_enter_openat",
+						.name = "tracepoint:syscalls:sys_enter_openat" }),
 		1);
 	/* printf("%d %s %d\n", a, s, (b, (c, "x"))): outer tuple first, inner after it */
 	e = aot_meta_add_elems(m, 3);
 	inner = aot_meta_add_elems(m, 2);
 	assert_int_equal(e, 0);
 	assert_int_equal(inner, 3);
-	m->elems[e] = (struct aot_elem){0, t_int(8, 1)};
-	m->elems[e + 1] = (struct aot_elem){8, t_str(16)};
-	m->elems[e + 2] = (struct aot_elem){24, {AOT_K_TUPLE, 24, 0, 2, inner}};
-	m->elems[inner] = (struct aot_elem){0, t_int(4, 0)};
-	m->elems[inner + 1] = (struct aot_elem){8, t_str(16)};
-	assert_int_equal(aot_meta_add_fmt(m, &(struct aot_fmt){AOT_FMT_PRINTF,
-							       "%d %s %d\n",
-							       {AOT_K_TUPLE, 48, 0, 3, e}}),
+	m->elems[e] = (struct aot_elem){ 0, t_int(8, 1) };
+	m->elems[e + 1] = (struct aot_elem){ 8, t_str(16) };
+	m->elems[e + 2] = (struct aot_elem){ 24, { AOT_K_TUPLE, 24, 0, 2, inner } };
+	m->elems[inner] = (struct aot_elem){ 0, t_int(4, 0) };
+	m->elems[inner + 1] = (struct aot_elem){ 8, t_str(16) };
+	assert_int_equal(aot_meta_add_fmt(m, &(struct aot_fmt){ AOT_FMT_PRINTF,
+								"%d %s %d\n",
+								{ AOT_K_TUPLE, 48, 0, 3, e } }),
 			 0);
-	assert_int_equal(aot_meta_add_map(m, &(struct aot_map){.name = "@",
-							       .elf_name = "m0",
-							       .agg = AOT_AGG_COUNT,
-							       .nkeys = 1,
-							       .key = t_str(16)}),
+	assert_int_equal(aot_meta_add_map(m, &(struct aot_map){ .name = "@",
+								.elf_name = "m0",
+								.agg = AOT_AGG_COUNT,
+								.nkeys = 1,
+								.key = t_str(16) }),
 			 0);
 	e = aot_meta_add_elems(m, 2);
-	m->elems[e] = (struct aot_elem){0, t_int(8, 0)};
-	m->elems[e + 1] = (struct aot_elem){8, t_str(8)};
-	assert_int_equal(aot_meta_add_map(m, &(struct aot_map){.name = "@x",
-							       .elf_name = "m1",
-							       .agg = AOT_AGG_AVG,
-							       .nkeys = 2,
-							       .key = {AOT_K_TUPLE, 16, 0, 2, e},
-							       .value = t_int(8, 1)}),
+	m->elems[e] = (struct aot_elem){ 0, t_int(8, 0) };
+	m->elems[e + 1] = (struct aot_elem){ 8, t_str(8) };
+	assert_int_equal(aot_meta_add_map(m, &(struct aot_map){ .name = "@x",
+								.elf_name = "m1",
+								.agg = AOT_AGG_AVG,
+								.nkeys = 2,
+								.key = { AOT_K_TUPLE, 16, 0, 2, e },
+								.value = t_int(8, 1) }),
 			 1);
-	assert_int_equal(
-		aot_meta_add_map(
-			m, &(struct aot_map){.name = "@s", .elf_name = "m2", .value = t_int(4, 1)}),
-		2);
+	assert_int_equal(aot_meta_add_map(m, &(struct aot_map){ .name = "@s",
+								.elf_name = "m2",
+								.value = t_int(4, 1) }),
+			 2);
 	m->nparams = 2;
 	return m;
 }
@@ -327,9 +327,9 @@ static void test_depth(void **state)
 
 	(void)state;
 	for (i = 0; i < n - 1; i++)
-		m->elems[e + i] = (struct aot_elem){0, {AOT_K_TUPLE, 8, 0, 1, e + i + 1}};
-	m->elems[e + n - 1] = (struct aot_elem){0, t_int(8, 0)};
-	aot_meta_add_fmt(m, &(struct aot_fmt){AOT_FMT_PRINTF, "%d", {AOT_K_TUPLE, 8, 0, 1, e}});
+		m->elems[e + i] = (struct aot_elem){ 0, { AOT_K_TUPLE, 8, 0, 1, e + i + 1 } };
+	m->elems[e + n - 1] = (struct aot_elem){ 0, t_int(8, 0) };
+	aot_meta_add_fmt(m, &(struct aot_fmt){ AOT_FMT_PRINTF, "%d", { AOT_K_TUPLE, 8, 0, 1, e } });
 	assert_int_equal(aot_meta_write(m, &buf, &size), 0);
 	assert_int_equal(aot_meta_read(buf, size, &r, err, sizeof(err)), -EINVAL);
 	assert_non_null(strstr(err, "deeper"));
@@ -347,8 +347,8 @@ static void test_cycle(void **state)
 	int e = aot_meta_add_elems(m, 2);
 
 	(void)state;
-	m->elems[e] = (struct aot_elem){0, {AOT_K_TUPLE, 8, 0, 2, e}};
-	m->elems[e + 1] = (struct aot_elem){0, t_int(8, 0)};
+	m->elems[e] = (struct aot_elem){ 0, { AOT_K_TUPLE, 8, 0, 2, e } };
+	m->elems[e + 1] = (struct aot_elem){ 0, t_int(8, 0) };
 	assert_int_equal(aot_meta_write(m, &buf, &size), 0);
 	assert_int_equal(aot_meta_read(buf, size, &r, err, sizeof(err)), -EINVAL);
 	assert_non_null(strstr(err, "contains itself"));
@@ -362,7 +362,7 @@ static void test_byte_flips(void **state)
 	struct aot_meta *m = build();
 	size_t size, i;
 	uint8_t *buf;
-	int bits[] = {0x01, 0x80, 0xff};
+	int bits[] = { 0x01, 0x80, 0xff };
 	unsigned int b;
 
 	(void)state;

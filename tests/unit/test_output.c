@@ -19,16 +19,16 @@
 #include "rt.h"
 
 /* A render context with no symbol services, for metadata m. */
-#define R(m) (&(struct rt_render){.meta = (m)})
+#define R(m) (&(struct rt_render){ .meta = (m) })
 
 static struct aot_type t_int(uint32_t size, uint32_t sig)
 {
-	return (struct aot_type){.kind = AOT_K_INT, .size = size, .is_signed = sig};
+	return (struct aot_type){ .kind = AOT_K_INT, .size = size, .is_signed = sig };
 }
 
 static struct aot_type t_str(uint32_t size)
 {
-	return (struct aot_type){.kind = AOT_K_STR, .size = size};
+	return (struct aot_type){ .kind = AOT_K_STR, .size = size };
 }
 
 static void put64(uint8_t *p, uint64_t v)
@@ -43,12 +43,12 @@ static void put64(uint8_t *p, uint64_t v)
 static void fmt_int(const char *fmt, struct aot_type t, uint64_t v, const char *expected)
 {
 	struct aot_meta *m = aot_meta_new();
-	struct rt_buf b = {0};
-	uint8_t payload[8] = {0};
+	struct rt_buf b = { 0 };
+	uint8_t payload[8] = { 0 };
 	int e = aot_meta_add_elems(m, 1);
-	struct aot_fmt f = {AOT_FMT_PRINTF, (char *)fmt, {AOT_K_TUPLE, 8, 0, 1, e}};
+	struct aot_fmt f = { AOT_FMT_PRINTF, (char *)fmt, { AOT_K_TUPLE, 8, 0, 1, e } };
 
-	m->elems[e] = (struct aot_elem){0, t};
+	m->elems[e] = (struct aot_elem){ 0, t };
 	put64(payload, v);
 	assert_int_equal(rt_printf_format(&b, R(m), &f, payload, sizeof(payload)), 0);
 	if (strcmp(b.s ? b.s : "", expected))
@@ -61,12 +61,12 @@ static void fmt_int(const char *fmt, struct aot_type t, uint64_t v, const char *
 static void fmt_str(const char *fmt, const char *s, uint32_t size, const char *expected)
 {
 	struct aot_meta *m = aot_meta_new();
-	struct rt_buf b = {0};
-	char payload[64] = {0};
+	struct rt_buf b = { 0 };
+	char payload[64] = { 0 };
 	int e = aot_meta_add_elems(m, 1);
-	struct aot_fmt f = {AOT_FMT_PRINTF, (char *)fmt, {AOT_K_TUPLE, size, 0, 1, e}};
+	struct aot_fmt f = { AOT_FMT_PRINTF, (char *)fmt, { AOT_K_TUPLE, size, 0, 1, e } };
 
-	m->elems[e] = (struct aot_elem){0, t_str(size)};
+	m->elems[e] = (struct aot_elem){ 0, t_str(size) };
 	memcpy(payload, s, strlen(s) < size ? strlen(s) : size);
 	assert_int_equal(rt_printf_format(&b, R(m), &f, payload, size), 0);
 	if (strcmp(b.s ? b.s : "", expected))
@@ -124,13 +124,15 @@ static void test_printf_ints(void **state)
 static void test_printf_width_clamp(void **state)
 {
 	struct aot_meta *m = aot_meta_new();
-	struct rt_buf b = {0};
-	uint8_t payload[8] = {1};
+	struct rt_buf b = { 0 };
+	uint8_t payload[8] = { 1 };
 	int e = aot_meta_add_elems(m, 1);
-	struct aot_fmt f = {AOT_FMT_PRINTF, "%999999999d|%.99999999d", {AOT_K_TUPLE, 8, 0, 1, e}};
+	struct aot_fmt f = { AOT_FMT_PRINTF,
+			     "%999999999d|%.99999999d",
+			     { AOT_K_TUPLE, 8, 0, 1, e } };
 
 	(void)state;
-	m->elems[e] = (struct aot_elem){0, t_int(8, 1)};
+	m->elems[e] = (struct aot_elem){ 0, t_int(8, 1) };
 	assert_int_equal(rt_printf_format(&b, R(m), &f, payload, 8), 0);
 	/* A huge width is clamped rather than allocating a gigabyte of spaces. */
 	assert_int_equal(b.len, 4096 + 12);
@@ -156,16 +158,16 @@ static void test_printf_strings(void **state)
 static void test_printf_tuple_and_short(void **state)
 {
 	struct aot_meta *m = aot_meta_new();
-	struct rt_buf b = {0};
-	uint8_t payload[32] = {0};
+	struct rt_buf b = { 0 };
+	uint8_t payload[32] = { 0 };
 	int e = aot_meta_add_elems(m, 2), in = aot_meta_add_elems(m, 2);
-	struct aot_fmt f = {AOT_FMT_PRINTF, "%d %s!", {AOT_K_TUPLE, 32, 0, 2, e}};
+	struct aot_fmt f = { AOT_FMT_PRINTF, "%d %s!", { AOT_K_TUPLE, 32, 0, 2, e } };
 
 	(void)state;
-	m->elems[e] = (struct aot_elem){0, t_int(4, 1)};
-	m->elems[e + 1] = (struct aot_elem){8, {AOT_K_TUPLE, 24, 0, 2, in}};
-	m->elems[in] = (struct aot_elem){0, t_int(8, 0)};
-	m->elems[in + 1] = (struct aot_elem){8, t_str(16)};
+	m->elems[e] = (struct aot_elem){ 0, t_int(4, 1) };
+	m->elems[e + 1] = (struct aot_elem){ 8, { AOT_K_TUPLE, 24, 0, 2, in } };
+	m->elems[in] = (struct aot_elem){ 0, t_int(8, 0) };
+	m->elems[in + 1] = (struct aot_elem){ 8, t_str(16) };
 	put64(payload, (uint32_t)-5);
 	put64(payload + 8, 7);
 	memcpy(payload + 16, "hi", 3);
@@ -187,13 +189,13 @@ struct map_case {
 };
 
 /* Folds, cuts to top, divides and formats a case; returns the malloc'd text. */
-static char *map_render(struct map_case *c, size_t key_size, size_t stride, int ncpus,
-			uint64_t top, uint64_t div, bool json)
+static char *map_render(struct map_case *c, size_t key_size, size_t stride, int ncpus, uint64_t top,
+			uint64_t div, bool json)
 {
 	uint8_t keys[16 * 24], vals[16 * 2 * 16];
 	struct output_entry *ents;
 	struct output_map om;
-	struct rt_buf b = {0};
+	struct rt_buf b = { 0 };
 	size_t i, n;
 	bool val_signed;
 
@@ -207,7 +209,7 @@ static char *map_render(struct map_case *c, size_t key_size, size_t stride, int 
 				      &ents, &n, &val_signed),
 			 0);
 	rt_maps_top_div(&c->map, ents, &n, top, div, val_signed);
-	om = (struct output_map){R(c->m), &c->map, ents, n, val_signed, div ? div : 1};
+	om = (struct output_map){ R(c->m), &c->map, ents, n, val_signed, div ? div : 1 };
 	if (json)
 		output_json_map(&b, &om);
 	else
@@ -234,36 +236,36 @@ static void map_expect(struct map_case *c, size_t key_size, size_t stride, int n
 
 static void test_map_scalar_aggs(void **state)
 {
-	struct map_case c = {.m = aot_meta_new(), .n = 1};
+	struct map_case c = { .m = aot_meta_new(), .n = 1 };
 
 	(void)state;
-	c.map = (struct aot_map){.name = "@a", .value = t_int(8, 1)};
+	c.map = (struct aot_map){ .name = "@a", .value = t_int(8, 1) };
 	put64(c.vals[0][0], (uint64_t)-5);
 	map_expect(&c, 8, 8, 1, "@a: -5\n");
 
-	c.map = (struct aot_map){.name = "@c", .agg = AOT_AGG_COUNT};
+	c.map = (struct aot_map){ .name = "@c", .agg = AOT_AGG_COUNT };
 	put64(c.vals[0][0], 3);
 	put64(c.vals[0][1], 4);
 	map_expect(&c, 8, 8, 2, "@c: 7\n");
 
-	c.map = (struct aot_map){.name = "@s", .agg = AOT_AGG_SUM, .value = t_int(8, 1)};
+	c.map = (struct aot_map){ .name = "@s", .agg = AOT_AGG_SUM, .value = t_int(8, 1) };
 	put64(c.vals[0][0], (uint64_t)-10);
 	put64(c.vals[0][1], 3);
 	map_expect(&c, 8, 8, 2, "@s: -7\n");
 
-	c.map = (struct aot_map){.name = "@u", .agg = AOT_AGG_SUM, .value = t_int(8, 0)};
+	c.map = (struct aot_map){ .name = "@u", .agg = AOT_AGG_SUM, .value = t_int(8, 0) };
 	put64(c.vals[0][0], (uint64_t)-1);
 	put64(c.vals[0][1], 0);
 	map_expect(&c, 8, 8, 2, "@u: 18446744073709551615\n");
 
 	/* min/max: a CPU that never set its value does not count */
-	c.map = (struct aot_map){.name = "@mn", .agg = AOT_AGG_MIN, .value = t_int(8, 1)};
+	c.map = (struct aot_map){ .name = "@mn", .agg = AOT_AGG_MIN, .value = t_int(8, 1) };
 	put64(c.vals[0][0], (uint64_t)-3);
 	put64(c.vals[0][0] + 8, 1);
 	put64(c.vals[0][1], (uint64_t)-100);
 	put64(c.vals[0][1] + 8, 0);
 	map_expect(&c, 8, 16, 2, "@mn: -3\n");
-	c.map = (struct aot_map){.name = "@mx", .agg = AOT_AGG_MAX, .value = t_int(8, 1)};
+	c.map = (struct aot_map){ .name = "@mx", .agg = AOT_AGG_MAX, .value = t_int(8, 1) };
 	put64(c.vals[0][0], (uint64_t)-9);
 	put64(c.vals[0][0] + 8, 1);
 	put64(c.vals[0][1], (uint64_t)-4);
@@ -275,7 +277,7 @@ static void test_map_scalar_aggs(void **state)
 	map_expect(&c, 8, 16, 2, "\n");
 
 	/* avg: total / count over all CPUs, and a blank line after the map */
-	c.map = (struct aot_map){.name = "@e", .agg = AOT_AGG_AVG, .value = t_int(8, 1)};
+	c.map = (struct aot_map){ .name = "@e", .agg = AOT_AGG_AVG, .value = t_int(8, 1) };
 	put64(c.vals[0][0], (uint64_t)-20);
 	put64(c.vals[0][0] + 8, 2);
 	put64(c.vals[0][1], 6);
@@ -283,26 +285,27 @@ static void test_map_scalar_aggs(void **state)
 	map_expect(&c, 8, 16, 2, "@e: -4\n\n");
 
 	/* string and tuple values */
-	c.map = (struct aot_map){.name = "@t", .value = t_str(8)};
+	c.map = (struct aot_map){ .name = "@t", .value = t_str(8) };
 	memcpy(c.vals[0][0], "foo", 4);
 	map_expect(&c, 8, 8, 1, "@t: foo\n");
 
 	/* empty */
 	c.n = 0;
-	c.map = (struct aot_map){.name = "@z", .agg = AOT_AGG_COUNT};
+	c.map = (struct aot_map){ .name = "@z", .agg = AOT_AGG_COUNT };
 	map_expect(&c, 8, 8, 1, "\n");
 	aot_meta_free(c.m);
 }
 
 static void test_map_keys_and_sort(void **state)
 {
-	struct map_case c = {.m = aot_meta_new(), .n = 3};
+	struct map_case c = { .m = aot_meta_new(), .n = 3 };
 	int e;
 
 	(void)state;
 	/* int keys, count values: ascending by value, ties in kernel order */
 	c.map = (struct aot_map){
-		.name = "@b", .agg = AOT_AGG_COUNT, .nkeys = 1, .key = t_int(8, 1)};
+		.name = "@b", .agg = AOT_AGG_COUNT, .nkeys = 1, .key = t_int(8, 1)
+	};
 	put64(c.keys[0], 1);
 	put64(c.vals[0][0], 2);
 	put64(c.keys[1], 2);
@@ -312,25 +315,25 @@ static void test_map_keys_and_sort(void **state)
 	map_expect(&c, 8, 8, 1, "@b[2]: 1\n@b[1]: 2\n@b[-3]: 2\n");
 
 	/* signed sums sort as signed */
-	c.map = (struct aot_map){.name = "@s",
-				 .agg = AOT_AGG_SUM,
-				 .nkeys = 1,
-				 .key = t_int(8, 1),
-				 .value = t_int(8, 1)};
+	c.map = (struct aot_map){ .name = "@s",
+				  .agg = AOT_AGG_SUM,
+				  .nkeys = 1,
+				  .key = t_int(8, 1),
+				  .value = t_int(8, 1) };
 	put64(c.vals[0][0], (uint64_t)-4);
 	put64(c.vals[1][0], 5);
 	put64(c.vals[2][0], (uint64_t)-9);
 	map_expect(&c, 8, 8, 1, "@s[-3]: -9\n@s[1]: -4\n@s[2]: 5\n");
 
 	/* string values sort by key: integers as unsigned, so -3 comes last, as in bpftrace */
-	c.map = (struct aot_map){.name = "@v", .nkeys = 1, .key = t_int(8, 1), .value = t_str(8)};
+	c.map = (struct aot_map){ .name = "@v", .nkeys = 1, .key = t_int(8, 1), .value = t_str(8) };
 	memcpy(c.vals[0][0], "c", 2);
 	memcpy(c.vals[1][0], "b", 2);
 	memcpy(c.vals[2][0], "a", 2);
 	map_expect(&c, 8, 8, 1, "@v[1]: c\n@v[2]: b\n@v[-3]: a\n");
 
 	/* string keys */
-	c.map = (struct aot_map){.name = "@k", .nkeys = 1, .key = t_str(16), .value = t_str(8)};
+	c.map = (struct aot_map){ .name = "@k", .nkeys = 1, .key = t_str(16), .value = t_str(8) };
 	memset(c.keys, 0, sizeof(c.keys));
 	memcpy(c.keys[0], "bash", 5);
 	memcpy(c.keys[1], "abc", 4);
@@ -339,10 +342,11 @@ static void test_map_keys_and_sort(void **state)
 
 	/* multi-key: "[a, b]", sorted key by key */
 	e = aot_meta_add_elems(c.m, 2);
-	c.m->elems[e] = (struct aot_elem){0, t_int(4, 0)};
-	c.m->elems[e + 1] = (struct aot_elem){8, t_str(8)};
+	c.m->elems[e] = (struct aot_elem){ 0, t_int(4, 0) };
+	c.m->elems[e + 1] = (struct aot_elem){ 8, t_str(8) };
 	c.map = (struct aot_map){
-		.name = "@u", .nkeys = 2, .key = {AOT_K_TUPLE, 16, 0, 2, e}, .value = t_str(8)};
+		.name = "@u", .nkeys = 2, .key = { AOT_K_TUPLE, 16, 0, 2, e }, .value = t_str(8)
+	};
 	memset(c.keys, 0, sizeof(c.keys));
 	put64(c.keys[0], 2);
 	memcpy(c.keys[0] + 8, "a", 2);
@@ -357,14 +361,14 @@ static void test_map_keys_and_sort(void **state)
 		int in = aot_meta_add_elems(c.m, 2);
 		int out = aot_meta_add_elems(c.m, 2);
 
-		c.m->elems[in] = (struct aot_elem){0, t_int(1, 1)};
-		c.m->elems[in + 1] = (struct aot_elem){1, t_str(3)};
-		c.m->elems[out] = (struct aot_elem){0, t_int(2, 0)};
-		c.m->elems[out + 1] = (struct aot_elem){2, {AOT_K_TUPLE, 4, 0, 2, in}};
-		c.map = (struct aot_map){.name = "@w",
-					 .nkeys = 1,
-					 .key = t_int(8, 0),
-					 .value = {AOT_K_TUPLE, 6, 0, 2, out}};
+		c.m->elems[in] = (struct aot_elem){ 0, t_int(1, 1) };
+		c.m->elems[in + 1] = (struct aot_elem){ 1, t_str(3) };
+		c.m->elems[out] = (struct aot_elem){ 0, t_int(2, 0) };
+		c.m->elems[out + 1] = (struct aot_elem){ 2, { AOT_K_TUPLE, 4, 0, 2, in } };
+		c.map = (struct aot_map){ .name = "@w",
+					  .nkeys = 1,
+					  .key = t_int(8, 0),
+					  .value = { AOT_K_TUPLE, 6, 0, 2, out } };
 		c.n = 1;
 		put64(c.keys[0], 7);
 		memset(c.vals[0][0], 0, 16);
@@ -375,7 +379,7 @@ static void test_map_keys_and_sort(void **state)
 	}
 
 	/* bool values print as true/false */
-	c.map = (struct aot_map){.name = "@o", .value = {AOT_K_BOOL, 1, 0, 0, 0}};
+	c.map = (struct aot_map){ .name = "@o", .value = { AOT_K_BOOL, 1, 0, 0, 0 } };
 	c.n = 1;
 	c.vals[0][0][0] = 1;
 	map_expect(&c, 8, 8, 1, "@o: true\n");
@@ -388,13 +392,13 @@ static void test_map_keys_and_sort(void **state)
 
 static void test_map_hist(void **state)
 {
-	struct map_case c = {.m = aot_meta_new()};
-	static const uint64_t buckets[] = {0, 1, 4, 8};
+	struct map_case c = { .m = aot_meta_new() };
+	static const uint64_t buckets[] = { 0, 1, 4, 8 };
 	size_t i;
 
 	(void)state;
 	/* hist(-1), hist(0), hist(5), hist(100): a scalar map, key = the u64 bucket alone */
-	c.map = (struct aot_map){.name = "@h", .agg = AOT_AGG_HIST, .value = t_int(8, 1)};
+	c.map = (struct aot_map){ .name = "@h", .agg = AOT_AGG_HIST, .value = t_int(8, 1) };
 	c.n = 4;
 	for (i = 0; i < 4; i++) {
 		put64(c.keys[i], buckets[3 - i]); /* the kernel's order is any order */
@@ -413,17 +417,21 @@ static void test_map_hist(void **state)
 			"[32, 64)               0 |" SP52 "|\n"
 			"[64, 128)              1 |" AT52 "|\n"
 			"\n");
-	map_expect_full(&c, 8, 8, 2, 0, 0, true,
-			"{\"type\": \"hist\", \"data\": {\"@h\": [{\"max\": -1, \"count\": 1}, "
-			"{\"min\": 0, \"max\": 0, \"count\": 1}, {\"min\": 1, \"max\": 1, \"count\": "
-			"0}, {\"min\": 2, \"max\": 3, \"count\": 0}, {\"min\": 4, \"max\": 7, "
-			"\"count\": 1}, {\"min\": 8, \"max\": 15, \"count\": 0}, {\"min\": 16, "
-			"\"max\": 31, \"count\": 0}, {\"min\": 32, \"max\": 63, \"count\": 0}, "
-			"{\"min\": 64, \"max\": 127, \"count\": 1}]}}\n");
+	map_expect_full(
+		&c, 8, 8, 2, 0, 0, true,
+		"{\"type\": \"hist\", \"data\": {\"@h\": [{\"max\": -1, \"count\": 1}, "
+		"{\"min\": 0, \"max\": 0, \"count\": 1}, {\"min\": 1, \"max\": 1, \"count\": "
+		"0}, {\"min\": 2, \"max\": 3, \"count\": 0}, {\"min\": 4, \"max\": 7, "
+		"\"count\": 1}, {\"min\": 8, \"max\": 15, \"count\": 0}, {\"min\": 16, "
+		"\"max\": 31, \"count\": 0}, {\"min\": 32, \"max\": 63, \"count\": 0}, "
+		"{\"min\": 64, \"max\": 127, \"count\": 1}]}}\n");
 
 	/* keyed: @hk[3] = hist(1024), @hk[4] = hist(3); a bar scales to the largest bucket */
-	c.map = (struct aot_map){.name = "@hk", .agg = AOT_AGG_HIST, .nkeys = 1,
-				 .key = t_int(8, 1), .value = t_int(8, 1)};
+	c.map = (struct aot_map){ .name = "@hk",
+				  .agg = AOT_AGG_HIST,
+				  .nkeys = 1,
+				  .key = t_int(8, 1),
+				  .value = t_int(8, 1) };
 	c.n = 3;
 	put64(c.keys[0], 3);
 	put64(c.keys[0] + 8, 12);
@@ -434,28 +442,35 @@ static void test_map_hist(void **state)
 	put64(c.keys[2], 4);
 	put64(c.keys[2] + 8, 4);
 	put64(c.vals[2][0], 1);
-	map_expect_full(&c, 16, 8, 1, 0, 0, false,
-			"@hk[3]: \n"
-			"[1K, 2K)               1 |" AT52 "|\n"
-			"\n"
-			"@hk[4]: \n"
-			"[2, 4)                 4 |" AT52 "|\n"
-			"[4, 8)                 1 |@@@@@@@@@@@@@                                       |\n"
-			"\n");
+	map_expect_full(
+		&c, 16, 8, 1, 0, 0, false,
+		"@hk[3]: \n"
+		"[1K, 2K)               1 |" AT52 "|\n"
+		"\n"
+		"@hk[4]: \n"
+		"[2, 4)                 4 |" AT52 "|\n"
+		"[4, 8)                 1 |@@@@@@@@@@@@@                                       |\n"
+		"\n");
 	/* print(@hk, 1, 2): the largest total only, counts halved, bars not */
-	map_expect_full(&c, 16, 8, 1, 1, 2, false,
-			"@hk[4]: \n"
-			"[2, 4)                 2 |" AT52 "|\n"
-			"[4, 8)                 0 |@@@@@@@@@@@@@                                       |\n"
-			"\n");
-	map_expect_full(&c, 16, 8, 1, 0, 0, true,
-			"{\"type\": \"hist\", \"data\": {\"@hk\": {\"3\": [{\"min\": 1024, \"max\": "
-			"2047, \"count\": 1}], \"4\": [{\"min\": 2, \"max\": 3, \"count\": 4}, "
-			"{\"min\": 4, \"max\": 7, \"count\": 1}]}}}\n");
+	map_expect_full(
+		&c, 16, 8, 1, 1, 2, false,
+		"@hk[4]: \n"
+		"[2, 4)                 2 |" AT52 "|\n"
+		"[4, 8)                 0 |@@@@@@@@@@@@@                                       |\n"
+		"\n");
+	map_expect_full(
+		&c, 16, 8, 1, 0, 0, true,
+		"{\"type\": \"hist\", \"data\": {\"@hk\": {\"3\": [{\"min\": 1024, \"max\": "
+		"2047, \"count\": 1}], \"4\": [{\"min\": 2, \"max\": 3, \"count\": 4}, "
+		"{\"min\": 4, \"max\": 7, \"count\": 1}]}}}\n");
 
 	/* lhist(x, 0, 100, 10) of -5, 5, 37, 200 */
-	c.map = (struct aot_map){.name = "@l", .agg = AOT_AGG_LHIST, .value = t_int(8, 1),
-				 .lhist_min = 0, .lhist_max = 100, .lhist_step = 10};
+	c.map = (struct aot_map){ .name = "@l",
+				  .agg = AOT_AGG_LHIST,
+				  .value = t_int(8, 1),
+				  .lhist_min = 0,
+				  .lhist_max = 100,
+				  .lhist_step = 10 };
 	c.n = 4;
 	memset(c.keys, 0, sizeof(c.keys));
 	put64(c.keys[0], 0);
@@ -484,13 +499,13 @@ static void test_map_hist(void **state)
 	c.map.lhist_step = 1048576;
 	c.n = 1;
 	put64(c.keys[0], 2);
-	map_expect_full(&c, 8, 8, 1, 0, 0, false,
-			"@l: \n[1M, 2M)               1 |" AT52 "|\n\n");
+	map_expect_full(&c, 8, 8, 1, 0, 0, false, "@l: \n[1M, 2M)               1 |" AT52 "|\n\n");
 	c.map.lhist_max = 100;
 	c.map.lhist_step = 10;
 	put64(c.keys[0], 0);
-	map_expect_full(&c, 8, 8, 1, 0, 0, true,
-			"{\"type\": \"hist\", \"data\": {\"@l\": [{\"max\": -1, \"count\": 1}]}}\n");
+	map_expect_full(
+		&c, 8, 8, 1, 0, 0, true,
+		"{\"type\": \"hist\", \"data\": {\"@l\": [{\"max\": -1, \"count\": 1}]}}\n");
 	/* empty: a blank line in text, nothing in JSON */
 	c.n = 0;
 	map_expect_full(&c, 8, 8, 1, 0, 0, false, "\n");
@@ -500,12 +515,12 @@ static void test_map_hist(void **state)
 
 static void test_map_stats_json(void **state)
 {
-	struct map_case c = {.m = aot_meta_new(), .n = 1};
+	struct map_case c = { .m = aot_meta_new(), .n = 1 };
 	int e;
 
 	(void)state;
 	/* stats(5), stats(9) over two CPUs */
-	c.map = (struct aot_map){.name = "@s", .agg = AOT_AGG_STATS, .value = t_int(8, 1)};
+	c.map = (struct aot_map){ .name = "@s", .agg = AOT_AGG_STATS, .value = t_int(8, 1) };
 	put64(c.vals[0][0], 5);
 	put64(c.vals[0][0] + 8, 1);
 	put64(c.vals[0][1], 9);
@@ -520,10 +535,11 @@ static void test_map_stats_json(void **state)
 
 	/* keyed counts: JSON keys join tuple elements with ",", values are numbers */
 	e = aot_meta_add_elems(c.m, 2);
-	c.m->elems[e] = (struct aot_elem){0, t_int(8, 1)};
-	c.m->elems[e + 1] = (struct aot_elem){8, t_str(8)};
-	c.map = (struct aot_map){.name = "@c", .agg = AOT_AGG_COUNT, .nkeys = 2,
-				 .key = {AOT_K_TUPLE, 16, 0, 2, e}};
+	c.m->elems[e] = (struct aot_elem){ 0, t_int(8, 1) };
+	c.m->elems[e + 1] = (struct aot_elem){ 8, t_str(8) };
+	c.map = (struct aot_map){
+		.name = "@c", .agg = AOT_AGG_COUNT, .nkeys = 2, .key = { AOT_K_TUPLE, 16, 0, 2, e }
+	};
 	c.n = 3;
 	memset(c.keys, 0, sizeof(c.keys));
 	memset(c.vals, 0, sizeof(c.vals));
@@ -542,7 +558,7 @@ static void test_map_stats_json(void **state)
 	/* print(@c, 2, 10): the two largest, divided */
 	map_expect_full(&c, 16, 8, 1, 2, 10, false, "@c[3, y]: 2\n@c[2, x]: 3\n");
 	/* string values are quoted, escaped */
-	c.map = (struct aot_map){.name = "@v", .value = t_str(8)};
+	c.map = (struct aot_map){ .name = "@v", .value = t_str(8) };
 	c.n = 1;
 	memcpy(c.vals[0][0], "a\n\t\x01", 5);
 	map_expect_full(&c, 8, 8, 1, 0, 0, true,
@@ -565,7 +581,7 @@ static int fake_stack(struct rt_syms *s, bool user, int64_t id, uint64_t *ips)
 static void render_expect(const struct rt_render *r, struct aot_type t, const void *data,
 			  const char *text, const char *json)
 {
-	struct rt_buf b = {0};
+	struct rt_buf b = { 0 };
 	struct json_writer w;
 
 	rt_value_text(&b, r, &t, data, false);
@@ -584,10 +600,10 @@ static void test_render_kinds(void **state)
 	static const char ktext[] = "ffffffff81000000 T _text\nffffffff81000100 t do_one\n"
 				    "ffffffff81000200 T do_two\n";
 	struct aot_meta *m = aot_meta_new();
-	struct aot_probe p = {.prog = "p", .type = "tracepoint", .name = "tracepoint:a:b"};
+	struct aot_probe p = { .prog = "p", .type = "tracepoint", .name = "tracepoint:a:b" };
 	struct rt_syms syms;
-	struct rt_render r = {.meta = m, .syms = &syms};
-	uint8_t v[32] = {0};
+	struct rt_render r = { .meta = m, .syms = &syms };
+	uint8_t v[32] = { 0 };
 
 	(void)state;
 	rt_syms_init(&syms, 0);
@@ -597,42 +613,45 @@ static void test_render_kinds(void **state)
 	aot_meta_add_probe(m, &p);
 
 	put64(v, 0xffffffff81000105);
-	render_expect(&r, (struct aot_type){AOT_K_KSYM, 8}, v, "do_one", "\"do_one\"");
+	render_expect(&r, (struct aot_type){ AOT_K_KSYM, 8 }, v, "do_one", "\"do_one\"");
 	put64(v, 0x10);
-	render_expect(&r, (struct aot_type){AOT_K_KSYM, 8}, v, "0x10", NULL);
+	render_expect(&r, (struct aot_type){ AOT_K_KSYM, 8 }, v, "0x10", NULL);
 	put64(v, 0);
-	render_expect(&r, (struct aot_type){AOT_K_KSYM, 8}, v, "0", NULL);
+	render_expect(&r, (struct aot_type){ AOT_K_KSYM, 8 }, v, "0", NULL);
 	put64(v, 7);
-	render_expect(&r, (struct aot_type){AOT_K_KSTACK, 8}, v,
+	render_expect(&r, (struct aot_type){ AOT_K_KSTACK, 8 }, v,
 		      "\n        do_one+16\n        _text+5\n        0x1234\n", NULL);
-	render_expect(&r, (struct aot_type){AOT_K_KSTACK, 8, 0, 1, AOT_STACK_MODE_BPFTRACE}, v,
+	render_expect(&r, (struct aot_type){ AOT_K_KSTACK, 8, 0, 1, AOT_STACK_MODE_BPFTRACE }, v,
 		      "\n        do_one+16\n", NULL);
-	render_expect(&r, (struct aot_type){AOT_K_KSTACK, 8, 0, 2, AOT_STACK_MODE_PERF}, v,
+	render_expect(&r, (struct aot_type){ AOT_K_KSTACK, 8, 0, 2, AOT_STACK_MODE_PERF }, v,
 		      "\n\tffffffff81000110 do_one+16\n\tffffffff81000005 _text+5\n", NULL);
-	render_expect(&r, (struct aot_type){AOT_K_KSTACK, 8, 0, 0, AOT_STACK_MODE_RAW}, v,
+	render_expect(&r, (struct aot_type){ AOT_K_KSTACK, 8, 0, 0, AOT_STACK_MODE_RAW }, v,
 		      "\nffffffff81000110\nffffffff81000005\n1234\n", NULL);
 	put64(v, (uint64_t)-14); /* a failed bpf_get_stackid: nothing */
-	render_expect(&r, (struct aot_type){AOT_K_KSTACK, 8}, v, "", "\"\"");
+	render_expect(&r, (struct aot_type){ AOT_K_KSTACK, 8 }, v, "", "\"\"");
 
 	memset(v, 0, sizeof(v));
 	put64(v, 2); /* AF_INET */
 	v[8] = 127, v[11] = 1;
-	render_expect(&r, (struct aot_type){AOT_K_INET, 24}, v, "127.0.0.1", "\"127.0.0.1\"");
+	render_expect(&r, (struct aot_type){ AOT_K_INET, 24 }, v, "127.0.0.1", "\"127.0.0.1\"");
 	put64(v, 10); /* AF_INET6 */
 	memset(v + 8, 0, 16);
 	v[23] = 1;
-	render_expect(&r, (struct aot_type){AOT_K_INET, 24}, v, "::1", NULL);
+	render_expect(&r, (struct aot_type){ AOT_K_INET, 24 }, v, "::1", NULL);
 	memcpy(v, "\x01\x02\x03\xaa\xbb\xcc", 6);
-	render_expect(&r, (struct aot_type){AOT_K_MACADDR, 6}, v, "01:02:03:AA:BB:CC", NULL);
+	render_expect(&r, (struct aot_type){ AOT_K_MACADDR, 6 }, v, "01:02:03:AA:BB:CC", NULL);
 	memset(v, 0, sizeof(v));
-	render_expect(&r, (struct aot_type){AOT_K_USERNAME, 8}, v, "root", "\"root\"");
+	render_expect(&r, (struct aot_type){ AOT_K_USERNAME, 8 }, v, "root", "\"root\"");
 	v[0] = 4;
-	memcpy(v + 4, "ab\x01" "c", 4);
-	render_expect(&r, (struct aot_type){AOT_K_BUF, 12}, v, "ab\\x01c", "\"ab\\\\x01c\"");
+	memcpy(v + 4,
+	       "ab\x01"
+	       "c",
+	       4);
+	render_expect(&r, (struct aot_type){ AOT_K_BUF, 12 }, v, "ab\\x01c", "\"ab\\\\x01c\"");
 	memset(v, 0, sizeof(v));
-	render_expect(&r, (struct aot_type){AOT_K_PROBE, 8}, v, "tracepoint:a:b", NULL);
+	render_expect(&r, (struct aot_type){ AOT_K_PROBE, 8 }, v, "tracepoint:a:b", NULL);
 	put64(v, 1);
-	render_expect(&r, (struct aot_type){AOT_K_CGROUP_PATH, 8}, v, "unified:/", NULL);
+	render_expect(&r, (struct aot_type){ AOT_K_CGROUP_PATH, 8 }, v, "unified:/", NULL);
 	rt_syms_fini(&syms);
 	aot_meta_free(m);
 }

@@ -34,8 +34,8 @@ static struct node *first_stmt(struct tl_build *c)
 
 static void test_aggregations_and_tuple_keys(void **state)
 {
-	struct tl_build *c = compile("BEGIN { @x = count(); @y[1, \"ab\"] = sum(5); @z = avg(-3); }",
-				     NULL, 0);
+	struct tl_build *c =
+		compile("BEGIN { @x = count(); @y[1, \"ab\"] = sum(5); @z = avg(-3); }", NULL, 0);
 	struct map_info *x, *y;
 	const struct aot_map *my;
 
@@ -87,7 +87,8 @@ static void test_string_keys_grow_and_cast(void **state)
 
 static void test_printf_layout(void **state)
 {
-	struct tl_build *c = compile("BEGIN { printf(\"%d %s %x\\n\", pid, comm, (uint8)3); }", NULL, 0);
+	struct tl_build *c =
+		compile("BEGIN { printf(\"%d %s %x\\n\", pid, comm, (uint8)3); }", NULL, 0);
 	const struct aot_fmt *f;
 	const struct aot_elem *e;
 
@@ -123,7 +124,8 @@ static void test_printf_errors(void **state)
 
 static void test_type_conflicts(void **state)
 {
-	struct tl_build *c = compile("BEGIN { $x = 1; $x = \"a\"; @m = count(); @m = 1; }", NULL, 0);
+	struct tl_build *c =
+		compile("BEGIN { $x = 1; $x = \"a\"; @m = count(); @m = 1; }", NULL, 0);
 
 	(void)state;
 	assert_true(tl_has_error(c, "variable $x cannot hold both"));
@@ -208,7 +210,8 @@ static void test_tracepoint_args(void **state)
 		return;
 	}
 	c = compile("tracepoint:syscalls:sys_enter_openat { @[str(args->filename)] = count(); "
-		    "@f[args->flags] = 1; }", NULL, 0);
+		    "@f[args->flags] = 1; }",
+		    NULL, 0);
 	assert_int_equal(c->ret, 0);
 	key = first_stmt(c)->lhs->args;
 	assert_int_equal(key->kind, NODE_CALL);
@@ -239,14 +242,17 @@ static void test_wildcard_probe_names(void **state)
 	assert_int_equal(c->prog.meta->nprobes, n);
 	/* Each match is its own program with a unique function name and a canonical section. */
 	assert_string_not_equal(c->prog.meta->probes[0].prog, c->prog.meta->probes[1].prog);
-	assert_non_null(strstr(c->prog.root->body->args->matches[0].section, "tracepoint/syscalls/"));
+	assert_non_null(
+		strstr(c->prog.root->body->args->matches[0].section, "tracepoint/syscalls/"));
 	tl_free(c);
 }
 
 static void test_loops(void **state)
 {
-	struct tl_build *c = compile("BEGIN { $i = 0; while ($i < 3) { $i++; if ($i == 2) { break; } } "
-				     "unroll(2) { continue; } delete(@m[1]); @m[2] = 1; }", NULL, 0);
+	struct tl_build *c =
+		compile("BEGIN { $i = 0; while ($i < 3) { $i++; if ($i == 2) { break; } } "
+			"unroll(2) { continue; } delete(@m[1]); @m[2] = 1; }",
+			NULL, 0);
 
 	(void)state;
 	assert_int_equal(c->ret, 0);
@@ -271,7 +277,8 @@ static void test_unknown_probe_type(void **state)
 static void test_hist_lhist_stats(void **state)
 {
 	struct tl_build *c = compile("BEGIN { @h[comm] = hist(5); @l = lhist(3, 0, 100, 10); "
-				     "@s = stats(-1); }", NULL, 0);
+				     "@s = stats(-1); }",
+				     NULL, 0);
 	const struct aot_map *ml;
 	struct map_info *h;
 
@@ -289,9 +296,10 @@ static void test_hist_lhist_stats(void **state)
 	assert_true(c->prog.meta->maps[tl_find_map(c, "@s")->meta_idx].value.is_signed);
 	tl_free(c);
 
-	c = compile("BEGIN { @a = lhist(1, 10, 5, 1); @b = lhist(1, 0, 10, 0); @c = lhist(1, $1, 2, 1);"
-		    " @d = lhist(1, 0, 10, 1); @d = lhist(2, 0, 20, 1); @e = hist(1); @f = @e; }",
-		    (char *[]){ "x" }, 1);
+	c = compile(
+		"BEGIN { @a = lhist(1, 10, 5, 1); @b = lhist(1, 0, 10, 0); @c = lhist(1, $1, 2, 1);"
+		" @d = lhist(1, 0, 10, 1); @d = lhist(2, 0, 20, 1); @e = hist(1); @f = @e; }",
+		(char *[]){ "x" }, 1);
 	assert_true(tl_has_error(c, "lhist(): max must be greater than min"));
 	assert_true(tl_has_error(c, "lhist(): step must be at least 1"));
 	assert_true(tl_has_error(c, "lhist(): min must be an integer literal"));
@@ -302,8 +310,10 @@ static void test_hist_lhist_stats(void **state)
 
 static void test_map_functions(void **state)
 {
-	struct tl_build *c = compile("BEGIN { @a[1] = count(); print(@a, 10, 2); clear(@a); zero(@a); "
-				     "print(5); time(); }", NULL, 0);
+	struct tl_build *c =
+		compile("BEGIN { @a[1] = count(); print(@a, 10, 2); clear(@a); zero(@a); "
+			"print(5); time(); }",
+			NULL, 0);
 
 	(void)state;
 	assert_int_equal(c->ret, 0);
@@ -316,7 +326,8 @@ static void test_map_functions(void **state)
 	tl_free(c);
 
 	c = compile("BEGIN { clear(@never); zero(@a[1]); print(@x, 1); @x = 1; print(1, 2); "
-		    "$v = clear(@x); }", NULL, 0);
+		    "$v = clear(@x); }",
+		    NULL, 0);
 	assert_true(tl_has_error(c, "@never is used but never assigned"));
 	assert_true(tl_has_error(c, "zero() takes a whole map, without a key"));
 	assert_true(tl_has_error(c, "print() takes a top and a divisor only after a whole map"));
@@ -328,7 +339,8 @@ static void test_rendered_values(void **state)
 {
 	struct tl_build *c = compile("BEGIN { @k[kstack(perf, 5)] = count(); @u[ustack] = count(); "
 				     "@t = strftime(\"%H\", nsecs); @n = ntop(1); @w = username; "
-				     "@s = sizeof(uint16); @z = sizeof(comm); }", NULL, 0);
+				     "@s = sizeof(uint16); @z = sizeof(comm); }",
+				     NULL, 0);
 	struct map_info *k;
 	const struct aot_map *mk;
 
@@ -342,16 +354,20 @@ static void test_rendered_values(void **state)
 	assert_int_equal(mk->key.nelems, 5);
 	assert_int_equal(mk->key.elems, AOT_STACK_MODE_PERF);
 	assert_int_equal(tl_find_map(c, "@u")->key.size, 16);
-	assert_int_equal(c->prog.meta->maps[tl_find_map(c, "@t")->meta_idx].value.kind, AOT_K_TIMESTAMP);
-	assert_string_equal(c->prog.meta->fmts[c->prog.meta->maps[tl_find_map(c, "@t")->meta_idx]
-							  .value.elems].fmt, "%H");
+	assert_int_equal(c->prog.meta->maps[tl_find_map(c, "@t")->meta_idx].value.kind,
+			 AOT_K_TIMESTAMP);
+	assert_string_equal(
+		c->prog.meta->fmts[c->prog.meta->maps[tl_find_map(c, "@t")->meta_idx].value.elems]
+			.fmt,
+		"%H");
 	assert_int_equal(tl_find_map(c, "@n")->value.render, AOT_K_INET);
 	assert_int_equal(tl_find_map(c, "@n")->value.size, 24);
 	assert_int_equal(tl_find_map(c, "@w")->value.render, AOT_K_USERNAME);
 	tl_free(c);
 
 	c = compile("BEGIN { $x = kstack(fast, 3); $y = ustack(200); $z = ntop(\"ab\"); "
-		    "$r = reg(\"ip\"); printf(\"%d\", kstack); }", NULL, 0);
+		    "$r = reg(\"ip\"); printf(\"%d\", kstack); }",
+		    NULL, 0);
 	assert_true(tl_has_error(c, "kstack(): unknown mode 'fast'"));
 	assert_true(tl_has_error(c, "ustack(): the frame limit must be a literal from 1 to 127"));
 	assert_true(tl_has_error(c, "ntop() cannot take string[3]"));
@@ -373,7 +389,8 @@ static void test_unsafe_functions(void **state)
 static void test_for_and_scopes(void **state)
 {
 	struct tl_build *c = compile("BEGIN { @m[\"a\"] = count(); for ($kv : @m) { $n = $kv.1; } "
-				     "if (1) { $a = 1; $b = 1; } else { $a = 2; } $c = $a; }", NULL, 0);
+				     "if (1) { $a = 1; $b = 1; } else { $a = 2; } $c = $a; }",
+				     NULL, 0);
 	struct node *f;
 
 	(void)state;
@@ -385,9 +402,10 @@ static void test_for_and_scopes(void **state)
 	assert_int_equal(f->lhs->var->type.elems[1].kind, TYPE_INT);
 	tl_free(c);
 
-	c = compile("BEGIN { @h = hist(1); for ($kv : @h) { } "
-		    "if (1) { $b = 1; } $c = $b; while (0) { $w = 1; } $d = $w; $t = (1, 2); $e = $t.2; }",
-		    NULL, 0);
+	c = compile(
+		"BEGIN { @h = hist(1); for ($kv : @h) { } "
+		"if (1) { $b = 1; } $c = $b; while (0) { $w = 1; } $d = $w; $t = (1, 2); $e = $t.2; }",
+		NULL, 0);
 	assert_true(tl_has_error(c, "for cannot iterate over a hist() map"));
 	assert_true(tl_has_error(c, "variable $b was assigned only inside a block that has ended"));
 	assert_true(tl_has_error(c, "variable $w was assigned only inside a block that has ended"));

@@ -35,8 +35,9 @@ static const char *loop_log = "func#0 @0\n"
 static char *report(const char *obj_name, const char *source, int verbose, const char *log)
 {
 	struct aot_run_opts o = {
-		.sz = sizeof(o), .obj_name = obj_name, .source = source, .verbose = verbose};
-	struct rt rt = {.opts = &o};
+		.sz = sizeof(o), .obj_name = obj_name, .source = source, .verbose = verbose
+	};
+	struct rt rt = { .opts = &o };
 	FILE *tmp = tmpfile();
 	int saved = dup(STDERR_FILENO);
 	long len;

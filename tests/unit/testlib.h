@@ -20,7 +20,7 @@ struct tl_opts {
 	char **params; /* positional parameters */
 	int nparams;
 	uint32_t strlen_max; /* 0: 64 */
-	bool codegen;        /* also compile to an ELF and open it with libbpf */
+	bool codegen;	     /* also compile to an ELF and open it with libbpf */
 };
 
 struct tl_build {
