@@ -1011,7 +1011,10 @@ static void sema_stmt(struct sema_ctx *ctx, struct node *n)
 				   n->kind == NODE_BREAK ? "break" : "continue");
 		break;
 	case NODE_RETURN:
-		sema_unsupported(ctx, n, "return");
+		/* A for body is a callback of bpf_for_each_map_elem: returning would only end
+		 * the iteration, not the probe. */
+		if (ctx->for_depth)
+			sema_unsupported(ctx, n, "return inside a for loop");
 		break;
 	default:
 		sema_error(ctx, n->loc, NULL, "expected a statement, found a %s",
