@@ -325,13 +325,13 @@ static const cg_emit_fn cg_more[] = {
 	[FN_SYSTEM] = cg_fn_fmt,	[FN_CAT] = cg_fn_fmt,
 	[FN_JOIN] = cg_fn_join,		[FN_KSTACK] = cg_fn_stack,
 	[FN_USTACK] = cg_fn_stack,	[FN_KSYM] = cg_fn_sym,
-	[FN_USYM] = cg_fn_sym,		[FN_STRFTIME] = cg_fn_strftime,
-	[FN_NTOP] = cg_fn_ntop,		[FN_MACADDR] = cg_fn_macaddr,
-	[FN_BUF] = cg_fn_buf,		[FN_SIGNAL] = cg_fn_signal,
-	[FN_OVERRIDE] = cg_fn_override, [FN_PATH] = cg_fn_path,
-	[FN_STRNCMP] = cg_fn_strncmp,	[FN_REG] = cg_fn_reg,
-	[FN_KPTR] = cg_fn_identity,	[FN_UPTR] = cg_fn_identity,
-	[FN_BSWAP] = cg_fn_bswap,
+	[FN_CGROUP_PATH] = cg_fn_sym,	[FN_USYM] = cg_fn_sym,
+	[FN_STRFTIME] = cg_fn_strftime, [FN_NTOP] = cg_fn_ntop,
+	[FN_MACADDR] = cg_fn_macaddr,	[FN_BUF] = cg_fn_buf,
+	[FN_SIGNAL] = cg_fn_signal,	[FN_OVERRIDE] = cg_fn_override,
+	[FN_PATH] = cg_fn_path,		[FN_STRNCMP] = cg_fn_strncmp,
+	[FN_REG] = cg_fn_reg,		[FN_KPTR] = cg_fn_identity,
+	[FN_UPTR] = cg_fn_identity,	[FN_BSWAP] = cg_fn_bswap,
 };
 
 LLVMValueRef cg_call_more(struct cg *cg, struct node *n, bool *handled)

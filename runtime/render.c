@@ -227,19 +227,79 @@ static bool render_cgroup_find(char *path, size_t len, size_t cap, uint64_t id, 
 	return found;
 }
 
-/* cgroup_path(id): "unified:" and the path under the cgroup2 root, as bpftrace prints it. */
-static void render_cgroup_path(struct rt_buf *out, uint64_t id)
+/* "name:path" of the cgroup with this id under one hierarchy mounted at mnt ("/" if none). */
+static void render_cgroup_in(struct rt_buf *out, const char *name, const char *mnt, uint64_t id)
 {
-	char path[PATH_MAX] = RENDER_CGROUP_ROOT;
-	size_t root = strlen(RENDER_CGROUP_ROOT);
+	char path[PATH_MAX];
+	size_t root = (size_t)snprintf(path, sizeof(path), "%s", mnt);
 
-	rt_buf_add(out, "unified:", 8);
-	/* cgroup2 ids are the directories' inode numbers; the root is 1. */
-	if (id == 1 || !render_cgroup_find(path, root, sizeof(path), id, 0)) {
+	rt_buf_printf(out, "%s:", name);
+	/* cgroup ids are the directories' inode numbers; the root's is 1. */
+	if (id == 1 || root >= sizeof(path) ||
+	    !render_cgroup_find(path, root, sizeof(path), id, 0)) {
 		rt_buf_add(out, "/", 1);
 		return;
 	}
 	rt_buf_add(out, path + root, strlen(path + root));
+}
+
+struct render_hier {
+	char name[64], mnt[256];
+};
+
+static int render_hier_cmp(const void *a, const void *b)
+{
+	return strcmp(((const struct render_hier *)a)->name, ((const struct render_hier *)b)->name);
+}
+
+/*
+ * cgroup_path(id), as bpftrace prints it: "unified:PATH" for cgroup2, then ",NAME:PATH" for each
+ * cgroup v1 hierarchy mounted, by name (its controllers, or the name= of a named one).
+ */
+static void render_cgroup_path(struct rt_buf *out, uint64_t id)
+{
+	struct render_hier h[32];
+	char dev[64], mnt[256], type[32], opts[256];
+	size_t n = 0;
+	bool unified = false;
+	FILE *f = fopen("/proc/mounts", "r");
+
+	while (f && n < sizeof(h) / sizeof(h[0]) &&
+	       fscanf(f, "%63s %255s %31s %255s %*d %*d", dev, mnt, type, opts) == 4) {
+		char *save = NULL, *tok;
+
+		if (!strcmp(type, "cgroup2") && !unified) {
+			render_cgroup_in(out, "unified", mnt, id);
+			unified = true;
+			continue;
+		}
+		if (strcmp(type, "cgroup"))
+			continue;
+		h[n].name[0] = 0;
+		snprintf(h[n].mnt, sizeof(h[n].mnt), "%s", mnt);
+		for (tok = strtok_r(opts, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+			size_t len = strlen(h[n].name);
+			bool named = !strncmp(tok, "name=", 5);
+
+			/* Mount flags and other key=value options are not controllers. */
+			if (!named &&
+			    (strchr(tok, '=') || !strcmp(tok, "rw") || !strcmp(tok, "ro") ||
+			     !strcmp(tok, "relatime") || !strncmp(tok, "no", 2)))
+				continue;
+			snprintf(h[n].name + len, sizeof(h[n].name) - len, "%s%s", len ? "," : "",
+				 named ? tok + 5 : tok);
+		}
+		n += h[n].name[0] != 0;
+	}
+	if (f)
+		fclose(f);
+	if (!unified)
+		render_cgroup_in(out, "unified", RENDER_CGROUP_ROOT, id);
+	qsort(h, n, sizeof(h[0]), render_hier_cmp);
+	for (size_t i = 0; i < n; i++) {
+		rt_buf_add(out, ",", 1);
+		render_cgroup_in(out, h[i].name, h[i].mnt, id);
+	}
 }
 
 void rt_key_text(struct rt_buf *out, const struct rt_render *r, const struct aot_type *t,

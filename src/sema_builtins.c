@@ -79,7 +79,7 @@ static const struct sema_func funcs[] = {
 	{ "kstack", FN_KSTACK, 0, 2, false },
 	{ "ustack", FN_USTACK, 0, 2, false },
 	{ "bswap", FN_BSWAP, 1, 1, false },
-	{ "cgroup_path", FN_CGROUP_PATH, 1, 2, true },
+	{ "cgroup_path", FN_CGROUP_PATH, 1, 2, false },
 };
 
 const struct sema_builtin *sema_builtin_find(const char *name)

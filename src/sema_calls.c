@@ -552,6 +552,14 @@ static void sema_call_check(struct sema_ctx *ctx, struct node *n, const struct s
 		n->type =
 			f->id == FN_KSYM ? type_buf(AOT_K_KSYM, 8, 0) : type_buf(AOT_K_USYM, 16, 0);
 		return;
+	case FN_CGROUP_PATH:
+		/* The id is resolved to a path by the runtime, in its cgroup2 hierarchy. */
+		sema_args(ctx, a);
+		sema_need_int(ctx, a, "cgroup_path()");
+		if (a->next)
+			sema_unsupported(ctx, a->next, "cgroup_path()'s filter argument");
+		n->type = type_buf(AOT_K_CGROUP_PATH, 8, 0);
+		return;
 	case FN_KADDR:
 		if (sema_need_literal(ctx, n, a, "symbol name"))
 			sema_kaddr(ctx, n);
