@@ -16,7 +16,8 @@ struct probe_env {
 };
 
 /* arg0..arg5 (or retval) from the x86-64 registers in struct pt_regs, as hidden args. */
-int probe_regs_args(struct arena *a, bool is_return, struct probe_arg **args, uint32_t *nargs);
+int probe_regs_args(struct arena *a, bool is_return, bool user_stack, struct probe_arg **args,
+		    uint32_t *nargs);
 
 /* perf.c: perf-event probes, on every online CPU or on CPU 0 only. */
 struct perf_event_attr;

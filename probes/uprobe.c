@@ -183,14 +183,14 @@ static int uprobe_args(struct probe_env *env, struct arena *a, const char *targe
 		       struct probe_arg **args, uint32_t *nargs, struct probe_err *err)
 {
 	(void)env, (void)target, (void)err;
-	return probe_regs_args(a, false, args, nargs);
+	return probe_regs_args(a, false, true, args, nargs);
 }
 
 static int uretprobe_args(struct probe_env *env, struct arena *a, const char *target,
 			  struct probe_arg **args, uint32_t *nargs, struct probe_err *err)
 {
 	(void)env, (void)target, (void)err;
-	return probe_regs_args(a, true, args, nargs);
+	return probe_regs_args(a, true, true, args, nargs);
 }
 
 static int uprobe_attach_common(struct bpf_program *prog, const struct aot_probe *p, bool retprobe,

@@ -105,9 +105,10 @@ static bool sema_hidden_arg(struct sema_ctx *ctx, struct node *n)
 {
 	const struct probe_type *lacking;
 	uint32_t needs;
-	size_t digits = strspn(n->name + 3, "0123456789");
+	const char *num = n->name + (strncmp(n->name, "sarg", 4) ? 3 : 4);
+	size_t digits = strspn(num, "0123456789");
 
-	if (strncmp(n->name, "arg", 3) == 0 && digits && !n->name[3 + digits])
+	if ((!strncmp(n->name, "arg", 3) || !strncmp(n->name, "sarg", 4)) && digits && !num[digits])
 		needs = PB_ARGN;
 	else if (strcmp(n->name, "retval") == 0)
 		needs = PB_RETVAL;
