@@ -12,7 +12,16 @@
 #include "probe_internal.h"
 
 /* struct pt_regs on x86-64 (arch/x86/include/uapi/asm/ptrace.h), in 8-byte slots. */
-enum { PT_R9 = 8, PT_R8 = 9, PT_AX = 10, PT_CX = 11, PT_DX = 12, PT_SI = 13, PT_DI = 14, PT_SP = 19 };
+enum {
+	PT_R9 = 8,
+	PT_R8 = 9,
+	PT_AX = 10,
+	PT_CX = 11,
+	PT_DX = 12,
+	PT_SI = 13,
+	PT_DI = 14,
+	PT_SP = 19
+};
 
 #define NSARGS 8
 
