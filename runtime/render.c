@@ -21,8 +21,6 @@
 #include "rt.h"
 
 #define RENDER_STRFTIME_MAX 64 /* bpftrace's STRING_SIZE: longer results print as "(?)" */
-#define RENDER_CGROUP_ROOT "/sys/fs/cgroup"
-
 static uint64_t render_get64(const uint8_t *p)
 {
 	uint64_t v = 0;
@@ -254,7 +252,8 @@ static int render_hier_cmp(const void *a, const void *b)
 
 /*
  * cgroup_path(id), as bpftrace prints it: "unified:PATH" for cgroup2, then ",NAME:PATH" for each
- * cgroup v1 hierarchy mounted, by name (its controllers, or the name= of a named one).
+ * cgroup v1 hierarchy mounted, by name (its controllers, or the name= of a named one); nothing
+ * at all where no cgroup file system is mounted.
  */
 static void render_cgroup_path(struct rt_buf *out, uint64_t id)
 {
@@ -293,11 +292,10 @@ static void render_cgroup_path(struct rt_buf *out, uint64_t id)
 	}
 	if (f)
 		fclose(f);
-	if (!unified)
-		render_cgroup_in(out, "unified", RENDER_CGROUP_ROOT, id);
 	qsort(h, n, sizeof(h[0]), render_hier_cmp);
 	for (size_t i = 0; i < n; i++) {
-		rt_buf_add(out, ",", 1);
+		if (unified || i)
+			rt_buf_add(out, ",", 1);
 		render_cgroup_in(out, h[i].name, h[i].mnt, id);
 	}
 }
