@@ -172,6 +172,37 @@ static void verifier_print_tail(const char *log, int n)
 	}
 }
 
+/*
+ * Older kernels (6.1) quote the source line as "; TEXT" without " @ FILE:LINE": find the last
+ * such comment and the script line that reads the same, to say where it is.
+ */
+static bool verifier_last_text(const struct rt *rt, const char *log, unsigned *line, char *text,
+			       size_t textlen)
+{
+	const char *p = log, *eol, *found = NULL, *found_eol = NULL, *src = rt->opts->source;
+	char cand[VERIFIER_LINE_MAX];
+
+	for (; *p; p = *eol ? eol + 1 : eol) {
+		eol = strchrnul(p, '\n');
+		if (eol - p > 2 && p[0] == ';' && p[1] == ' ') {
+			found = p + 2;
+			found_eol = eol;
+		}
+	}
+	if (!found || !src)
+		return false;
+	while (found < found_eol && (*found == ' ' || *found == '\t'))
+		found++;
+	snprintf(text, textlen, "%.*s", (int)(found_eol - found), found);
+	for (unsigned n = 1; verifier_nth_line(src, n, cand, sizeof(cand)); n++) {
+		if (!strcmp(cand + strspn(cand, " \t"), text)) {
+			*line = n;
+			return true;
+		}
+	}
+	return false;
+}
+
 void rt_verifier_report(const struct rt *rt, const char *prog, const char *probe, const char *log,
 			int err)
 {
@@ -193,6 +224,9 @@ void rt_verifier_report(const struct rt *rt, const char *prog, const char *probe
 			fprintf(stderr, "  %s:%u: %s\n", file, line, text);
 		else
 			fprintf(stderr, "  at %s:%u\n", file, line);
+	} else if (verifier_last_text(rt, log, &line, text, sizeof(text))) {
+		fprintf(stderr, "  %s:%u: %s\n", rt->opts->obj_name ? rt->opts->obj_name : "", line,
+			text);
 	}
 	if (rt->opts->verbose) {
 		fprintf(stderr, "the verifier's log:\n%s%s", log,
