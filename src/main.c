@@ -53,12 +53,7 @@ struct cli {
 #define DUMP_AST (1u << 16)
 
 /* One table for getopt and --help, so the two cannot drift apart. */
-static const struct cli_opt {
-	const char *name;
-	int has_arg;
-	int val;
-	const char *arg, *help;
-} cli_opts[] = {
+static const struct aot_cli_opt cli_opts[] = {
 	{ "e", required_argument, 'e', "PROGRAM",
 	  "compile and run PROGRAM given on the command line" },
 	{ "output", required_argument, 'o', "FILE", "write the output to FILE instead of stdout" },
@@ -98,20 +93,7 @@ static void cli_usage(FILE *f)
 		   "       aotrace -l [-v] [PATTERN]\n\n"
 		   "Compile a bpftrace program ahead of time into a BPF ELF object, and run it.\n\n"
 		   "options:\n");
-	for (size_t i = 0; i < NOPTS; i++) {
-		char left[64];
-		const struct cli_opt *o = &cli_opts[i];
-
-		if (o->val < 128 && strlen(o->name) > 1)
-			snprintf(left, sizeof(left), "-%c, --%s%s%s", o->val, o->name,
-				 o->arg ? " " : "", o->arg ? o->arg : "");
-		else if (strlen(o->name) == 1)
-			snprintf(left, sizeof(left), "-%s %s", o->name, o->arg ? o->arg : "");
-		else
-			snprintf(left, sizeof(left), "    --%s%s%s", o->name, o->arg ? " " : "",
-				 o->arg ? o->arg : "");
-		fprintf(f, "  %-26s %s\n", left, o->help);
-	}
+	aot_cli_help(f, cli_opts, NOPTS);
 	fprintf(f, "\nenvironment:\n  %-26s %s\n", "BPFTRACE_STRLEN",
 		"bytes of a string value, including the NUL (default 64, at most 200)");
 	fprintf(f, "\nexit status: 0 success, 1 errors in the program, 2 usage error,\n"
@@ -156,22 +138,10 @@ static int cli_parse_dump(const char *arg, unsigned *dump)
 static int cli_parse(int argc, char **argv, struct cli *cli)
 {
 	struct option longopts[NOPTS + 1];
-	char shortopts[64] = "+";
-	size_t n = 0, s = 1;
+	char shortopts[64];
 	int c;
 
-	for (size_t i = 0; i < NOPTS; i++) {
-		if (strlen(cli_opts[i].name) > 1)
-			longopts[n++] = (struct option){ cli_opts[i].name, cli_opts[i].has_arg,
-							 NULL, cli_opts[i].val };
-		if (cli_opts[i].val < 128) {
-			shortopts[s++] = (char)cli_opts[i].val;
-			if (cli_opts[i].has_arg)
-				shortopts[s++] = ':';
-		}
-	}
-	shortopts[s] = 0;
-	longopts[n] = (struct option){ 0 };
+	aot_cli_getopt(cli_opts, NOPTS, longopts, shortopts);
 
 	while ((c = getopt_long(argc, argv, shortopts, longopts, NULL)) != -1) {
 		switch (c) {
