@@ -194,14 +194,12 @@ static void runtime_stop_programs(struct rt *rt)
 	bpf_map_update_elem(fd, &key, &st, BPF_ANY);
 }
 
-/* From this many links on, releasing them is left to a process of its own (see below). */
-#define RUNTIME_RELEASE_LATER_LINKS 16
-
 /*
- * The kernel releases some links slowly: each fentry or single kprobe link waits for RCU
- * grace periods, seconds for dozens of them. With many links, a grandchild that shares our
- * file descriptors takes the last reference: it waits until we have closed ours (the pipe's
- * end, closed at the very end of the run, or our death) and then exits, so the slow release
+ * The kernel releases links slowly: a tracepoint link waits for an RCU grace period (60 ms
+ * here), a kprobe_multi link for RCU tasks (half a second in the VM), each fentry or single
+ * kprobe link for its own, seconds for dozens of them. When there is any link, a grandchild that
+ * shares our file descriptors takes the last reference: it waits until we have closed ours (the
+ * pipe's end, closed at the very end of the run, or our death) and then exits, so the slow release
  * happens in its exit, while the prompt comes back. The programs are inert already (stopped).
  * Returns the pipe's end for the caller to close last, or -1 (the release happens inline).
  */
@@ -211,7 +209,7 @@ static int runtime_release_later(struct rt *rt)
 	int fds[2], status;
 	pid_t pid;
 
-	if (n < RUNTIME_RELEASE_LATER_LINKS || pipe2(fds, O_CLOEXEC))
+	if (!n || pipe2(fds, O_CLOEXEC))
 		return -1;
 	pid = fork();
 	if (pid == 0) {
