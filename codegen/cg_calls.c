@@ -9,6 +9,7 @@
 
 #include "cg_internal.h"
 #include "meta.h"
+#include "probe.h"
 
 static LLVMValueRef cg_zero_of(struct cg *cg, const struct node *n)
 {
@@ -296,6 +297,25 @@ static LLVMValueRef cg_fn_reg(struct cg *cg, struct node *n)
 	return v;
 }
 
+/*
+ * uaddr("sym"): the variable's address in this match's binary, a constant. Sema checked every
+ * match resolves it; a failure now means the binary changed in between.
+ */
+static LLVMValueRef cg_fn_uaddr(struct cg *cg, struct node *n)
+{
+	const struct probe_match *m = cg->match;
+	struct probe_err err = { { 0 }, { 0 } };
+	uint64_t addr = 0, size;
+
+	if (!m || !m->pt->variable ||
+	    m->pt->variable(cg->prog->arena, m->target, n->args->str, &addr, &size, &err)) {
+		cg_error(cg, n->loc, err.hint[0] ? err.hint : NULL, "uaddr(): %s",
+			 err.msg[0] ? err.msg : "no binary to look the symbol up in");
+		return cg_i64(cg, 0);
+	}
+	return cg_i64(cg, addr);
+}
+
 static LLVMValueRef cg_fn_identity(struct cg *cg, struct node *n)
 {
 	return cg_expr(cg, n->args);
@@ -332,6 +352,7 @@ static const cg_emit_fn cg_more[] = {
 	[FN_PATH] = cg_fn_path,		[FN_STRNCMP] = cg_fn_strncmp,
 	[FN_REG] = cg_fn_reg,		[FN_KPTR] = cg_fn_identity,
 	[FN_UPTR] = cg_fn_identity,	[FN_BSWAP] = cg_fn_bswap,
+	[FN_UADDR] = cg_fn_uaddr,
 };
 
 LLVMValueRef cg_call_more(struct cg *cg, struct node *n, bool *handled)

@@ -68,6 +68,14 @@ struct probe_type {
 		    struct probe_arg **args, uint32_t *nargs, struct probe_err *err);
 
 	/*
+	 * Optional, for uaddr(): the address and size of a variable in the binary a concrete
+	 * target probes. The address is the file's, without the load bias of a position
+	 * independent binary, as bpftrace has it. 0 or -errno with err set.
+	 */
+	int (*variable)(struct arena *a, const char *target, const char *name, uint64_t *addr,
+			uint64_t *size, struct probe_err *err);
+
+	/*
 	 * Run time: attach a loaded program, adding every link it makes (one per CPU for
 	 * profile, say) to links, which the runtime destroys at exit even after a failure.
 	 * NULL for BEGIN/END, which the runtime runs itself.

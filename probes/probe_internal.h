@@ -68,6 +68,29 @@ int probe_multi_attach(struct bpf_program *prog, const struct aot_probe *p,
 /* uprobe.c: "libc" -> "/usr/lib/x86_64-linux-gnu/libc.so.6"; a path made absolute. NULL: none. */
 char *probe_resolve_binary(struct arena *a, const char *bin);
 
+/* elfsyms.c: the symbols of a binary (libelf's Elf, opened and ended here). */
+struct Elf;
+struct probe_elf_sym {
+	const char *name; /* never empty */
+	uint64_t value, size;
+	unsigned type;	/* STT_FUNC, STT_OBJECT, ... */
+	unsigned shndx; /* the section that defines it (never SHN_UNDEF) */
+};
+/* 0, or -errno (-EINVAL: not ELF) with err set and nothing left open. */
+int probe_elf_open(const char *path, int *fd, struct Elf **elf, struct probe_err *err);
+void probe_elf_close(int fd, struct Elf *elf);
+/*
+ * Calls fn with each named, defined symbol of .symtab and .dynsym (in section order) until it
+ * returns non-zero, and returns that; 0 once every symbol was seen.
+ */
+int probe_elf_syms(struct Elf *elf, int (*fn)(void *ctx, const struct probe_elf_sym *s), void *ctx);
+/*
+ * The address (in the file, no load bias) and size of the first symbol named name that is not
+ * a function and has an address, in the binary or library bin: uaddr(). 0 or -errno, err set.
+ */
+int probe_elf_variable(struct arena *a, const char *bin, const char *name, uint64_t *addr,
+		       uint64_t *size, struct probe_err *err);
+
 /* kfunc.c: the parameters of a kernel function from BTF, as kfunc args (slot i at 8 * i). */
 int probe_btf_func_args(struct probe_env *env, struct arena *a, const char *func,
 			struct probe_arg **args, uint32_t *nargs, struct probe_err *err);

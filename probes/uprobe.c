@@ -7,14 +7,12 @@
 #include <bpf/libbpf.h>
 #include <dirent.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <gelf.h>
 #include <libelf.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "arena.h"
 #include "meta.h"
@@ -86,27 +84,20 @@ static int uprobe_split(struct arena *a, const char *target, char **bin, char **
 	return 0;
 }
 
-/* Appends the defined functions of one symbol table matching pattern. */
-static void uprobe_scan_symtab(struct arena *a, Elf *elf, Elf_Scn *scn, const char *bin,
-			       const char *pattern, struct probe_names *names)
+struct uprobe_scan {
+	struct arena *a;
+	const char *bin, *pattern;
+	struct probe_names *names;
+};
+
+/* Appends each defined function matching the pattern. */
+static int uprobe_scan_sym(void *ctx, const struct probe_elf_sym *s)
 {
-	GElf_Shdr sh;
-	Elf_Data *data;
+	struct uprobe_scan *sc = ctx;
 
-	if (!gelf_getshdr(scn, &sh) || !(data = elf_getdata(scn, NULL)) || !sh.sh_entsize)
-		return;
-	for (size_t i = 0; i < sh.sh_size / sh.sh_entsize; i++) {
-		GElf_Sym sym;
-		const char *name;
-
-		if (!gelf_getsym(data, (int)i, &sym) || GELF_ST_TYPE(sym.st_info) != STT_FUNC ||
-		    sym.st_shndx == SHN_UNDEF || !sym.st_value)
-			continue;
-		name = elf_strptr(elf, sh.sh_link, sym.st_name);
-		if (!name || !*name || !probe_wildcard_match(pattern, name))
-			continue;
-		probe_names_add(names, arena_printf(a, "%s:%s", bin, name));
-	}
+	if (s->type == STT_FUNC && s->value && probe_wildcard_match(sc->pattern, s->name))
+		probe_names_add(sc->names, arena_printf(sc->a, "%s:%s", sc->bin, s->name));
+	return 0;
 }
 
 static int uprobe_match(struct probe_env *env, struct arena *a, const char *pattern, char ***out,
@@ -114,9 +105,9 @@ static int uprobe_match(struct probe_env *env, struct arena *a, const char *patt
 {
 	char *bin, *func, *path;
 	struct probe_names names = { .a = a };
-	Elf_Scn *scn = NULL;
+	struct uprobe_scan sc = { .a = a, .names = &names };
 	Elf *elf;
-	int fd;
+	int fd, ret;
 
 	(void)env;
 	*out = NULL;
@@ -138,27 +129,13 @@ static int uprobe_match(struct probe_env *env, struct arena *a, const char *patt
 		*n = 1;
 		return 1;
 	}
-	elf_version(EV_CURRENT);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0) {
-		probe_err_set(err, NULL, "cannot open %s: %s", path, strerror(errno));
-		return -errno;
-	}
-	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
-	if (!elf) {
-		close(fd);
-		probe_err_set(err, NULL, "%s is not an ELF file", path);
-		return -EINVAL;
-	}
-	while ((scn = elf_nextscn(elf, scn))) {
-		GElf_Shdr sh;
-
-		if (gelf_getshdr(scn, &sh) &&
-		    (sh.sh_type == SHT_SYMTAB || sh.sh_type == SHT_DYNSYM))
-			uprobe_scan_symtab(a, elf, scn, path, func, &names);
-	}
-	elf_end(elf);
-	close(fd);
+	ret = probe_elf_open(path, &fd, &elf, err);
+	if (ret)
+		return ret;
+	sc.bin = path;
+	sc.pattern = func;
+	probe_elf_syms(elf, uprobe_scan_sym, &sc);
+	probe_elf_close(fd, elf);
 	/* .symtab and .dynsym list many functions twice, and aliases share names: one each. */
 	*n = probe_names_finish(&names, out);
 	if (!*n)
@@ -191,6 +168,19 @@ static int uretprobe_args(struct probe_env *env, struct arena *a, const char *ta
 {
 	(void)env, (void)target, (void)err;
 	return probe_regs_args(a, true, true, args, nargs);
+}
+
+/* uaddr("name"): a variable of the binary the target probes. */
+static int uprobe_variable(struct arena *a, const char *target, const char *name, uint64_t *addr,
+			   uint64_t *size, struct probe_err *err)
+{
+	char *bin, *func;
+
+	if (uprobe_split(a, target, &bin, &func)) {
+		probe_err_set(err, UPROBE_HINT, "malformed uprobe target '%s'", target);
+		return -EINVAL;
+	}
+	return probe_elf_variable(a, bin, name, addr, size, err);
 }
 
 static int uprobe_attach_common(struct bpf_program *prog, const struct aot_probe *p, bool retprobe,
@@ -236,55 +226,46 @@ static int func_cmp(const void *x, const void *y)
 	return strcmp(((const struct uprobe_func *)x)->name, ((const struct uprobe_func *)y)->name);
 }
 
+struct uprobe_offsets {
+	Elf *elf;
+	struct uprobe_func *funcs; /* sorted by name */
+	size_t n;
+};
+
+static int uprobe_offset_sym(void *ctx, const struct probe_elf_sym *s)
+{
+	struct uprobe_offsets *o = ctx;
+	struct uprobe_func key = { .name = s->name }, *hit;
+	GElf_Shdr tsh;
+
+	if (s->type != STT_FUNC || !s->value)
+		return 0;
+	hit = bsearch(&key, o->funcs, o->n, sizeof(*o->funcs), func_cmp);
+	if (hit && !hit->offset && gelf_getshdr(elf_getscn(o->elf, s->shndx), &tsh))
+		hit->offset = s->value - tsh.sh_addr + tsh.sh_offset;
+	return 0;
+}
+
 /*
  * File offsets of the named functions, from .symtab or .dynsym (libbpf 1.4 resolves symbol
  * lists from .symtab only, which stripped libraries such as libc do not have).
  */
 static int uprobe_func_offsets(struct arena *a, const char *path, char **names, size_t n,
-			       struct uprobe_func **out)
+			       struct uprobe_func **out, struct probe_err *err)
 {
-	struct uprobe_func *funcs = arena_alloc(a, (n ? n : 1) * sizeof(*funcs));
-	Elf_Scn *scn = NULL;
-	Elf *elf;
-	int fd;
+	struct uprobe_offsets o = { .funcs = arena_alloc(a, (n ? n : 1) * sizeof(*o.funcs)),
+				    .n = n };
+	int fd, ret;
 
 	for (size_t i = 0; i < n; i++)
-		funcs[i].name = names[i];
-	qsort(funcs, n, sizeof(*funcs), func_cmp);
-	elf_version(EV_CURRENT);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
-	while (elf && (scn = elf_nextscn(elf, scn))) {
-		GElf_Shdr sh;
-		Elf_Data *data;
-
-		if (!gelf_getshdr(scn, &sh) ||
-		    (sh.sh_type != SHT_SYMTAB && sh.sh_type != SHT_DYNSYM) || !sh.sh_entsize ||
-		    !(data = elf_getdata(scn, NULL)))
-			continue;
-		for (size_t i = 0; i < sh.sh_size / sh.sh_entsize; i++) {
-			struct uprobe_func key, *hit;
-			GElf_Shdr tsh;
-			GElf_Sym sym;
-
-			if (!gelf_getsym(data, (int)i, &sym) ||
-			    GELF_ST_TYPE(sym.st_info) != STT_FUNC || sym.st_shndx == SHN_UNDEF ||
-			    !sym.st_value)
-				continue;
-			key.name = elf_strptr(elf, sh.sh_link, sym.st_name);
-			hit = key.name ? bsearch(&key, funcs, n, sizeof(*funcs), func_cmp) : NULL;
-			if (!hit || hit->offset ||
-			    !gelf_getshdr(elf_getscn(elf, sym.st_shndx), &tsh))
-				continue;
-			hit->offset = sym.st_value - tsh.sh_addr + tsh.sh_offset;
-		}
-	}
-	if (elf)
-		elf_end(elf);
-	close(fd);
-	*out = funcs;
+		o.funcs[i].name = names[i];
+	qsort(o.funcs, n, sizeof(*o.funcs), func_cmp);
+	ret = probe_elf_open(path, &fd, &o.elf, err);
+	if (ret)
+		return ret;
+	probe_elf_syms(o.elf, uprobe_offset_sym, &o);
+	probe_elf_close(fd, o.elf);
+	*out = o.funcs;
 	return 0;
 }
 
@@ -362,11 +343,9 @@ static int uprobe_attach_multi(struct bpf_program *prog, const struct aot_probe 
 	for (size_t i = 0; i < n; i++)
 		targets[i] += strlen(prefix);
 	ctx.nfuncs = n;
-	ret = uprobe_func_offsets(a, bin, targets, n, &ctx.funcs);
-	if (ret) {
-		probe_err_set(err, NULL, "cannot read the symbols of %s: %s", bin, strerror(-ret));
+	ret = uprobe_func_offsets(a, bin, targets, n, &ctx.funcs, err);
+	if (ret)
 		goto out;
-	}
 	ret = probe_multi_attach(prog, p, &uprobe_multi_ops, &ctx, targets, prefix, n, links, err);
 out:
 	arena_free(a);
@@ -428,6 +407,7 @@ const struct probe_type probe_uprobe = {
 	.section = uprobe_section,
 	.multi_section = uprobe_multi_section,
 	.args = uprobe_args,
+	.variable = uprobe_variable,
 	.attach = uprobe_attach,
 	.prepare = uprobe_prepare,
 };
@@ -441,6 +421,7 @@ const struct probe_type probe_uretprobe = {
 	.section = uretprobe_section,
 	.multi_section = uretprobe_multi_section,
 	.args = uretprobe_args,
+	.variable = uprobe_variable,
 	.attach = uretprobe_attach,
 	.prepare = uprobe_prepare,
 };

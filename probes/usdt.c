@@ -8,13 +8,11 @@
 #include <bpf/libbpf.h>
 #include <ctype.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <gelf.h>
 #include <libelf.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "arena.h"
 #include "ast.h"
@@ -153,6 +151,8 @@ static int usdt_read_notes(struct arena *a, Elf *elf, struct usdt_file *f)
 /* Opens path's ELF; the caller ends it with usdt_close. */
 static int usdt_open(struct arena *a, const char *bin, struct usdt_file *f, struct probe_err *err)
 {
+	int ret;
+
 	memset(f, 0, sizeof(*f));
 	f->fd = -1;
 	f->path = probe_resolve_binary(a, bin);
@@ -161,28 +161,16 @@ static int usdt_open(struct arena *a, const char *bin, struct usdt_file *f, stru
 			      "cannot find the binary or library '%s'", bin);
 		return -ENOENT;
 	}
-	elf_version(EV_CURRENT);
-	f->fd = open(f->path, O_RDONLY | O_CLOEXEC);
-	if (f->fd < 0) {
-		probe_err_set(err, NULL, "cannot open %s: %s", f->path, strerror(errno));
-		return -errno;
-	}
-	f->elf = elf_begin(f->fd, ELF_C_READ_MMAP, NULL);
-	if (!f->elf || elf_kind(f->elf) != ELF_K_ELF) {
-		probe_err_set(err, NULL, "%s is not an ELF file", f->path);
-		if (f->elf)
-			elf_end(f->elf);
-		close(f->fd);
-		return -EINVAL;
-	}
+	ret = probe_elf_open(f->path, &f->fd, &f->elf, err);
+	if (ret)
+		return ret;
 	return usdt_read_notes(a, f->elf, f);
 }
 
 static void usdt_close(struct usdt_file *f)
 {
-	elf_end(f->elf);
+	probe_elf_close(f->fd, f->elf);
 	f->elf = NULL;
-	close(f->fd);
 	f->fd = -1;
 }
 
@@ -304,30 +292,29 @@ static int usdt_reg_offset(const char *s, size_t len)
 	return -1;
 }
 
-/* The address of a symbol in the file's address space; 0 if it has none. */
+struct usdt_sym {
+	const char *name;
+	size_t len;
+	uint64_t addr;
+};
+
+static int usdt_sym_match(void *ctx, const struct probe_elf_sym *s)
+{
+	struct usdt_sym *u = ctx;
+
+	if (strlen(s->name) != u->len || strncmp(s->name, u->name, u->len))
+		return 0;
+	u->addr = s->value;
+	return 1;
+}
+
+/* The address of a symbol (len bytes of name) in the file's address space; 0 if it has none. */
 static uint64_t usdt_symbol(Elf *elf, const char *name, size_t len)
 {
-	Elf_Scn *scn = NULL;
+	struct usdt_sym u = { .name = name, .len = len };
 
-	while ((scn = elf_nextscn(elf, scn))) {
-		GElf_Shdr sh;
-		Elf_Data *data;
-
-		if (!gelf_getshdr(scn, &sh) ||
-		    (sh.sh_type != SHT_SYMTAB && sh.sh_type != SHT_DYNSYM) || !sh.sh_entsize ||
-		    !(data = elf_getdata(scn, NULL)))
-			continue;
-		for (size_t i = 0; i < sh.sh_size / sh.sh_entsize; i++) {
-			GElf_Sym sym;
-			const char *s;
-
-			if (gelf_getsym(data, (int)i, &sym) && sym.st_shndx != SHN_UNDEF &&
-			    (s = elf_strptr(elf, sh.sh_link, sym.st_name)) && strlen(s) == len &&
-			    !strncmp(s, name, len))
-				return sym.st_value;
-		}
-	}
-	return 0;
+	probe_elf_syms(elf, usdt_sym_match, &u);
+	return u.addr;
 }
 
 /*
@@ -483,6 +470,20 @@ static char *usdt_probe_name(struct arena *a, const char *target)
 	return arena_printf(a, "usdt:%s:%s:%s", bin, prov, name);
 }
 
+/* uaddr("name"): a variable of the binary the probe is in. */
+static int usdt_variable(struct arena *a, const char *target, const char *name, uint64_t *addr,
+			 uint64_t *size, struct probe_err *err)
+{
+	char *bin, *prov, *probe;
+	long loc;
+
+	if (usdt_split(a, target, true, &bin, &prov, &probe, &loc)) {
+		probe_err_set(err, USDT_HINT, "malformed usdt target '%s'", target);
+		return -EINVAL;
+	}
+	return probe_elf_variable(a, bin, name, addr, size, err);
+}
+
 static int usdt_attach(struct bpf_program *prog, const struct aot_probe *p,
 		       struct probe_links *links, struct probe_err *err)
 {
@@ -538,5 +539,6 @@ const struct probe_type probe_usdt = {
 	.section = usdt_section,
 	.probe_name = usdt_probe_name,
 	.args = usdt_args,
+	.variable = usdt_variable,
 	.attach = usdt_attach,
 };

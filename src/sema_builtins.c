@@ -60,7 +60,7 @@ static const struct sema_func funcs[] = {
 	{ "ksym", FN_KSYM, 1, 1, false },
 	{ "usym", FN_USYM, 1, 1, false },
 	{ "kaddr", FN_KADDR, 1, 1, false },
-	{ "uaddr", FN_UADDR, 1, 1, true },
+	{ "uaddr", FN_UADDR, 1, 1, false },
 	{ "ntop", FN_NTOP, 1, 2, false },
 	{ "join", FN_JOIN, 1, 2, false },
 	{ "system", FN_SYSTEM, 1, 64, false },

@@ -2,7 +2,7 @@
 /*
  * Sema of function calls: argument counts and types, aggregations (only as a map's value), map
  * functions, the functions whose arguments are names rather than values (kstack(perf), reg("ip"),
- * sizeof(uint32)), and those resolved while compiling (kaddr, cgroupid, signal names).
+ * sizeof(uint32)), and those resolved while compiling (kaddr, uaddr, cgroupid, signal names).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -250,6 +250,53 @@ static void sema_kaddr(struct sema_ctx *ctx, struct node *n)
 	n->num = addr;
 	n->args = NULL;
 	n->type = type_int(8, false);
+}
+
+/*
+ * uaddr("sym"): a variable of the binary each match probes, looked up now (codegen looks it up
+ * again per match). Its type is a user pointer sized by the symbol, as bpftrace types it: int8,
+ * int16, int32 or int64 *, the last for any other size.
+ */
+static void sema_uaddr(struct sema_ctx *ctx, struct node *n)
+{
+	const char *name = n->args->str;
+	const struct probe_match *first = NULL;
+	uint64_t addr, size, first_size = 0;
+
+	for (struct node *ap = ctx->probe->args; ap; ap = ap->next) {
+		for (uint32_t i = 0; i < ap->nmatches; i++) {
+			const struct probe_match *m = &ap->matches[i];
+			struct probe_err err = { { 0 }, { 0 } };
+
+			if (!m->pt->variable) {
+				sema_error(ctx, n->loc,
+					   "it names a variable of a uprobe's or usdt's binary",
+					   "uaddr() is not available in %s probes", m->pt->name);
+				return;
+			}
+			if (m->pt->variable(ctx->a, m->target, name, &addr, &size, &err)) {
+				sema_error(ctx, n->args->loc, err.hint[0] ? err.hint : NULL,
+					   "uaddr(): %s", err.msg);
+				return;
+			}
+			if (first && size != first_size) {
+				sema_error(ctx, n->args->loc,
+					   "split the probe so each part has one",
+					   "uaddr(): '%s' is %llu bytes in %s but %llu in %s", name,
+					   (unsigned long long)first_size, first->name,
+					   (unsigned long long)size, m->name);
+				return;
+			}
+			first = m;
+			first_size = size;
+		}
+	}
+	n->type = (struct type){ .kind = TYPE_PTR, .size = 8, .is_user = true };
+	n->type.pointee = arena_alloc(ctx->a, sizeof(*n->type.pointee));
+	*n->type.pointee = type_int(
+		first_size == 1 || first_size == 2 || first_size == 4 ? (uint32_t)first_size : 8,
+		true);
+	n->is_user = true;
 }
 
 /* cgroupid("/sys/fs/cgroup/..."): the cgroup's id is its inode's file handle, read now. */
@@ -563,6 +610,11 @@ static void sema_call_check(struct sema_ctx *ctx, struct node *n, const struct s
 	case FN_KADDR:
 		if (sema_need_literal(ctx, n, a, "symbol name"))
 			sema_kaddr(ctx, n);
+		return;
+	case FN_UADDR:
+		n->type = type_int(8, false); /* even if it fails: no errors that follow from it */
+		if (sema_need_literal(ctx, n, a, "symbol name"))
+			sema_uaddr(ctx, n);
 		return;
 	case FN_CGROUPID:
 		if (sema_need_literal(ctx, n, a, "path"))

@@ -129,7 +129,8 @@ int sema_printf_check(struct sema_ctx *ctx, struct node *call)
 			bool is_str = arg->type.kind == TYPE_STR || arg->type.kind == TYPE_BUF;
 
 			if (want_str != is_str ||
-			    (!is_str && arg->type.kind != TYPE_INT && arg->type.kind != TYPE_BOOL))
+			    (!is_str && arg->type.kind != TYPE_INT && arg->type.kind != TYPE_BOOL &&
+			     arg->type.kind != TYPE_PTR))
 				diag_error(ctx->d, arg->loc,
 					   want_str ? "use %d, %u or %x for integers"
 						    : "use %s for strings",

@@ -413,6 +413,44 @@ static void test_for_and_scopes(void **state)
 	tl_free(c);
 }
 
+/* Variables uaddr() finds in this program's own symbol table. */
+short sema_test_var16 = 16;
+long sema_test_var128[2] = { 1, 2 };
+
+static void test_uaddr(void **state)
+{
+	struct tl_build *c =
+		compile("uprobe:/proc/self/exe:main { @a = *uaddr(\"sema_test_var16\"); "
+			"@b = uaddr(\"sema_test_var128\"); }",
+			NULL, 0);
+	struct node *read, *call;
+
+	(void)state;
+	assert_int_equal(sema_test_var16 + sema_test_var128[1], 18);
+	assert_int_equal(c->ret, 0);
+	read = first_stmt(c)->rhs->lhs; /* under the cast to the map's int64 */
+	assert_int_equal(read->kind, NODE_UNOP);
+	call = read->lhs;
+	assert_int_equal(call->func, FN_UADDR);
+	assert_int_equal(call->type.kind, TYPE_PTR);
+	assert_true(call->type.is_user);
+	assert_int_equal(call->type.pointee->size, 2);
+	assert_true(call->type.pointee->is_signed);
+	assert_int_equal(read->type.size, 2); /* the read is an int16 */
+	/* a size other than 1, 2, 4 or 8 bytes reads an int64, as in bpftrace */
+	assert_int_equal(first_stmt(c)->next->rhs->type.pointee->size, 8);
+	tl_free(c);
+
+	c = compile(
+		"uprobe:/proc/self/exe:main { @a = uaddr(\"main\"); $s = \"x\"; @b = uaddr($s); } "
+		"BEGIN { @c = uaddr(\"sema_test_var16\"); }",
+		NULL, 0);
+	assert_true(tl_has_error(c, "has no symbol 'main'"));
+	assert_true(tl_has_error(c, "uaddr() needs a literal string as its symbol name"));
+	assert_true(tl_has_error(c, "uaddr() is not available in BEGIN probes"));
+	tl_free(c);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -435,6 +473,7 @@ int main(void)
 		cmocka_unit_test(test_rendered_values),
 		cmocka_unit_test(test_unsafe_functions),
 		cmocka_unit_test(test_for_and_scopes),
+		cmocka_unit_test(test_uaddr),
 	};
 
 	return cmocka_run_group_tests_name("sema", tests, NULL, NULL);
