@@ -138,29 +138,39 @@ static double attach_now(void)
 	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
+void rt_progress_start(struct rt_progress *p, const char *verb, const char *noun)
+{
+	p->verb = verb;
+	p->noun = noun;
+	p->start = attach_now();
+	p->next = p->start + 1.0;
+}
+
 /*
- * Attaching can take long (a trampoline per fentry function, seconds under emulation): past
- * the first second, a line on stderr each second says how far it got.
+ * Loading copies and attaching can take long (a trampoline per fentry function, seconds under
+ * emulation): past the first second, a line on stderr each second says how far it got.
  */
-static void attach_progress(uint32_t done, uint32_t total, double start, double *next)
+void rt_progress(struct rt_progress *p, uint32_t done, uint32_t total)
 {
 	double now = attach_now();
 
-	if (now < *next)
+	if (now < p->next)
 		return;
-	fprintf(stderr, "attaching: %u of %u probes (%.1f s)\n", done, total, now - start);
-	*next = now + 1.0;
+	fprintf(stderr, "%s: %u of %u %s (%.1f s)\n", p->verb, done, total, p->noun,
+		now - p->start);
+	p->next = now + 1.0;
 }
 
 int rt_attach(struct rt *rt)
 {
-	double start = attach_now(), next = start + 1.0;
 	const struct aot_meta *m = rt->meta;
+	struct rt_progress progress;
 	const struct probe_type *pt;
 	struct bpf_program *prog;
 	uint32_t i;
 	int err;
 
+	rt_progress_start(&progress, "attaching", "probes");
 	rt->links.verbose = rt->opts->verbose;
 	rt->links.pid = rt->opts->pid;
 	rt->links.names_map = bpf_object__find_map_by_name(rt->obj, AOT_PROBE_NAMES_MAP);
@@ -181,7 +191,7 @@ int rt_attach(struct rt *rt)
 				attach_name(p), pt->name);
 			return -EOPNOTSUPP;
 		}
-		attach_progress(i, m->nprobes, start, &next);
+		rt_progress(&progress, i, m->nprobes);
 		err = rt_clone_attach(rt, i, &perr);
 		if (err == 1)
 			err = pt->attach(prog, p, &rt->links, &perr);

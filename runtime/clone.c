@@ -259,6 +259,7 @@ int rt_clone_load(struct rt *rt)
 	struct rt_clones *c = rt->clones;
 	struct bpf_program *last = NULL;
 	struct clone_info ci = { .btf_fd = -1 };
+	struct rt_progress progress;
 	int err = 0;
 
 	if (!c)
@@ -269,11 +270,13 @@ int rt_clone_load(struct rt *rt)
 		fprintf(stderr, "ERROR: cannot read the kernel's BTF: %s\n", strerror(-err));
 		return err;
 	}
+	rt_progress_start(&progress, "loading", "probe copies");
 	for (size_t k = 0; k < c->n && !err; k++) {
 		struct rt_clone *cl = &c->v[k];
 
 		if (cl->prog == cl->tmpl)
 			continue;
+		rt_progress(&progress, (uint32_t)k, (uint32_t)c->n);
 		if (cl->tmpl != last) {
 			if (ci.btf_fd >= 0)
 				close(ci.btf_fd);

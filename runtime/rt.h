@@ -190,6 +190,13 @@ void rt_clone_close(struct rt *rt);
 size_t rt_clone_count(const struct rt *rt);
 
 /* attach.c */
+/* Progress of a long step on stderr: nothing in its first second, then a line a second. */
+struct rt_progress {
+	const char *verb, *noun;
+	double start, next;
+};
+void rt_progress_start(struct rt_progress *p, const char *verb, const char *noun);
+void rt_progress(struct rt_progress *p, uint32_t done, uint32_t total);
 /*
  * Before load: finds the probes whose targets this kernel lacks (skipped per --missing-probes),
  * and lets each probe type adapt its programs to the running kernel.
