@@ -275,15 +275,17 @@ LLVMValueRef cg_fmt_event(struct cg *cg, struct node *n, struct node *first)
 	return cg_i64(cg, 0);
 }
 
-/* exit(): tell the runtime, and end this probe's run here. */
+/* exit([code]): tell the runtime, with the exit status, and end this probe's run here. */
 static LLVMValueRef cg_fn_exit(struct cg *cg, struct node *n)
 {
-	LLVMValueRef ev = cg_alloca(cg, sizeof(struct aot_event_hdr), "exit");
+	const uint32_t hdr = sizeof(struct aot_event_hdr);
+	LLVMValueRef ev = cg_alloca(cg, hdr + 8, "exit");
+	LLVMValueRef code = n->args ? cg_expr(cg, n->args) : cg_i64(cg, 0);
 
-	(void)n;
 	cg_stop_set(cg);
 	cg_event_hdr(cg, ev, AOT_EV_EXIT, 0);
-	cg_event_output(cg, ev, sizeof(struct aot_event_hdr));
+	LLVMSetAlignment(LLVMBuildStore(cg->b, code, cg_gep(cg, ev, hdr)), 8);
+	cg_event_output(cg, ev, hdr + 8);
 	cg_ret0_and_continue(cg);
 	return cg_i64(cg, 0);
 }

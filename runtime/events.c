@@ -44,6 +44,10 @@ int rt_events_handle(void *ctx, void *data, size_t size)
 	size -= sizeof(hdr);
 	switch (hdr.kind) {
 	case AOT_EV_EXIT:
+		/* The first exit() decides the status, even one in END after a signal. */
+		if (!rt->exit_called && size >= sizeof(rt->exit_code))
+			memcpy(&rt->exit_code, payload, sizeof(rt->exit_code));
+		rt->exit_called = true;
 		rt->exiting = true;
 		return 0;
 	case AOT_EV_PRINTF:

@@ -8,7 +8,7 @@
  *
  *   ring buffer record  struct aot_event_hdr, then the payload of the event kind
  *   AOT_EV_PRINTF       payload laid out as fmts[index].args (a TUPLE)
- *   AOT_EV_EXIT         no payload
+ *   AOT_EV_EXIT         s64 exit code (absent in objects from before exit(code): 0)
  *
  *   map key             maps[i].key; a scalar map (nkeys == 0) has one u64 key 0
  *   map value by agg    (per-CPU for every aggregation; the runtime folds the CPUs)

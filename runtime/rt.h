@@ -137,8 +137,10 @@ struct rt {
 	struct probe_links links;
 	struct output out;
 	struct ring_buffer *rb;
-	int sigfd;	    /* signalfd for SIGINT/SIGTERM/SIGHUP, -1 if none */
-	bool exiting;	    /* exit() seen or signal received */
+	int sigfd;	  /* signalfd for SIGINT/SIGTERM/SIGHUP, -1 if none */
+	bool exiting;	  /* exit() seen or signal received */
+	bool exit_called; /* exit() seen: exit_code is the status the run ends with */
+	int64_t exit_code;
 	uint64_t malformed; /* ring buffer records we could not make sense of */
 	uint64_t lost;	    /* events the programs counted as lost, reported so far */
 	int lost_fd;	    /* AOT_LOST_MAP, -1 if the object has none */

@@ -81,11 +81,11 @@ int main(int argc, char **argv)
 	char shortopts[100];
 	struct aot_cli_run r = { 0 };
 	struct aot_cli_state st = { 0 };
-	struct aot_run_opts ro = { .sz = sizeof(ro) };
+	int c, ret, status, exit_code = 0;
+	struct aot_run_opts ro = { .sz = sizeof(ro), .exit_code = &exit_code };
 	const char *path;
 	void *elf = NULL;
 	size_t size = 0, n = 0;
-	int c, ret, status;
 
 	for (size_t i = 0; i < aot_cli_nrun_opts; i++)
 		all[n++] = aot_cli_run_opts[i];
@@ -131,7 +131,7 @@ int main(int argc, char **argv)
 	if (r.explain)
 		status = aot_explain(elf, size, &ro) ? RUN_FAILED : RUN_OK;
 	else
-		status = aot_run(elf, size, &ro) ? RUN_FAILED : RUN_OK;
+		status = aot_run(elf, size, &ro) ? RUN_FAILED : exit_code;
 	aot_cli_run_end(&st);
 	free(elf);
 	return status;

@@ -245,6 +245,8 @@ int aot_run(const void *elf, size_t size, const struct aot_run_opts *opts)
 	int err, status = 1, release_fd;
 
 	memcpy(&o, opts, opts->sz < sizeof(o) ? opts->sz : sizeof(o));
+	if (o.exit_code)
+		*o.exit_code = 0;
 	if (!o.out)
 		o.out = stdout;
 	if (!o.obj_name)
@@ -308,6 +310,8 @@ int aot_run(const void *elf, size_t size, const struct aot_run_opts *opts)
 	if (err)
 		fprintf(stderr, "ERROR: %s\n", strerror(-err));
 	status = err ? 1 : 0;
+	if (!err && o.exit_code)
+		*o.exit_code = (int)(rt.exit_code & 0xff); /* all a process can exit with */
 out:
 	rt_child_stop(&rt.child);
 	runtime_signals_exiting(&exit_sigs);

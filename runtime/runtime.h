@@ -38,11 +38,13 @@ struct aot_run_opts {
 	char *const *cmd;     /* -c CMD: run it (argv, NULL-terminated), probes attached
 			       * before it starts, the run ends when it exits; NULL: none */
 	enum aot_missing_policy missing; /* --missing-probes */
+	int *exit_code; /* out, if not NULL: the code of exit(code) after a normal end, else 0 */
 };
 
 /*
- * Runs an object until exit() or a signal (SIGINT/SIGTERM/SIGHUP). Returns the process exit
- * status: 0 on a normal end, 1 on a load or attach failure (already reported on stderr).
+ * Runs an object until exit() or a signal (SIGINT/SIGTERM/SIGHUP). Returns 0 on a normal end
+ * (the status to exit with is then *opts->exit_code), 1 on a load or attach failure (already
+ * reported on stderr).
  */
 int aot_run(const void *elf, size_t size, const struct aot_run_opts *opts);
 

@@ -394,6 +394,7 @@ static int compile_and_run(const struct cli *cli, struct source *src)
 	prog.no_multi = cli->no_multi;
 	prog.expand = cli->expand;
 	prog.max_probes = cli->max_probes;
+	prog.missing = cli->run.missing;
 	prog.unsafe = cli->unsafe;
 	prog.map_keys_max = cli->map_keys_max;
 	prog.emit_elf = cli->emit_elf != NULL;
@@ -437,6 +438,7 @@ static int compile_and_run(const struct cli *cli, struct source *src)
 		}
 	}
 	{
+		int exit_code = 0;
 		struct aot_run_opts ro = {
 			.sz = sizeof(ro),
 			.out = out,
@@ -447,6 +449,7 @@ static int compile_and_run(const struct cli *cli, struct source *src)
 			.nparams = cli->nparams,
 			.obj_name = src->name,
 			.source = src->text,
+			.exit_code = &exit_code,
 		};
 
 		struct aot_cli_state cst = { 0 };
@@ -459,7 +462,7 @@ static int compile_and_run(const struct cli *cli, struct source *src)
 		else if (aot_cli_run_extra("aotrace", &cli->run, &ro, &cst))
 			status = EXIT_USAGE;
 		else
-			status = aot_run(pl.elf, pl.elf_size, &ro) ? EXIT_KERNEL : EXIT_OK;
+			status = aot_run(pl.elf, pl.elf_size, &ro) ? EXIT_KERNEL : exit_code;
 		aot_cli_run_end(&cst);
 	}
 	if (out != stdout)

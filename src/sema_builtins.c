@@ -48,7 +48,7 @@ static const struct sema_func funcs[] = {
 	{ "hist", FN_HIST, 1, 1, false },
 	{ "lhist", FN_LHIST, 4, 4, false },
 	{ "printf", FN_PRINTF, 1, 64, false },
-	{ "exit", FN_EXIT, 0, 0, false },
+	{ "exit", FN_EXIT, 0, 1, false },
 	{ "str", FN_STR, 1, 2, false },
 	{ "delete", FN_DELETE, 1, 1, false },
 	{ "clear", FN_CLEAR, 1, 1, false },

@@ -553,6 +553,12 @@ static void sema_call_check(struct sema_ctx *ctx, struct node *n, const struct s
 		if (a)
 			sema_need_literal(ctx, n, a, "format");
 		return;
+	case FN_EXIT:
+		/* exit(code): the status aotrace exits with */
+		sema_args(ctx, a);
+		if (a)
+			sema_need_int(ctx, a, "the exit code of exit()");
+		return;
 	case FN_STRFTIME:
 		if (!sema_need_literal(ctx, n, a, "format"))
 			return;
@@ -728,9 +734,13 @@ void sema_call(struct sema_ctx *ctx, struct node *n, bool is_stmt)
 		return;
 	}
 	if (nargs < f->min_args || nargs > f->max_args) {
+		int limit = nargs < f->min_args ? f->min_args : f->max_args;
+
 		sema_error(ctx, n->loc, NULL, "%s() takes %s%d argument%s, not %d", f->name,
-			   f->min_args == f->max_args ? "" : "at least ", f->min_args,
-			   f->min_args == 1 ? "" : "s", nargs);
+			   f->min_args == f->max_args ? ""
+			   : nargs < f->min_args      ? "at least "
+						      : "at most ",
+			   limit, limit == 1 ? "" : "s", nargs);
 		return;
 	}
 	sema_call_check(ctx, n, f);

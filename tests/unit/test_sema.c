@@ -451,6 +451,24 @@ static void test_uaddr(void **state)
 	tl_free(c);
 }
 
+static void test_exit_code(void **state)
+{
+	struct tl_build *c = compile("BEGIN { exit(); } END { exit((uint8)3 + 1); }", NULL, 0);
+
+	(void)state;
+	assert_int_equal(c->ret, 0);
+	assert_null(first_stmt(c)->lhs->args);
+	/* the code goes into the event as an int64 */
+	assert_int_equal(c->prog.root->body->next->body->body->lhs->args->type.size, 8);
+	tl_free(c);
+
+	c = compile("BEGIN { exit(\"a\"); exit(1, 2); $x = exit(1); }", NULL, 0);
+	assert_true(tl_has_error(c, "the exit code of exit() needs an integer, not string[2]"));
+	assert_true(tl_has_error(c, "exit() takes at most 1 argument, not 2"));
+	assert_true(tl_has_error(c, "exit() has no value"));
+	tl_free(c);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -474,6 +492,7 @@ int main(void)
 		cmocka_unit_test(test_unsafe_functions),
 		cmocka_unit_test(test_for_and_scopes),
 		cmocka_unit_test(test_uaddr),
+		cmocka_unit_test(test_exit_code),
 	};
 
 	return cmocka_run_group_tests_name("sema", tests, NULL, NULL);
