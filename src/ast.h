@@ -318,6 +318,7 @@ struct program {
 	bool no_multi;	     /* --no-multi: one program per wildcard match, never multi links */
 	uint32_t expand;     /* --expand: enum prog_expand */
 	uint32_t max_probes; /* --max-probes; 0: BPFTRACE_MAX_PROBES or 512 */
+	uint32_t missing;    /* --missing-probes: enum aot_missing_policy */
 	struct ctypes
 		*ctypes; /* the type universe (kernel BTF, C definitions), made on first use */
 	bool emit_elf;	 /* compiled for other hosts: warn about what is not portable */

@@ -15,6 +15,7 @@
 #include "frontend.h"
 #include "meta.h"
 #include "probe.h"
+#include "runtime.h"
 
 struct expand_ctx {
 	struct program *prog;
@@ -163,6 +164,38 @@ static int expand_check_limit(struct expand_ctx *ctx)
 	return -E2BIG;
 }
 
+/* Nothing matches ap: an error, or a warning that it is skipped. err: the type's reason. */
+static void expand_nomatch(struct expand_ctx *ctx, struct node *ap, const struct probe_type *pt,
+			   const struct probe_err *err, bool skipped)
+{
+	struct arena *a = ctx->prog->arena;
+	const char *hint =
+		err->hint[0]
+			? err->hint
+			: arena_printf(a, "list what exists with: aotrace -l '%s:*'", pt->name);
+	/* The probe type may know better why nothing matched. */
+	const char *msg = err->msg[0] ? arena_strdup(a, err->msg)
+				      : arena_printf(a, "no %s matches '%s'", pt->name, ap->target);
+
+	if (skipped)
+		diag_warn(ctx->d, ap->loc, "--missing-probes=error makes this an error",
+			  "%s; skipping it", msg);
+	else
+		diag_error(ctx->d, ap->loc, hint, "%s", msg);
+}
+
+/* Reports again why a skipped wildcard attach point matched nothing (see expand_attach). */
+static void expand_report_empty(struct expand_ctx *ctx, struct node *ap, bool skipped)
+{
+	const struct probe_type *pt = probe_type_find(ap->provider);
+	struct probe_err err = { { 0 }, { 0 } };
+	char **targets = NULL;
+	size_t ntargets = 0;
+
+	pt->match(ctx->env, ctx->prog->arena, ap->target, &targets, &ntargets, &err);
+	expand_nomatch(ctx, ap, pt, &err, skipped);
+}
+
 static int expand_attach(struct expand_ctx *ctx, struct node *ap)
 {
 	struct arena *a = ctx->prog->arena;
@@ -211,16 +244,15 @@ static int expand_attach(struct expand_ctx *ctx, struct node *ap)
 			return ret;
 		}
 		if (ntargets == 0) {
-			/* The probe type may know better why nothing matched. */
-			if (err.msg[0])
-				diag_error(ctx->d, ap->loc, err.hint[0] ? err.hint : NULL, "%s",
-					   err.msg);
-			else
-				diag_error(ctx->d, ap->loc,
-					   arena_printf(a,
-							"list what exists with: aotrace -l '%s:*'",
-							pt->name),
-					   "no %s matches '%s'", pt->name, ap->target);
+			/*
+			 * Scripts list spellings for several kernels (lookup_fast.constprop.*): a
+			 * wildcard that matches nothing here is skipped like a missing function,
+			 * if another attach point of its probe matches (expand_probes says so).
+			 */
+			if (probe_has_wildcard(ap->target) &&
+			    ctx->prog->missing != AOT_MISSING_ERROR)
+				return 0;
+			expand_nomatch(ctx, ap, pt, &err, false);
 			return -ENOENT;
 		}
 	}
@@ -263,11 +295,29 @@ int expand_probes(struct program *prog, struct probe_env *env, struct diags *d)
 	size_t errors = d->nerrors;
 
 	for (struct node *p = prog->root->body; p; p = p->next) {
+		size_t before = d->nerrors;
+		uint32_t matched = 0;
+
 		if (p->kind != NODE_PROBE)
 			continue;
-		for (struct node *ap = p->args; ap; ap = ap->next)
+		for (struct node *ap = p->args; ap; ap = ap->next) {
 			if (expand_attach(&ctx, ap) == -ENOMEM)
 				return -ENOMEM;
+			matched += ap->nmatches;
+		}
+		if (d->nerrors > before)
+			continue;
+		/* Wildcards that matched nothing: skipped beside a match, else the probe fails. */
+		for (struct node *ap = p->args; ap; ap = ap->next) {
+			if (ap->matches)
+				continue;
+			if (!matched) {
+				expand_report_empty(&ctx, ap, false);
+				break;
+			}
+			if (prog->missing == AOT_MISSING_WARN)
+				expand_report_empty(&ctx, ap, true);
+		}
 	}
 	if (d->nerrors == errors)
 		expand_check_limit(&ctx);
