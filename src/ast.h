@@ -80,7 +80,7 @@ enum node_kind {
 	NODE_VAR,      /* name ("$x"); var (sema) */
 	NODE_MAP,      /* name ("@x" or "@"); args = key expressions or NULL; map (sema) */
 	NODE_CALL,     /* name; args; func (sema); idx = format index for printf (sema) */
-	NODE_BINOP,    /* op; lhs; rhs */
+	NODE_BINOP,    /* op; lhs; rhs; num: pointer + or - integer, the pointee's size (sema) */
 	NODE_UNOP,     /* op; lhs = operand; is_post for x++ and x-- */
 	NODE_TERNARY,  /* cond; lhs = then; rhs = else */
 	NODE_FIELD,    /* lhs; name; is_arrow; type (sema). For args->name the offset can differ per
@@ -93,7 +93,8 @@ enum node_kind {
 	NODE_TUPLE,    /* args */
 	/* statements */
 	NODE_EXPR_STMT, /* lhs */
-	NODE_ASSIGN,	/* lhs (MAP or VAR); op = 0 or the operator of `op=`, `++`, `--`; rhs */
+	NODE_ASSIGN,	/* lhs (MAP or VAR); op = 0 or the operator of `op=`, `++`, `--`; rhs;
+			 * num: `p += i` on a pointer, the pointee's size (sema) */
 	NODE_IF,	/* cond; body; else_body (BLOCK or IF) or NULL */
 	NODE_WHILE,	/* cond; body */
 	NODE_UNROLL,	/* num (count); body */

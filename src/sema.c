@@ -460,6 +460,10 @@ static void sema_binop(struct sema_ctx *ctx, struct node *n)
 	case OP_OR:
 		return;
 	default:
+		if (l->kind == TYPE_PTR || r->kind == TYPE_PTR) {
+			sema_record_ptr_arith(ctx, n);
+			return;
+		}
 		/* As in C and bpftrace: unsigned wins. */
 		n->type.is_signed = l->is_signed && r->is_signed;
 	}
@@ -777,6 +781,11 @@ static void sema_assign_map(struct sema_ctx *ctx, struct node *n)
 		n->lhs->type = m->value;
 		return;
 	}
+	if (n->op && m->value.kind == TYPE_PTR) {
+		sema_record_ptr_update(ctx, n, &m->value);
+		n->lhs->type = m->value;
+		return;
+	}
 	if (is_agg != type_is_agg(&m->value) || (is_agg && m->value.kind != rhs->type.kind) ||
 	    (!is_agg && !type_merge(ctx->a, &m->value, &rhs->type)) ||
 	    (n->op && !sema_is_int(&m->value))) {
@@ -958,6 +967,11 @@ static void sema_assign(struct sema_ctx *ctx, struct node *n)
 				   ? "variable %s is updated before it is assigned"
 				   : "'op=' on %s needs an integer",
 			   n->lhs->name);
+		return;
+	}
+	if (n->op && v->type.kind == TYPE_PTR) {
+		sema_record_ptr_update(ctx, n, &v->type);
+		n->lhs->type = v->type;
 		return;
 	}
 	if (!type_merge(ctx->a, &v->type, &n->rhs->type)) {

@@ -181,6 +181,28 @@ static int lower_fmt(struct sema_ctx *ctx, struct node *call, struct node *first
 
 static int lower_expr(struct sema_ctx *ctx, struct node *n);
 
+/* p + i, p - i, p += i: i (an int64 by now) counts elements of size bytes. */
+static void lower_scale(struct sema_ctx *ctx, struct node *i, uint64_t size)
+{
+	struct node *copy, *k, *next = i->next;
+
+	if (size <= 1)
+		return;
+	copy = arena_alloc(ctx->a, sizeof(*copy));
+	*copy = *i;
+	copy->next = NULL;
+	k = node_new(ctx->a, NODE_INT, i->loc);
+	k->num = size;
+	k->type = type_int(8, true);
+	*i = (struct node){ .kind = NODE_BINOP,
+			    .op = '*',
+			    .loc = copy->loc,
+			    .type = type_int(8, copy->type.is_signed),
+			    .lhs = copy,
+			    .rhs = k,
+			    .next = next };
+}
+
 static int lower_list(struct sema_ctx *ctx, struct node *n)
 {
 	int ret = 0;
@@ -297,6 +319,8 @@ static int lower_expr(struct sema_ctx *ctx, struct node *n)
 		ret = lower_expr(ctx, n->lhs) ?: lower_expr(ctx, n->rhs);
 		lower_cast_int64(ctx, n->lhs);
 		lower_cast_int64(ctx, n->rhs);
+		if (n->type.kind == TYPE_PTR) /* sema_record_ptr_arith */
+			lower_scale(ctx, n->lhs->type.kind == TYPE_PTR ? n->rhs : n->lhs, n->num);
 		return ret;
 	case NODE_UNOP:
 		ret = lower_expr(ctx, n->lhs);
@@ -332,7 +356,10 @@ static int lower_stmt(struct sema_ctx *ctx, struct node *n)
 		return lower_expr(ctx, n->lhs);
 	case NODE_ASSIGN:
 		ret = lower_expr(ctx, n->lhs) ?: lower_expr(ctx, n->rhs);
-		if (n->lhs->kind == NODE_VAR)
+		if (n->op && n->lhs->type.kind == TYPE_PTR) { /* sema_record_ptr_update */
+			lower_cast_int64(ctx, n->rhs);
+			lower_scale(ctx, n->rhs, n->num);
+		} else if (n->lhs->kind == NODE_VAR)
 			lower_cast(ctx, n->rhs, &n->lhs->var->type);
 		else if (!type_is_agg(&n->lhs->map->value))
 			lower_cast(ctx, n->rhs, &n->lhs->map->value);

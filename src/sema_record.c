@@ -347,6 +347,62 @@ void sema_record_index(struct sema_ctx *ctx, struct node *n)
 		n->type.is_user = n->type.is_user || n->is_user;
 }
 
+/* The size of what p points at: the step of p + 1 (1 for void, as in GNU C). */
+static uint64_t sema_record_elem_size(struct sema_ctx *ctx, struct type *p)
+{
+	const struct type *et = ctypes_pointee(sema_record_ct(ctx), p);
+
+	if (!et || et->kind == TYPE_VOID || et->kind == TYPE_NONE)
+		return 1;
+	if (et->kind == TYPE_RECORD)
+		return et->rec && et->rec->size ? et->rec->size : 1;
+	if (et->kind == TYPE_BOOL)
+		return 1;
+	return et->size ? et->size : 1;
+}
+
+static const char *sema_record_op(struct arena *a, int op)
+{
+	return op == OP_SHL ? "<<" : op == OP_SHR ? ">>" : arena_printf(a, "%c", op);
+}
+
+void sema_record_ptr_arith(struct sema_ctx *ctx, struct node *n)
+{
+	struct type *l = &n->lhs->type, *r = &n->rhs->type;
+	bool lp = l->kind == TYPE_PTR, rp = r->kind == TYPE_PTR;
+
+	/* bpftrace refuses p - q too: the difference of addresses is (int64)p - (int64)q */
+	if (lp == rp || !(n->op == '+' || (n->op == '-' && lp))) {
+		ctypes_pointee(sema_record_ct(ctx), lp ? l : r); /* for the name */
+		sema_error(ctx, n->loc,
+			   "a pointer moves by elements with + and -; cast it for anything else: "
+			   "(int64)p",
+			   "operator '%s' cannot take %s and %s", sema_record_op(ctx->a, n->op),
+			   ctypes_name(ctx->a, l), ctypes_name(ctx->a, r));
+		return;
+	}
+	n->type = lp ? *l : *r;
+	n->num = sema_record_elem_size(ctx, &n->type);
+}
+
+void sema_record_ptr_update(struct sema_ctx *ctx, struct node *n, struct type *p)
+{
+	struct type *r = &n->rhs->type;
+
+	if ((n->op != '+' && n->op != '-') || r->kind == TYPE_PTR) {
+		ctypes_pointee(sema_record_ct(ctx), p);
+		if (r->kind == TYPE_PTR)
+			ctypes_pointee(sema_record_ct(ctx), r);
+		sema_error(ctx, n->loc,
+			   "a pointer moves by elements with + and -; cast it for anything else: "
+			   "(int64)p",
+			   "'%s=' cannot take %s and %s", sema_record_op(ctx->a, n->op),
+			   ctypes_name(ctx->a, p), ctypes_name(ctx->a, r));
+		return;
+	}
+	n->num = sema_record_elem_size(ctx, p);
+}
+
 /* The type of sizeof/offsetof; a record gets its members (BTF ones are filled lazily). */
 static bool sema_record_named(struct sema_ctx *ctx, struct node *n, struct type *t)
 {

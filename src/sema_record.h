@@ -23,6 +23,14 @@ bool sema_record_cast(struct sema_ctx *ctx, struct node *n);
 void sema_record_unop(struct sema_ctx *ctx, struct node *n);
 /* x[i] (lhs and rhs checked). */
 void sema_record_index(struct sema_ctx *ctx, struct node *n);
+/*
+ * Arithmetic with a pointer operand, as bpftrace allows it: p + i, i + p and p - i move p by i
+ * elements (n->num: the element size lowering scales i by); the rest is refused. Comparisons
+ * are not arithmetic: sema.c keeps them. (lhs and rhs checked, one a pointer.)
+ */
+void sema_record_ptr_arith(struct sema_ctx *ctx, struct node *n);
+/* `p op= i` on a pointer variable or map p (op is n->op): as p = p op i, num as above. */
+void sema_record_ptr_update(struct sema_ctx *ctx, struct node *n, struct type *p);
 /* sizeof(type) for types beyond the integers: records, pointers, typedefs. false on error. */
 bool sema_record_sizeof(struct sema_ctx *ctx, struct node *n, uint64_t *size);
 /* offsetof(struct r, a.b): the member's byte offset. false on error (reported). */

@@ -469,6 +469,43 @@ static void test_exit_code(void **state)
 	tl_free(c);
 }
 
+static void test_pointer_arithmetic(void **state)
+{
+	struct tl_build *c = compile("BEGIN { $p = (int32 *)1000; $q = $p + 2; $r = 3 - 1 + $p; "
+				     "$p -= 1; @m = (int8 *)0; @m++; }",
+				     NULL, 0);
+	struct node *add, *sub;
+
+	(void)state;
+	assert_int_equal(c->ret, 0);
+	add = first_stmt(c)->next->rhs;
+	assert_int_equal(add->kind, NODE_BINOP);
+	assert_int_equal(add->type.kind, TYPE_PTR);
+	/* lowering scaled the integer side by the int32's size */
+	assert_int_equal(add->rhs->kind, NODE_BINOP);
+	assert_int_equal(add->rhs->op, '*');
+	assert_int_equal(add->rhs->rhs->num, 4);
+	assert_int_equal(first_stmt(c)->next->next->rhs->lhs->rhs->num, 4); /* int + pointer */
+	sub = first_stmt(c)->next->next->next;
+	assert_int_equal(sub->op, '-');
+	assert_int_equal(sub->rhs->rhs->num, 4);
+	/* elements of one byte need no scaling */
+	assert_int_equal(first_stmt(c)->next->next->next->next->next->rhs->kind, NODE_INT);
+	assert_int_equal(tl_find_map(c, "@m")->value.kind, TYPE_PTR);
+	tl_free(c);
+
+	c = compile("BEGIN { $p = (int32 *)1000; $q = $p; @a = $p - $q; @b = 1 - $p; "
+		    "@c = $p << 1; $p |= 1; $p += $q; @d = $p < $q; }",
+		    NULL, 0);
+	assert_true(tl_has_error(c, "operator '-' cannot take int32 * and int32 *"));
+	assert_true(tl_has_error(c, "operator '-' cannot take int64 and int32 *"));
+	assert_true(tl_has_error(c, "operator '<<' cannot take int32 * and int64"));
+	assert_true(tl_has_error(c, "'|=' cannot take int32 * and int64"));
+	assert_true(tl_has_error(c, "'+=' cannot take int32 * and int32 *"));
+	assert_false(tl_has_error(c, "'<'")); /* comparisons stay */
+	tl_free(c);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -493,6 +530,7 @@ int main(void)
 		cmocka_unit_test(test_for_and_scopes),
 		cmocka_unit_test(test_uaddr),
 		cmocka_unit_test(test_exit_code),
+		cmocka_unit_test(test_pointer_arithmetic),
 	};
 
 	return cmocka_run_group_tests_name("sema", tests, NULL, NULL);
