@@ -15,7 +15,10 @@ struct probe_env {
 	int vmlinux_btf_err;
 };
 
-/* arg0..arg5 (or retval) from the x86-64 registers in struct pt_regs, as hidden args. */
+/*
+ * arg0..arg5 (or retval) from the x86-64 registers in struct pt_regs, as hidden args, and at
+ * entry sarg0..sarg7 from the stack, which is user memory if user_stack, else the kernel's.
+ */
 int probe_regs_args(struct arena *a, bool is_return, bool user_stack, struct probe_arg **args,
 		    uint32_t *nargs);
 

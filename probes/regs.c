@@ -2,8 +2,9 @@
 /*
  * arg0..argN and retval of probes whose context is the traced task's registers (kprobe,
  * uprobe): the x86-64 calling convention's registers at their struct pt_regs offsets, given as
- * hidden args so the compiler reads them like any other context field; and for user functions
- * sarg0..sargN, the arguments passed on the stack, above the return address at the stack pointer.
+ * hidden args so the compiler reads them like any other context field; and at function entry
+ * sarg0..sargN, the arguments passed on the stack, the 8-byte slots above the return address at
+ * the stack pointer (in user memory for a uprobe, the kernel's for a kprobe).
  */
 #include <stddef.h>
 
@@ -31,7 +32,7 @@ int probe_regs_args(struct arena *a, bool is_return, bool user_stack, struct pro
 		    uint32_t *nargs)
 {
 	uint32_t n = is_return ? 1 : sizeof(arg_slots) / sizeof(arg_slots[0]);
-	uint32_t nsargs = !is_return && user_stack ? NSARGS : 0;
+	uint32_t nsargs = is_return ? 0 : NSARGS;
 	struct probe_arg *v = arena_alloc(a, (n + nsargs) * sizeof(*v));
 
 	for (uint32_t i = 0; i < n; i++) {
@@ -46,7 +47,7 @@ int probe_regs_args(struct arena *a, bool is_return, bool user_stack, struct pro
 
 		s->name = arena_printf(a, "sarg%u", i);
 		s->decl = s->name;
-		s->loc = PROBE_ARG_MEM; /* user memory at sp + 8 * (i + 1) */
+		s->loc = user_stack ? PROBE_ARG_MEM : PROBE_ARG_KMEM; /* at sp + 8 * (i + 1) */
 		s->offset = 8 * PT_SP;
 		s->loc_value = 8 * (int64_t)(i + 1);
 		s->loc_size = 8;

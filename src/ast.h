@@ -235,8 +235,9 @@ struct probe_arg {
 };
 
 /*
- * Where a USDT argument lives. REG and MEM name a register by its offset in struct pt_regs
- * (probe_arg.offset); MEM and PCREL values are read from user memory.
+ * Where a USDT argument (or a stack argument, sarg0..N) lives. REG, MEM and KMEM name a register
+ * by its offset in struct pt_regs (probe_arg.offset); MEM and PCREL values are read from user
+ * memory, KMEM ones from the kernel's.
  */
 enum probe_arg_loc {
 	PROBE_ARG_CTX = 0, /* the context at offset, as loaded by type */
@@ -244,6 +245,7 @@ enum probe_arg_loc {
 	PROBE_ARG_MEM,	   /* memory at register + loc_value: "8@-8(%rbp)" */
 	PROBE_ARG_CONST,   /* loc_value: "-4@$5" */
 	PROBE_ARG_PCREL,   /* memory at a global's address (load bias + loc_value): "8@g(%rip)" */
+	PROBE_ARG_KMEM,	   /* like MEM, in kernel memory: a kprobe's stack arguments */
 	PROBE_ARG_UNSUPPORTED, /* a form aotrace cannot read (decl says which) */
 };
 

@@ -506,6 +506,54 @@ static void test_pointer_arithmetic(void **state)
 	tl_free(c);
 }
 
+/* The probe_arg sarg N of the first match of a program's first probe. */
+static const struct probe_arg *stack_arg(struct tl_build *c, const char *name)
+{
+	const struct probe_match *m = &c->prog.root->body->args->matches[0];
+
+	for (uint32_t i = 0; i < m->nargs; i++)
+		if (m->args[i].hidden && !strcmp(m->args[i].name, name))
+			return &m->args[i];
+	return NULL;
+}
+
+static void test_stack_args(void **state)
+{
+	struct tl_build *c = compile("kprobe:vfs_read { @k = sarg1; }", NULL, 0);
+	const struct probe_arg *a;
+
+	(void)state;
+	if (c->ret && tl_has_error(c, "kprobe")) {
+		tl_free(c); /* no kprobe targets to expand here */
+		skip();
+		return;
+	}
+	assert_int_equal(c->ret, 0);
+	a = stack_arg(c, "sarg1");
+	assert_non_null(a);
+	/* a kprobe's stack is kernel memory: sp (pt_regs slot 19) + 16 */
+	assert_int_equal(a->loc, PROBE_ARG_KMEM);
+	assert_int_equal(a->offset, 19 * 8);
+	assert_int_equal(a->loc_value, 16);
+	assert_false(first_stmt(c)->rhs->is_user);
+	tl_free(c);
+
+	c = compile("uprobe:/proc/self/exe:main { @u = sarg0; }", NULL, 0);
+	assert_int_equal(c->ret, 0);
+	assert_int_equal(stack_arg(c, "sarg0")->loc, PROBE_ARG_MEM);
+	assert_int_equal(stack_arg(c, "sarg0")->loc_value, 8);
+	tl_free(c);
+
+	c = compile(
+		"kretprobe:vfs_read { @a = sarg0; } uretprobe:/proc/self/exe:main { @b = sarg0; } "
+		"kprobe:vfs_read { @c = sarg8; }",
+		NULL, 0);
+	assert_true(tl_has_error(c, "'sarg0' is not available in kretprobe probes"));
+	assert_true(tl_has_error(c, "'sarg0' is not available in uretprobe probes"));
+	assert_true(tl_has_error(c, "kprobe:vfs_read has no sarg8"));
+	tl_free(c);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -531,6 +579,7 @@ int main(void)
 		cmocka_unit_test(test_uaddr),
 		cmocka_unit_test(test_exit_code),
 		cmocka_unit_test(test_pointer_arithmetic),
+		cmocka_unit_test(test_stack_args),
 	};
 
 	return cmocka_run_group_tests_name("sema", tests, NULL, NULL);
