@@ -140,13 +140,37 @@ static int kprobe_attach_common(struct bpf_program *prog, const struct aot_probe
 	}
 	ret = probe_links_add_result(links, bpf_program__attach_kprobe_opts(prog, func, &opts), err,
 				     "list what can be probed: aotrace -l 'kprobe:*'", p->name);
-	if (ret != -ENOENT && ret != -EOPNOTSUPP)
+	if (ret != -ENOENT && ret != -EOPNOTSUPP && ret != -EINVAL)
 		return ret;
 	/* Say what the kernel lacks rather than an errno, when that is the reason. */
 	env = probe_env__new();
 	/* No kprobes at all is not a missing function (--missing-probes): say which it is. */
-	if (env && kprobe_supported(env, err) == -EOPNOTSUPP)
+	if (env && kprobe_supported(env, err) == -EOPNOTSUPP) {
 		ret = -EOPNOTSUPP;
+	} else if (env) {
+		/*
+		 * The kernel refuses a function ftrace cannot trace (notrace, or only inlined
+		 * copies, as blk_account_io_start on 6.12) with EINVAL, one it does not have with
+		 * ENOENT: both are a missing target for --missing-probes, as scripts for several
+		 * kernels name such functions.
+		 */
+		struct arena *a = arena_new();
+		char **names = NULL;
+		size_t n = 1;
+
+		if (a && !kprobe_collect(env, a, func, &names, &n) && !n) {
+			if (ret == -EINVAL)
+				probe_err_set(err, "list what can be probed: aotrace -l 'kprobe:*'",
+					      "%s is not traceable on this kernel (notrace or "
+					      "inlined)",
+					      func);
+			else
+				probe_err_set(err, "list what can be probed: aotrace -l 'kprobe:*'",
+					      "no function %s on this kernel", func);
+			ret = -ENOENT;
+		}
+		arena_free(a);
+	}
 	probe_env__free(env);
 	return ret;
 }

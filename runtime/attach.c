@@ -71,21 +71,26 @@ static int attach_target_exists(struct probe_env **env, const struct probe_type 
 	return ret < 0 ? ret : n > 0;
 }
 
-/* A probe compiled elsewhere whose target is missing here: an error, or skipped. */
-static int attach_missing(struct rt *rt, uint32_t i, struct bpf_program *prog)
+/*
+ * A probe whose target is missing here (compiled elsewhere, or a function the kernel cannot
+ * trace): an error, or skipped. why: the probe type's reason, or NULL.
+ */
+static int attach_missing(struct rt *rt, uint32_t i, struct bpf_program *prog, const char *why)
 {
 	const struct aot_probe *p = &rt->meta->probes[i];
-	char msg[512];
+	char reason[256], msg[512];
 
+	if (why && *why)
+		snprintf(reason, sizeof(reason), "%s", why);
+	else
+		snprintf(reason, sizeof(reason), "no such %s on this kernel", p->type);
 	if (rt->opts->missing == AOT_MISSING_ERROR) {
-		fprintf(stderr, "ERROR: probe %s: no such %s on this kernel\n", attach_name(p),
-			p->type);
+		fprintf(stderr, "ERROR: probe %s: %s\n", attach_name(p), reason);
 		fprintf(stderr, "HINT: --missing-probes=warn skips it\n");
 		return -ENOENT;
 	}
 	if (rt->opts->missing == AOT_MISSING_WARN) {
-		snprintf(msg, sizeof(msg), "probe %s: no such %s on this kernel, skipped",
-			 attach_name(p), p->type);
+		snprintf(msg, sizeof(msg), "probe %s: %s, skipped", attach_name(p), reason);
 		rt->out.ops->warning(&rt->out, msg);
 	}
 	bpf_program__set_autoload(prog, false);
@@ -112,7 +117,7 @@ int rt_prepare(struct rt *rt)
 		if (err)
 			break;
 		if (attach_target_exists(&env, pt, p) == 0) {
-			err = attach_missing(rt, i, prog);
+			err = attach_missing(rt, i, prog, NULL);
 			if (err)
 				break;
 			continue;
@@ -198,7 +203,7 @@ int rt_attach(struct rt *rt)
 		/* A kprobe's function is only looked up here: missing, the kernel says ENOENT. */
 		if (err == -ENOENT && !(pt->builtins & PB_USER) &&
 		    rt->opts->missing != AOT_MISSING_ERROR) {
-			attach_missing(rt, i, prog);
+			attach_missing(rt, i, prog, perr.msg);
 			continue;
 		}
 		if (err) {
