@@ -287,8 +287,10 @@ int aot_run(const void *elf, size_t size, const struct aot_run_opts *opts)
 	err = rt_attach(&rt);
 	if (!err)
 		err = rt_events_open(&rt);
-	if (!err)
+	if (!err) {
+		rt_events_hold(&rt);
 		err = rt_run_flagged(&rt, AOT_PROBE_BEGIN);
+	}
 	if (err)
 		goto out;
 	rt_child_go(&rt.child);
