@@ -407,7 +407,7 @@ static int maps_print_map(struct rt *rt, const struct aot_map *map, uint64_t top
 				  .n = nents,
 				  .val_signed = val_signed,
 				  .div = div ? div : 1 };
-	rt->out.ops->map(&rt->out, &om);
+	output_map(&rt->out, &om);
 out:
 	rt_maps_entries_free(ents, nents);
 	maps_dump_free(&d);

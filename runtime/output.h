@@ -47,6 +47,7 @@ enum output_msg {
 };
 
 struct output;
+struct rt_buf;
 
 struct output_ops {
 	/* "Attaching N probes..." */
@@ -58,9 +59,10 @@ struct output_ops {
 	/* print(value): one value of type t. */
 	void (*value)(struct output *o, const struct rt_render *r, const struct aot_type *t,
 		      const void *data);
-	/* Around the maps printed at exit; print(@map) calls map alone. */
+	/* Around the maps printed at exit; print(@map) calls output_map() alone. */
 	void (*maps_begin)(struct output *o);
-	void (*map)(struct output *o, const struct output_map *m);
+	/* Formats one map into b (nothing at all for a map the format does not print). */
+	void (*format_map)(struct rt_buf *b, const struct output_map *m);
 	void (*maps_end)(struct output *o);
 	/* Events the programs could not hand over (ring buffer full), since the last report. */
 	void (*lost)(struct output *o, uint64_t n);
@@ -77,9 +79,18 @@ struct output {
 extern const struct output_ops output_text_ops;
 extern const struct output_ops output_json_ops;
 
-/* Formats a map as bpftrace does, in text or as one JSON line; the outputs and tests use them. */
-struct rt_buf;
+/* Formats a map as bpftrace does, in text or as one JSON line: the two format_map ops. */
 void output_text_map(struct rt_buf *b, const struct output_map *m);
 void output_json_map(struct rt_buf *b, const struct output_map *m);
+
+/* Prints a map with one write, formatted by the output's format_map. */
+void output_map(struct output *o, const struct output_map *m);
+
+/* output.c: what the formats share; the ops tables point at the callbacks that do not differ. */
+void output_write(struct output *o, struct rt_buf *b);
+void output_maps_begin(struct output *o);
+void output_maps_end(struct output *o);
+void output_warning(struct output *o, const char *msg);
+void output_hist_span(const struct output_entry *e, int64_t *first, int64_t *last);
 
 #endif

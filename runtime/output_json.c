@@ -24,9 +24,7 @@ static void json_line_end(struct output *o, struct json_writer *w, struct rt_buf
 {
 	json_object_end(w);
 	rt_buf_add(b, "\n", 1);
-	if (b->len)
-		fwrite(b->s, 1, b->len, o->f);
-	rt_buf_free(b);
+	output_write(o, b);
 }
 
 /* {"type": T, "data": {"field": n}} */
@@ -87,12 +85,6 @@ static void json_value(struct output *o, const struct rt_render *r, const struct
 	json_line_end(o, &w, &b);
 }
 
-/* bpftrace prints the two blank lines before the maps whatever the format. */
-static void json_maps_begin(struct output *o)
-{
-	fputs("\n\n", o->f);
-}
-
 /* hist/lhist buckets as [{"min": a, "max": b, "count": n}, ...], the empty ends cut off. */
 static void json_hist(struct json_writer *w, const struct output_map *m,
 		      const struct output_entry *e)
@@ -100,15 +92,9 @@ static void json_hist(struct json_writer *w, const struct output_map *m,
 	const struct aot_map *map = m->map;
 	bool lin = map->agg == AOT_AGG_LHIST;
 	int64_t lbuckets = lin ? (map->lhist_max - map->lhist_min) / map->lhist_step : 0;
-	int64_t first = -1, last = -1, i;
+	int64_t first, last, i;
 
-	for (i = 0; i < e->nbuckets; i++) {
-		if (e->buckets[i]) {
-			if (first < 0)
-				first = i;
-			last = i;
-		}
-	}
+	output_hist_span(e, &first, &last);
 	json_array_begin(w, false);
 	for (i = first; first >= 0 && i <= last; i++) {
 		json_object_begin(w);
@@ -215,29 +201,9 @@ void output_json_map(struct rt_buf *b, const struct output_map *m)
 	rt_buf_free(&key);
 }
 
-static void json_map(struct output *o, const struct output_map *m)
-{
-	struct rt_buf b = { 0 };
-
-	output_json_map(&b, m);
-	if (b.len)
-		fwrite(b.s, 1, b.len, o->f);
-	rt_buf_free(&b);
-}
-
-static void json_maps_end(struct output *o)
-{
-	fflush(o->f);
-}
-
 static void json_lost(struct output *o, uint64_t n)
 {
 	json_counter(o, "lost_events", "events", n);
-}
-
-static void json_warning(struct output *o, const char *msg)
-{
-	fprintf(o->err, "WARNING: %s\n", msg);
 }
 
 const struct output_ops output_json_ops = {
@@ -245,9 +211,9 @@ const struct output_ops output_json_ops = {
 	.printf = json_printf,
 	.message = json_message,
 	.value = json_value,
-	.maps_begin = json_maps_begin,
-	.map = json_map,
-	.maps_end = json_maps_end,
+	.maps_begin = output_maps_begin,
+	.format_map = output_json_map,
+	.maps_end = output_maps_end,
 	.lost = json_lost,
-	.warning = json_warning,
+	.warning = output_warning,
 };

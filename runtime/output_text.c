@@ -38,14 +38,7 @@ static void text_value(struct output *o, const struct rt_render *r, const struct
 
 	rt_value_text(&b, r, t, data, false);
 	rt_buf_add(&b, "\n", 1);
-	if (b.len)
-		fwrite(b.s, 1, b.len, o->f);
-	rt_buf_free(&b);
-}
-
-static void text_maps_begin(struct output *o)
-{
-	fputs("\n\n", o->f);
+	output_write(o, &b);
 }
 
 /* "1", "2K", "16M": the power of two 2^power with a binary suffix. */
@@ -91,17 +84,12 @@ static void text_hist(struct rt_buf *b, const struct output_map *m, const struct
 	int64_t lbuckets = lin ? (map->lhist_max - map->lhist_min) / map->lhist_step : 0;
 	struct rt_buf label = { 0 };
 	uint64_t max = 0;
-	int64_t first = -1, last = -1, i;
+	int64_t first, last, i;
 
-	for (i = 0; i < e->nbuckets; i++) {
-		if (e->buckets[i]) {
-			if (first < 0)
-				first = i;
-			last = i;
-		}
+	output_hist_span(e, &first, &last);
+	for (i = first; first >= 0 && i <= last; i++)
 		if (e->buckets[i] > max)
 			max = e->buckets[i];
-	}
 	for (i = first; first >= 0 && i <= last; i++) {
 		rt_buf_reset(&label);
 		if (lin && i == 0) {
@@ -189,29 +177,9 @@ void output_text_map(struct rt_buf *b, const struct output_map *m)
 		rt_buf_add(b, "\n", 1);
 }
 
-static void text_map(struct output *o, const struct output_map *m)
-{
-	struct rt_buf b = { 0 };
-
-	output_text_map(&b, m);
-	if (b.len)
-		fwrite(b.s, 1, b.len, o->f);
-	rt_buf_free(&b);
-}
-
-static void text_maps_end(struct output *o)
-{
-	fflush(o->f);
-}
-
 static void text_lost(struct output *o, uint64_t n)
 {
 	fprintf(o->f, "Lost %" PRIu64 " events\n", n);
-}
-
-static void text_warning(struct output *o, const char *msg)
-{
-	fprintf(o->err, "WARNING: %s\n", msg);
 }
 
 const struct output_ops output_text_ops = {
@@ -219,9 +187,9 @@ const struct output_ops output_text_ops = {
 	.printf = text_printf,
 	.message = text_message,
 	.value = text_value,
-	.maps_begin = text_maps_begin,
-	.map = text_map,
-	.maps_end = text_maps_end,
+	.maps_begin = output_maps_begin,
+	.format_map = output_text_map,
+	.maps_end = output_maps_end,
 	.lost = text_lost,
-	.warning = text_warning,
+	.warning = output_warning,
 };
