@@ -6,40 +6,20 @@
  */
 #include <stdint.h>
 #include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
 
-#include "arena.h"
 #include "frontend.h"
-#include "meta.h"
+#include "fuzz_common.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	static FILE *sink;
-	struct source src = { .name = "fuzz.bt" };
-	struct program prog = { .src = &src, .strlen_max = 64 };
-	struct diags d;
+	FILE *sink = fuzz_sink();
+	struct fuzz_front f;
 
-	if (!sink)
-		sink = fopen("/dev/null", "w");
-	/* The driver hands the front end NUL-terminated text; so do we. */
-	src.text = malloc(size + 1);
-	if (!src.text)
+	if (fuzz_front_init(&f, data, size))
 		return 0;
-	memcpy(src.text, data, size);
-	src.text[size] = 0;
-	src.len = size;
-	prog.arena = arena_new();
-	prog.meta = aot_meta_new();
-	diags_init(&d, &src);
-	parse_program(&prog, &d);
-	if (sink && prog.root && !d.nerrors)
-		ast_dump(prog.root, sink);
-	if (sink)
-		diags_print(&d, sink);
-	diags_free(&d);
-	aot_meta_free(prog.meta);
-	arena_free(prog.arena);
-	free(src.text);
+	parse_program(&f.prog, &f.d);
+	if (sink && f.prog.root && !f.d.nerrors)
+		ast_dump(f.prog.root, sink);
+	fuzz_front_free(&f, sink);
 	return 0;
 }

@@ -6,17 +6,13 @@
  * and the fuzzer explores the type checker rather than the kernel's directory listings.
  */
 #include <stdint.h>
-#include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
-#include "arena.h"
 #include "frontend.h"
-#include "meta.h"
+#include "fuzz_common.h"
 #include "probe.h"
 
 static struct probe_env *fuzz_env;
-static FILE *fuzz_sink;
 
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
@@ -24,7 +20,6 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 	(void)argv;
 	/* One env for the whole run: it only caches the tracefs path and what it read. */
 	fuzz_env = probe_env__new();
-	fuzz_sink = fopen("/dev/null", "w");
 	return 0;
 }
 
@@ -58,27 +53,15 @@ static bool fuzz_program_allowed(const struct program *prog)
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static char *params[] = { "42", "str", "-1" };
-	struct source src = { .name = "fuzz.bt" };
-	struct program prog = { .src = &src, .strlen_max = 64, .params = params, .nparams = 3 };
-	struct diags d;
+	struct fuzz_front f;
 
-	src.text = malloc(size + 1);
-	if (!src.text)
+	if (fuzz_front_init(&f, data, size))
 		return 0;
-	memcpy(src.text, data, size);
-	src.text[size] = 0;
-	src.len = size;
-	prog.arena = arena_new();
-	prog.meta = aot_meta_new();
-	diags_init(&d, &src);
-	if (!parse_program(&prog, &d) && !d.nerrors && fuzz_program_allowed(&prog) &&
-	    !expand_probes(&prog, fuzz_env, &d) && !d.nerrors)
-		sema_check(&prog, fuzz_env, &d);
-	if (fuzz_sink)
-		diags_print(&d, fuzz_sink);
-	diags_free(&d);
-	aot_meta_free(prog.meta);
-	arena_free(prog.arena);
-	free(src.text);
+	f.prog.params = params;
+	f.prog.nparams = 3;
+	if (!parse_program(&f.prog, &f.d) && !f.d.nerrors && fuzz_program_allowed(&f.prog) &&
+	    !expand_probes(&f.prog, fuzz_env, &f.d) && !f.d.nerrors)
+		sema_check(&f.prog, fuzz_env, &f.d);
+	fuzz_front_free(&f, fuzz_sink());
 	return 0;
 }
