@@ -47,15 +47,6 @@ static const char *const explain_fmt_kinds[] = {
 	[AOT_FMT_TIME] = "time",     [AOT_FMT_PRINT_VALUE] = "print", [AOT_FMT_JOIN] = "join",
 };
 
-static const char *const explain_kinds[] = {
-	[AOT_K_KSTACK] = "kstack",     [AOT_K_USTACK] = "ustack",
-	[AOT_K_KSYM] = "ksym",	       [AOT_K_USYM] = "usym",
-	[AOT_K_INET] = "inet",	       [AOT_K_MACADDR] = "macaddr",
-	[AOT_K_USERNAME] = "username", [AOT_K_TIMESTAMP] = "timestamp",
-	[AOT_K_BUF] = "buffer",	       [AOT_K_CGROUP_PATH] = "cgroup_path",
-	[AOT_K_PROBE] = "probe",
-};
-
 #define EXPLAIN_NAME(tab, i)                                                                       \
 	((size_t)(i) < sizeof(tab) / sizeof(tab[0]) && (tab)[i] ? (tab)[i] : "?")
 
@@ -85,8 +76,11 @@ static void explain_type(struct rt_buf *b, const struct aot_meta *m, const struc
 	case AOT_K_NONE:
 		rt_buf_printf(b, "none");
 		return;
-	default:
-		rt_buf_printf(b, "%s", EXPLAIN_NAME(explain_kinds, t->kind));
+	default: {
+		const char *name = aot_render_kind_name(t->kind);
+
+		rt_buf_printf(b, "%s", name ? name : "?");
+	}
 	}
 }
 

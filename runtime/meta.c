@@ -528,6 +528,20 @@ static int meta_check_tuple(struct meta_reader *r, const struct aot_type *t, uin
 	return 0;
 }
 
+const char *aot_render_kind_name(uint32_t kind)
+{
+	static const char *const names[] = {
+		[AOT_K_KSTACK] = "kstack",     [AOT_K_USTACK] = "ustack",
+		[AOT_K_KSYM] = "ksym",	       [AOT_K_USYM] = "usym",
+		[AOT_K_INET] = "inet",	       [AOT_K_MACADDR] = "macaddr",
+		[AOT_K_USERNAME] = "username", [AOT_K_TIMESTAMP] = "timestamp",
+		[AOT_K_BUF] = "buffer",	       [AOT_K_CGROUP_PATH] = "cgroup_path",
+		[AOT_K_PROBE] = "probe",
+	};
+
+	return kind < sizeof(names) / sizeof(names[0]) ? names[kind] : NULL;
+}
+
 /* Fixed sizes of the rendered kinds, from the layouts in meta.h. */
 static uint32_t meta_rendered_size(uint32_t kind)
 {

@@ -275,4 +275,10 @@ int aot_meta_write(const struct aot_meta *m, void **buf, size_t *size);
  */
 int aot_meta_read(const void *buf, size_t size, struct aot_meta **out, char *err, size_t errlen);
 
+/*
+ * The language's name for a kind only user space renders (AOT_K_KSTACK .. AOT_K_PROBE:
+ * "kstack", "buffer", ...), shared by sema's types and --explain; NULL for any other kind.
+ */
+const char *aot_render_kind_name(uint32_t kind);
+
 #endif

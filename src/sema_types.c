@@ -146,15 +146,7 @@ const char *type_name(struct arena *a, const struct type *t)
 		[TYPE_RECORD] = "record", [TYPE_STATS] = "stats", [TYPE_HIST] = "hist",
 		[TYPE_LHIST] = "lhist",
 	};
-	static const char *const renders[] = {
-		[AOT_K_KSTACK] = "kstack",     [AOT_K_USTACK] = "ustack",
-		[AOT_K_KSYM] = "ksym",	       [AOT_K_USYM] = "usym",
-		[AOT_K_INET] = "inet",	       [AOT_K_MACADDR] = "macaddr",
-		[AOT_K_USERNAME] = "username", [AOT_K_TIMESTAMP] = "timestamp",
-		[AOT_K_BUF] = "buffer",	       [AOT_K_CGROUP_PATH] = "cgroup_path",
-		[AOT_K_PROBE] = "probe",
-	};
-	char *s;
+	const char *s;
 
 	switch (t->kind) {
 	case TYPE_INT:
@@ -167,9 +159,8 @@ const char *type_name(struct arena *a, const struct type *t)
 			s = arena_printf(a, "%s%s%s", s, i ? ", " : "", type_name(a, &t->elems[i]));
 		return arena_printf(a, "%s)", s);
 	case TYPE_BUF:
-		if (t->render < sizeof(renders) / sizeof(renders[0]) && renders[t->render])
-			return renders[t->render];
-		return "bytes";
+		s = aot_render_kind_name(t->render);
+		return s ? s : "bytes";
 	default:
 		return names[t->kind];
 	}
