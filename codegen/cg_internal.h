@@ -63,7 +63,26 @@ enum cg_helper {
 struct cg_var {
 	const struct var_info *info;
 	LLVMValueRef ptr;
+	/* in the scratch value: its address is made where used, not kept live (and spilled) */
+	bool scratch;
+	uint32_t scratch_off;
 };
+
+/* A buffer that dies with its statement: a stack slot, or a range of the scratch value. */
+struct cg_temp {
+	LLVMValueRef p;
+	uint32_t size;
+	bool scratch;
+	uint32_t scratch_off;
+};
+
+/*
+ * Scratch mode: a program that needs more than the 512 bytes of BPF stack is compiled again
+ * with its buffers of more than CG_SCRATCH_MIN bytes in the one per-CPU value of
+ * AOT_SCRATCH_MAP, which a PERCPU_ARRAY allows up to CG_SCRATCH_MAX bytes.
+ */
+#define CG_SCRATCH_MIN 16
+#define CG_SCRATCH_MAX (32 * 1024)
 
 struct cg {
 	struct program *prog;
@@ -91,10 +110,17 @@ struct cg {
 	struct cg_var *vars;
 	uint32_t nvars;
 	/* stack temporaries of the statements being emitted, ended when their statement ends */
-	LLVMValueRef *temps;
+	struct cg_temp *temps;
 	uint32_t ntemps, captemps;
 	uint32_t stmt_depth;
 	bool stack_reported;
+	bool stack_over; /* the backend found the stack too small (reported in scratch mode) */
+	bool scratch_mode;
+	LLVMValueRef scratch;	   /* the map global; a placeholder until its size is known */
+	LLVMValueRef scratch_base; /* the stack slot of this function's pointer to it, or NULL */
+	LLVMBasicBlockRef scratch_look;	   /* this function's lookup of it, after the entry block */
+	LLVMBasicBlockRef scratch_bb;	   /* after its null check, on to start */
+	uint32_t scratch_off, scratch_max; /* bytes in use by this function, and by the biggest */
 	/* targets of break and continue in the loops around the statement being emitted */
 	struct cg_loop {
 		LLVMBasicBlockRef brk, cont;
@@ -135,6 +161,8 @@ struct cg_mapdef {
 	LLVMMetadataRef key, value; /* NULL: the map has none (ring buffer) */
 };
 LLVMValueRef cg_map_global(struct cg *cg, const char *name, const struct cg_mapdef *def);
+/* After every function: AOT_SCRATCH_MAP sized for the biggest user, if scratch mode used it. */
+int cg_maps_scratch(struct cg *cg);
 
 /* ---- cg_multi.c ---- */
 
@@ -196,9 +224,14 @@ LLVMValueRef cg_i64(struct cg *cg, uint64_t v);
 LLVMValueRef cg_i32(struct cg *cg, uint32_t v);
 /*
  * A stack buffer in the entry block, 8-byte aligned. Inside a statement it is a temporary:
- * its lifetime ends with the statement, so the backend can share its stack slot.
+ * its lifetime ends with the statement, so the backend can share its stack slot. In scratch
+ * mode a buffer of more than CG_SCRATCH_MIN bytes is in the scratch value instead.
  */
 LLVMValueRef cg_alloca(struct cg *cg, uint32_t size, const char *name);
+/* A buffer that must be on the stack (a helper takes only a stack pointer, or it holds one). */
+LLVMValueRef cg_stack_alloca(struct cg *cg, uint32_t size, const char *name);
+/* Ends the entry block of the function being emitted: on to start (through the scratch lookup). */
+void cg_entry_close(struct cg *cg, LLVMBasicBlockRef start);
 /* A zeroed stack buffer. */
 LLVMValueRef cg_alloca_zero(struct cg *cg, uint32_t size, const char *name);
 LLVMValueRef cg_gep(struct cg *cg, LLVMValueRef p, uint64_t off);
@@ -215,6 +248,7 @@ void cg_store(struct cg *cg, LLVMValueRef p, const struct type *dt, unsigned ali
 LLVMValueRef cg_str_lit(struct cg *cg, const char *s, size_t len, uint32_t size);
 /* The storage of a scratch variable. */
 LLVMValueRef cg_var_ptr(struct cg *cg, struct node *n);
+LLVMValueRef cg_var_addr(struct cg *cg, const struct cg_var *v);
 /* Writes a constant string into a buffer of size bytes, zero-padded. */
 void cg_store_cstr(struct cg *cg, LLVMValueRef p, const char *s, size_t len, uint32_t size);
 /* An integer binary operator on i64 values. */

@@ -68,6 +68,35 @@ LLVMValueRef cg_map_global(struct cg *cg, const char *name, const struct cg_mapd
 	return g;
 }
 
+int cg_maps_scratch(struct cg *cg)
+{
+	struct type val = { .kind = TYPE_STR, .size = cg->scratch_max };
+	struct cg_mapdef def;
+	LLVMValueRef g;
+
+	if (!cg->scratch)
+		return 0;
+	if (cg->scratch_max > CG_SCRATCH_MAX) {
+		cg_error(cg, (struct loc){ 0 },
+			 "use fewer or shorter strings (BPFTRACE_STRLEN) in one probe",
+			 "the program needs %u bytes of scratch space, more than the %u of the "
+			 "per-CPU map that holds what does not fit in the 512 bytes of BPF stack",
+			 cg->scratch_max, CG_SCRATCH_MAX);
+		return -E2BIG;
+	}
+	def = (struct cg_mapdef){
+		.type = CG_MAP_PERCPU_ARRAY,
+		.max_entries = 1,
+		.key = cg_di_int(cg, 4, false),
+		.value = cg_di_type(cg, &val, "aot_scratch_val"),
+	};
+	g = cg_map_global(cg, AOT_SCRATCH_MAP, &def);
+	LLVMReplaceAllUsesWith(cg->scratch, g);
+	LLVMDeleteGlobal(cg->scratch);
+	cg->scratch = g;
+	return 0;
+}
+
 static bool cg_is_agg(const struct type *t)
 {
 	return (t->kind >= TYPE_COUNT && t->kind <= TYPE_AVG) ||

@@ -208,11 +208,12 @@ static void cg_for(struct cg *cg, struct node *n)
 	struct cg_var *vars;
 	char name[64];
 
-	/* the frame, in the probe's function */
-	frame = cg_alloca(cg, 8 * (cg->nvars + 1), "for.frame");
+	/* the frame, in the probe's function: on the stack, where bpf_for_each_map_elem wants it */
+	frame = cg_stack_alloca(cg, 8 * (cg->nvars + 1), "for.frame");
 	LLVMBuildStore(cg->b, cg->ctxp, frame);
 	for (uint32_t i = 0; i < cg->nvars; i++)
-		LLVMBuildStore(cg->b, cg->vars[i].ptr, cg_gep(cg, frame, 8 * (i + 1)));
+		LLVMBuildStore(cg->b, cg_var_addr(cg, &cg->vars[i]),
+			       cg_gep(cg, frame, 8 * (i + 1)));
 	outer_frame = frame;
 
 	snprintf(name, sizeof(name), "aot_for_%u", cg->nfor++);
@@ -230,8 +231,9 @@ static void cg_for(struct cg *cg, struct node *n)
 		return;
 	}
 
-	/* the callback */
+	/* the callback; its scratch buffers come after those live in the probe */
 	cg->fn = fn;
+	cg->scratch_base = NULL;
 	cg_for_di(cg, fn, name, n->loc);
 	cg->alloca_bb = cg_block(cg, "entry");
 	start = cg_block(cg, "start");
@@ -256,9 +258,7 @@ static void cg_for(struct cg *cg, struct node *n)
 	LLVMBuildRet(cg->b, cg_i32(cg, 1)); /* 1 stops the iteration */
 	LLVMPositionBuilderAtEnd(cg->b, cont);
 	LLVMBuildRet(cg->b, cg_i32(cg, 0));
-	LLVMPositionBuilderAtEnd(cg->b, cg->alloca_bb);
-	LLVMSetCurrentDebugLocation2(cg->b, NULL);
-	LLVMBuildBr(cg->b, start);
+	cg_entry_close(cg, start);
 	free(vars);
 
 	/* back in the probe: the helper call */
@@ -267,6 +267,8 @@ static void cg_for(struct cg *cg, struct node *n)
 	saved.captemps = cg->captemps;
 	saved.nfor = cg->nfor;
 	saved.stack_reported = cg->stack_reported;
+	saved.scratch = cg->scratch;
+	saved.scratch_max = cg->scratch_max;
 	*cg = saved;
 	LLVMPositionBuilderAtEnd(cg->b, outer_bb);
 	cg_di_set_loc(cg, n->loc);
@@ -347,8 +349,14 @@ static int cg_vars(struct cg *cg, const struct node *probe)
 	for (const struct var_info *vi = probe->vars; vi; vi = vi->next, n++) {
 		uint32_t size = vi->type.kind == TYPE_BOOL ? 1 : vi->type.size;
 
+		uint32_t off = cg->scratch_off;
+
 		cg->vars[n].info = vi;
 		cg->vars[n].ptr = cg_alloca_zero(cg, size ? size : 8, vi->name);
+		if (!LLVMIsAAllocaInst(cg->vars[n].ptr)) {
+			cg->vars[n].scratch = true;
+			cg->vars[n].scratch_off = off;
+		}
 	}
 	return 0;
 }
@@ -373,6 +381,8 @@ static int cg_probe_fn(struct cg *cg, struct node *probe, const struct probe_mat
 	cg->match = m;
 	cg_di_func(cg, cg->fn, m->func, probe->loc);
 	cg->alloca_bb = cg_block(cg, "entry");
+	cg->scratch_base = NULL;
+	cg->scratch_off = 0;
 	start = cg_block(cg, "start");
 	LLVMPositionBuilderAtEnd(cg->b, start);
 	cg_di_set_loc(cg, probe->loc);
@@ -402,9 +412,7 @@ static int cg_probe_fn(struct cg *cg, struct node *probe, const struct probe_mat
 	if (!LLVMGetBasicBlockTerminator(LLVMGetInsertBlock(cg->b)))
 		LLVMBuildRet(cg->b, cg_i32(cg, 0));
 
-	LLVMPositionBuilderAtEnd(cg->b, cg->alloca_bb);
-	LLVMSetCurrentDebugLocation2(cg->b, NULL);
-	LLVMBuildBr(cg->b, start);
+	cg_entry_close(cg, start);
 	cg->di_sp = NULL;
 	cg->match = NULL;
 	return 0;

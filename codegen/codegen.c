@@ -34,18 +34,23 @@ void cg_error(struct cg *cg, struct loc loc, const char *hint, const char *fmt, 
 
 /*
  * LLVM's default handler exits the process on an error (the BPF backend reports a stack over
- * 512 bytes that way), so errors become diagnostics here.
+ * 512 bytes that way), so errors become diagnostics here. A stack too small is only noted in
+ * the first pass, which cg_compile follows with one in scratch mode.
  */
 static void cg_llvm_diag(LLVMDiagnosticInfoRef di, void *arg)
 {
 	struct cg *cg = arg;
 	char *desc, *fn;
+	bool stack;
 	int len;
 
 	if (LLVMGetDiagInfoSeverity(di) != LLVMDSError)
 		return;
 	desc = LLVMGetDiagInfoDescription(di);
-	if (!strstr(desc, "stack limit")) {
+	stack = strstr(desc, "stack limit") != NULL;
+	if (stack && !cg->scratch_mode) {
+		cg->stack_over = true;
+	} else if (!stack) {
 		cg_error(cg, (struct loc){ 0 }, NULL, "BPF backend: %s", desc);
 	} else if (!cg->stack_reported) {
 		/* reported for each stack slot out of range: say it once */
@@ -212,11 +217,14 @@ static int cg_optimise_and_emit(struct cg *cg, LLVMTargetMachineRef tm, void **e
 	return 0;
 }
 
-int cg_compile(struct program *prog, const struct cg_opts *opts, struct diags *d, void **elf,
-	       size_t *elf_size)
+/* One compile from a fresh context; *stack_over: the stack was too small (not an error). */
+static int cg_compile_pass(struct program *prog, const struct cg_opts *opts, struct diags *d,
+			   bool scratch_mode, bool *stack_over, void **elf, size_t *elf_size)
 {
 	static const struct cg_opts no_opts = { .sz = sizeof(no_opts) };
-	struct cg cg = { .prog = prog, .d = d, .opts = opts ? opts : &no_opts };
+	struct cg cg = {
+		.prog = prog, .d = d, .opts = opts ? opts : &no_opts, .scratch_mode = scratch_mode
+	};
 	LLVMTargetMachineRef tm = NULL;
 	LLVMTargetDataRef td;
 	size_t errors = d->nerrors;
@@ -259,6 +267,9 @@ int cg_compile(struct program *prog, const struct cg_opts *opts, struct diags *d
 	ret = cg_functions(&cg);
 	if (ret < 0)
 		goto out;
+	ret = cg_maps_scratch(&cg);
+	if (ret < 0)
+		goto out;
 	cg_license(&cg);
 	ret = cg_meta(&cg);
 	if (ret < 0)
@@ -287,5 +298,29 @@ out:
 	LLVMContextDispose(cg.ctx);
 	free(cg.vars);
 	free(cg.temps);
+	*stack_over = cg.stack_over;
 	return ret;
+}
+
+/*
+ * Programs that fit in the 512 bytes of BPF stack compile once, as they always have. One that
+ * does not is compiled again from the start (codegen keeps its state in struct cg and the
+ * LLVM context, apart from alias planning, which gives the same result twice) in scratch mode.
+ */
+int cg_compile(struct program *prog, const struct cg_opts *opts, struct diags *d, void **elf,
+	       size_t *elf_size)
+{
+	bool stack_over = false;
+	int ret;
+
+	ret = cg_compile_pass(prog, opts, d, false, &stack_over, elf, elf_size);
+	if (ret < 0 || !stack_over)
+		return ret;
+	free(*elf);
+	if (opts && opts->dump && opts->dump_out)
+		fprintf(opts->dump_out,
+			"; ---- more than 512 bytes of stack: compiling again with "
+			"big buffers in the %s map ----\n",
+			AOT_SCRATCH_MAP);
+	return cg_compile_pass(prog, opts, d, true, &stack_over, elf, elf_size);
 }

@@ -66,6 +66,10 @@
  *                                           only means a BPF_NOEXIST insert lost a race)
  *                       AOT_ERR_MAP_DELETE  bpf_map_delete_elem returned an error (-ENOENT)
  *                       the runtime warns about each non-zero count at exit, with the map's name
+ *   AOT_SCRATCH_MAP     BPF_MAP_TYPE_PERCPU_ARRAY, 1 entry, u32 key 0, value char[N] (N <= 32 KiB);
+ *                       present only when a program needs more than the 512 bytes of BPF stack:
+ *                       its big temporaries live there instead. Not for the runtime, which
+ *                       neither reads nor prints it
  *   AOT_PARAMS_MAP      BPF_MAP_TYPE_ARRAY, u32 key, value struct aot_param, max_entries
  *                       nparams + 1; present only in an object compiled with --emit-elf whose
  *                       program uses $N or $#. Those objects read positional parameters where
@@ -115,6 +119,7 @@ enum aot_event_kind {
 #define AOT_LOST_MAP "aot_lost"
 #define AOT_ERRORS_MAP "aot_errors"
 #define AOT_PARAMS_MAP "aot_params"
+#define AOT_SCRATCH_MAP "aot_scratch"
 #define AOT_PARAM_STR_MAX 64
 /* A positional parameter slot of AOT_PARAMS_MAP. */
 struct aot_param {

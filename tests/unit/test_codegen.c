@@ -10,6 +10,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -210,15 +211,46 @@ static void test_interval_and_several_probes(void **state)
 	tl_free(c);
 }
 
-static void test_stack_limit_is_a_diagnostic(void **state)
+/* What does not fit in the 512 bytes of stack goes to a per-CPU scratch map, up to 32 KiB. */
+static void test_stack_overflow_uses_scratch_map(void **state)
 {
-	struct tl_build *c = build_strlen("BEGIN { $a = str(0); $b = str(1); $c = str(2);"
-					  " printf(\"%s %s %s\\n\", $a, $b, $c); }",
-					  200);
+	const char *big = "BEGIN { $a = str(0); $b = str(1); $c = str(2);"
+			  " printf(\"%s %s %s\\n\", $a, $b, $c); }";
+	struct tl_build *c = build_strlen(big, 200);
+	struct bpf_map *m;
 
 	(void)state;
+	assert_int_equal(c->ret, 0);
+	m = bpf_object__find_map_by_name(c->obj, AOT_SCRATCH_MAP);
+	assert_non_null(m);
+	assert_int_equal(bpf_map__type(m), BPF_MAP_TYPE_PERCPU_ARRAY);
+	assert_int_equal(bpf_map__max_entries(m), 1);
+	assert_true(bpf_map__value_size(m) >= 3 * 200 && bpf_map__value_size(m) <= 32768);
+	if (can_load())
+		assert_int_equal(bpf_object__load(c->obj), 0);
+	tl_free(c);
+
+	/* a program that fits keeps its code: no scratch map */
+	c = build_strlen(big, 64);
+	assert_int_equal(c->ret, 0);
+	assert_null(bpf_object__find_map_by_name(c->obj, AOT_SCRATCH_MAP));
+	tl_free(c);
+}
+
+static void test_scratch_limit_is_a_diagnostic(void **state)
+{
+	struct tl_build *c;
+	char text[8192];
+	size_t n = 0;
+
+	(void)state;
+	n += (size_t)snprintf(text + n, sizeof(text) - n, "BEGIN {");
+	for (int i = 0; i < 170; i++)
+		n += (size_t)snprintf(text + n, sizeof(text) - n, " $v%d = str(%d);", i, i);
+	snprintf(text + n, sizeof(text) - n, " printf(\"%%s %%s\\n\", $v0, $v169); }");
+	c = build_strlen(text, 200);
 	assert_int_not_equal(c->ret, 0);
-	assert_true(tl_has_error(c, "512 bytes"));
+	assert_true(tl_has_error(c, "scratch space"));
 	tl_free(c);
 }
 
@@ -366,7 +398,8 @@ int main(void)
 		cmocka_unit_test(test_maps),
 		cmocka_unit_test(test_tracepoint_loads),
 		cmocka_unit_test(test_interval_and_several_probes),
-		cmocka_unit_test(test_stack_limit_is_a_diagnostic),
+		cmocka_unit_test(test_stack_overflow_uses_scratch_map),
+		cmocka_unit_test(test_scratch_limit_is_a_diagnostic),
 		cmocka_unit_test(test_begin_test_run_record),
 		cmocka_unit_test(test_tuple_key_padding),
 		cmocka_unit_test(test_dumps),
