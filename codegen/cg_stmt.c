@@ -390,8 +390,11 @@ static int cg_probe_fn(struct cg *cg, struct node *probe, const struct probe_mat
 	ret = cg_vars(cg, probe);
 	if (ret < 0)
 		return ret;
-	/* END runs when the run is already stopping; every other program stops with it. */
-	if (!((m->pt->flags) & AOT_PROBE_END))
+	/*
+	 * BEGIN runs before the run starts and END when it is already stopping; every other
+	 * program waits for the start and stops with the end (struct aot_state.stopped).
+	 */
+	if (!((m->pt->flags) & (AOT_PROBE_BEGIN | AOT_PROBE_END)))
 		cg_stop_check(cg);
 	if (probe->cond) {
 		uint32_t mark = cg_temps_begin(cg);

@@ -36,16 +36,6 @@ int rt_events_handle(void *ctx, void *data, size_t size)
 	struct aot_event_hdr hdr;
 	int err;
 
-	if (rt->holding) {
-		/* 8-byte length, record, padding: records stay 8-aligned as in the ring. */
-		static const char pad[8];
-		uint64_t n = size;
-
-		rt_buf_add(&rt->held, (const char *)&n, sizeof(n));
-		rt_buf_add(&rt->held, data, size);
-		rt_buf_add(&rt->held, pad, (8 - size % 8) % 8);
-		return 0;
-	}
 	if (size < sizeof(hdr)) {
 		rt->malformed++;
 		return 0;
@@ -130,34 +120,6 @@ int rt_events_open(struct rt *rt)
 	return 0;
 }
 
-void rt_events_hold(struct rt *rt)
-{
-	if (!rt->rb)
-		return;
-	rt->holding = true;
-	ring_buffer__consume(rt->rb);
-	rt->holding = false;
-}
-
-/* BEGIN's records, then those held from the attach (rt_events_hold), in their order. */
-static void events_replay_held(struct rt *rt)
-{
-	size_t off = 0;
-	uint64_t n;
-
-	if (rt->rb)
-		ring_buffer__consume(rt->rb);
-	while (off + sizeof(n) <= rt->held.len) {
-		memcpy(&n, rt->held.s + off, sizeof(n));
-		off += sizeof(n);
-		if (n > rt->held.len - off)
-			break;
-		rt_events_handle(rt, rt->held.s + off, n);
-		off += (n + 7) / 8 * 8;
-	}
-	rt_buf_free(&rt->held);
-}
-
 /* Consumes a pending signal, if any; true if one came. */
 static bool events_signalled(struct rt *rt)
 {
@@ -180,7 +142,6 @@ int rt_events_loop(struct rt *rt)
 	/* -c CMD: the run ends when it exits (its pidfd becomes readable). */
 	if (rt->child.pidfd >= 0)
 		fds[n++] = (struct pollfd){ .fd = rt->child.pidfd, .events = POLLIN };
-	events_replay_held(rt);
 	/* BEGIN may already have asked to exit. */
 	rt_events_drain(rt);
 	while (!rt->exiting) {
@@ -224,7 +185,6 @@ void rt_events_close(struct rt *rt)
 	ring_buffer__free(rt->rb);
 	rt->rb = NULL;
 	rt_buf_free(&rt->text);
-	rt_buf_free(&rt->held);
 	if (rt->malformed) {
 		snprintf(msg, sizeof(msg), "%llu malformed events were dropped",
 			 (unsigned long long)rt->malformed);

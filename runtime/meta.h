@@ -87,7 +87,7 @@
 
 #define AOT_META_SECTION ".aotrace.meta"
 #define AOT_META_MAGIC "AOTMETA" /* 8 bytes with the NUL */
-#define AOT_META_VERSION 1
+#define AOT_META_VERSION 2
 #define AOT_EVENTS_MAP "aot_events"
 #define AOT_PROBE_NAMES_MAP "aot_probe_names" /* u64 -> char[AOT_PROBE_NAME_MAX] */
 #define AOT_PROBE_NAME_MAX 128
@@ -140,12 +140,17 @@ enum aot_stack_mode {
 struct aot_state {
 	uint64_t start_ns; /* elapsed = bpf_ktime_get_ns() - start_ns */
 	/*
-	 * Non-zero once the run is ending (exit() in a program, or a signal): every program but
-	 * END returns at once, so the maps printed are the maps at that moment and slow detaches
-	 * can go on in the background without the programs doing anything.
+	 * Non-zero: every program but BEGIN and END returns at once. AOT_STOPPED_NOT_STARTED
+	 * while the runtime attaches and runs BEGIN (so nothing is traced before BEGIN, and our
+	 * own attach is not), then 0; AOT_STOPPED_ENDING once the run is ending (exit() in a
+	 * program, or a signal), so the maps printed are the maps at that moment and slow
+	 * detaches can go on in the background without the programs doing anything.
 	 */
 	uint64_t stopped;
 };
+
+#define AOT_STOPPED_ENDING 1
+#define AOT_STOPPED_NOT_STARTED 2
 
 struct aot_event_hdr {
 	uint32_t kind;	/* enum aot_event_kind */

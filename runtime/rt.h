@@ -145,8 +145,6 @@ struct rt {
 	uint64_t lost;	    /* events the programs counted as lost, reported so far */
 	int lost_fd;	    /* AOT_LOST_MAP, -1 if the object has none */
 	struct rt_buf text; /* scratch for formatting events */
-	struct rt_buf held; /* events.c: records of the attach, printed after BEGIN's */
-	bool holding;	    /* events.c: rt_events_handle keeps records in held */
 	struct rt_syms syms;
 	struct rt_render render;
 	struct rt_clones *clones; /* clone.c: alias groups, NULL if the object has none */
@@ -213,11 +211,6 @@ void rt_detach(struct rt *rt);
 
 /* events.c */
 int rt_events_open(struct rt *rt);
-/*
- * Before BEGIN runs: keeps the records the probes wrote while attaching (our own syscalls
- * among them) to print after BEGIN's, so a script's header comes first, as in bpftrace.
- */
-void rt_events_hold(struct rt *rt);
 /* Polls until exit() or a signal. 0 or -errno. */
 int rt_events_loop(struct rt *rt);
 /* Handles whatever is left in the ring buffer (e.g. END's printfs). */

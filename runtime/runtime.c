@@ -72,6 +72,8 @@ static void runtime_prepare(struct rt *rt)
 	fd = runtime_map_fd(rt, AOT_STATE_MAP);
 	if (fd >= 0 && !clock_gettime(CLOCK_MONOTONIC, &ts)) {
 		st.start_ns = (uint64_t)ts.tv_sec * 1000000000ull + ts.tv_nsec;
+		/* Inert until BEGIN has run: runtime_start_programs(). */
+		st.stopped = AOT_STOPPED_NOT_STARTED;
 		bpf_map_update_elem(fd, &key, &st, BPF_ANY);
 	}
 }
@@ -178,20 +180,38 @@ static void runtime_signals_exit_restore(struct runtime_exit_sigs *s)
 	s->installed = false;
 }
 
+/* Sets struct aot_state.stopped; with from, only if it holds that value. */
+static void runtime_set_stopped(struct rt *rt, uint64_t value, const uint64_t *from)
+{
+	int fd = runtime_map_fd(rt, AOT_STATE_MAP);
+	struct aot_state st = { 0 };
+	uint32_t key = 0;
+
+	if (fd < 0 || bpf_map_lookup_elem(fd, &key, &st) || (from && st.stopped != *from))
+		return;
+	st.stopped = value;
+	bpf_map_update_elem(fd, &key, &st, BPF_ANY);
+}
+
 /*
  * Makes every program but END return at once (struct aot_state.stopped): the maps then hold
  * what they held when the run ended, and links can be released later at leisure.
  */
 static void runtime_stop_programs(struct rt *rt)
 {
-	int fd = runtime_map_fd(rt, AOT_STATE_MAP);
-	struct aot_state st = { 0 };
-	uint32_t key = 0;
+	runtime_set_stopped(rt, AOT_STOPPED_ENDING, NULL);
+}
 
-	if (fd < 0 || bpf_map_lookup_elem(fd, &key, &st))
-		return;
-	st.stopped = 1;
-	bpf_map_update_elem(fd, &key, &st, BPF_ANY);
+/*
+ * The probes stay inert while they are attached and BEGIN runs (runtime_prepare), as bpftrace
+ * runs BEGIN before it attaches the others: nothing our own attach does is traced, BEGIN's
+ * lines come first, and every probe starts at once, here, unless BEGIN called exit().
+ */
+static void runtime_start_programs(struct rt *rt)
+{
+	const uint64_t not_started = AOT_STOPPED_NOT_STARTED;
+
+	runtime_set_stopped(rt, 0, &not_started);
 }
 
 /*
@@ -287,12 +307,11 @@ int aot_run(const void *elf, size_t size, const struct aot_run_opts *opts)
 	err = rt_attach(&rt);
 	if (!err)
 		err = rt_events_open(&rt);
-	if (!err) {
-		rt_events_hold(&rt);
+	if (!err)
 		err = rt_run_flagged(&rt, AOT_PROBE_BEGIN);
-	}
 	if (err)
 		goto out;
+	runtime_start_programs(&rt);
 	rt_child_go(&rt.child);
 	err = rt_events_loop(&rt);
 	runtime_stop_programs(&rt);

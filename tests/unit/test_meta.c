@@ -265,7 +265,8 @@ static void test_corruptions(void **state)
 
 	/* header */
 	corrupt(buf, size, 0, 0x41414141, "magic");
-	corrupt(buf, size, 8, 2, "version");
+	corrupt(buf, size, 8, AOT_META_VERSION + 1, "version");
+	corrupt(buf, size, 8, AOT_META_VERSION - 1, "version");
 	corrupt(buf, size, 12, size + 1, "total size");
 	corrupt(buf, size, 12, 10, "total size");
 	/* tables: offsets and counts */
