@@ -18,7 +18,9 @@ are `KEY value`; blank lines and lines starting with '#' are ignored.
                                lines join with newlines
     RUN shell command          instead of PROG: a bash command (with pipefail) run with
                                $AOTRACE, $BPFTOOL, $BPFTRACE, $SRCDIR (the repository) and
-                               $TESTDIR (the .test file's folder) in its environment and a
+                               $TESTDIR (the .test file's folder) and
+                               $AOTRACE_TIMEOUT_SCALE (above 1 under emulation) in its
+                               environment and a
                                fresh temporary folder as cwd; several RUN lines form a script
     ARGS -q -f text            options placed before -e (shell-split)
     PARAMS 41 foo              positional parameters placed after the program (shell-split)
@@ -514,6 +516,7 @@ def run_test(env, t, scale):
     before = bpf_objects(env) if t.no_leaks else None
     work = tempfile.mkdtemp(prefix='aotrace-test-')
     envvars = dict(os.environ, AOTRACE=env.aotrace, BPFTOOL=env.bpftool, BPFTRACE=env.bpftrace,
+                   AOTRACE_TIMEOUT_SCALE=str(scale),
                    SRCDIR=SRCDIR, TESTDIR=os.path.dirname(os.path.abspath(t.path)))
     wl = None
     try:

@@ -12,10 +12,11 @@ collected. The comparison:
 
   header  the lines the script's BEGIN printf()s print (counted from the source), digits
           replaced by N, must be identical;
-  data    every other line is reduced to a shape: a map line keeps its map name and the kind
-          of each key (N for a number, W for anything else), a histogram bar becomes |@|, and
-          in other lines each number becomes N and each run of words W; consecutive equal
-          shapes collapse. The sets of shapes must be equal, except that a shape both tools
+  data    every other line printed once the workload has started (before it, one tool may
+          already see the other starting up) is reduced to a shape: a map line keeps its map
+          name and the kind of each key (N for a number, W for anything else), a histogram
+          bar becomes |@|, and in other lines each number becomes N and each run of words W;
+          consecutive equal shapes collapse. The sets of shapes must be equal, except that a shape both tools
           print only when some event happens is tolerated on one side when that side printed
           fewer than 3 such lines (an event the other tool just missed).
 
@@ -45,6 +46,7 @@ while [ $SECONDS -lt $end ]; do
     setpriv --reuid=65534 --regid=65534 --clear-groups true 2> /dev/null
     python3 -c 'import ctypes; t = (ctypes.c_long * 2)(0, 1000000); ctypes.CDLL(None).syscall(35, t, None)' 2> /dev/null
     printf 'echo hi\nexit\n' | script -qc 'bash --norc -i' /dev/null > /dev/null 2>&1
+    python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); s.listen(); c = socket.create_connection(s.getsockname()); a = s.accept()[0]; a.sendall(b"x" * 100); c.recv(100); c.close(); a.close(); s.close()' 2> /dev/null
     sleep 0.1 & wait
     i=$((i + 1))
 done
@@ -124,12 +126,16 @@ def shape(line):
     return ''.join(out).strip()
 
 
-def split_output(text, nheader):
+def split_output(text, nheader, skip=0):
+    """The header (the first nheader lines) and the data shapes; data lines start after the
+    first skip characters of text (what was printed before the workload began)."""
     lines = [l for l in text.splitlines() if not re.match(r'^Attaching \d+ probes?\.\.\.$', l)]
     header = [re.sub(r'\d', 'N', l.rstrip()) for l in lines[:nheader]]
+    before = [l for l in text[:skip].splitlines()
+              if not re.match(r'^Attaching \d+ probes?\.\.\.$', l)]
     data = {}
     last = None
-    for l in lines[nheader:]:
+    for l in lines[max(nheader, len(before)):]:
         if not l.strip():
             continue
         s = shape(l)
@@ -169,6 +175,9 @@ def run_pair(args, path, workdir):
     t0 = time.time()
     wait_first_lines(list(outs.values()), list(procs.values()), args.start)
     time.sleep(0.5)
+    # What each tool printed before the workload (the other tool starting up, seen by the
+    # one that was ready first) is left out of the comparison: only the header counts.
+    skips = {tool: len(open(outs[tool], errors='replace').read()) for tool in outs}
     # when a tool has already given up (bpftrace: skipped; aotrace: reported), no workload
     if all(p.poll() is None for p in procs.values()):
         with open(os.path.join(d, 'workload.sh'), 'w') as f:
@@ -192,6 +201,7 @@ def run_pair(args, path, workdir):
             err = f.read()
         res[tool] = (procs[tool].returncode, out, err)
     res['secs'] = time.time() - t0
+    res['skip'] = skips
     return name, src, res
 
 
@@ -213,8 +223,8 @@ def compare(name, src, res):
     if a_rc == 1 and not a_out.strip() and re.search(r'has no function matching', a_err):
         # bpftrace 0.17 attaches nothing for a uprobe whose function is missing, silently
         return 'REFUSED', ['aotrace names what is missing: ' + first_error(a_err)]
-    a_head, a_data = split_output(a_out, nheader)
-    b_head, b_data = split_output(b_out, nheader)
+    a_head, a_data = split_output(a_out, nheader, res['skip']['aotrace'])
+    b_head, b_data = split_output(b_out, nheader, res['skip']['bpftrace'])
     report = []
     if a_rc not in (0, -signal.SIGINT):
         report.append('aotrace exit %s: %s' % (a_rc, first_error(a_err)))
