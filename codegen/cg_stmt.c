@@ -151,11 +151,22 @@ static void cg_unroll(struct cg *cg, struct node *n)
 	LLVMPositionBuilderAtEnd(cg->b, end);
 }
 
+/*
+ * A string or tuple element is a pointer, and the rest of codegen copies from such pointers as
+ * 8-aligned (cg_store, printf's and map keys' copies). Tuples pack their strings (("a", comm)
+ * has comm at 2, as in bpftrace), so an element at an offset that is not a multiple of 8 is
+ * copied out to an aligned buffer; on the stack, the verifier refuses a misaligned access.
+ */
 LLVMValueRef cg_tuple_field(struct cg *cg, struct node *n)
 {
-	LLVMValueRef t = cg_expr(cg, n->lhs);
+	LLVMValueRef t = cg_expr(cg, n->lhs), p = cg_gep(cg, t, n->field_off), buf;
+	unsigned align = cg_align_at(8, n->field_off);
 
-	return cg_load(cg, cg_gep(cg, t, n->field_off), &n->type, cg_align_at(8, n->field_off));
+	if (!cg_type_is_buf(&n->type) || align == 8)
+		return cg_load(cg, p, &n->type, align);
+	buf = cg_alloca(cg, n->type.size, "field");
+	cg_memcpy(cg, buf, 8, p, align, n->type.size);
+	return buf;
 }
 
 /* The debug info of a for callback: long cb(void *map, void *key, void *value, void *ctx). */
