@@ -7,6 +7,7 @@ cd /tmp
 W() { while :; do cat /etc/hostname >/dev/null; sleep 0.02; done; }
 W & WP=$!
 up() { cut -d' ' -f1 /proc/uptime; }
+progs() { bpftool prog show 2>/dev/null | grep -c '^[0-9]*: tracing\|^[0-9]*: kprobe'; }
 row() {
 	local label=$1; shift
 	local t0=$(up)
@@ -15,9 +16,13 @@ row() {
 	local b=$(grep -o 'begin_at [0-9]*' /tmp/o.txt | awk '{printf "%.2f", $2/1e9}')
 	local x=$(grep -o 'exit_at [0-9]*' /tmp/o.txt | awk '{printf "%.2f", $2/1e9}')
 	sleep 1
-	local left=$(bpftool prog show 2>/dev/null | grep -c '^[0-9]*: tracing\|^[0-9]*: kprobe')
+	local left=$(progs)
 	echo "ROW|$label|$(echo "$b - $t0" | bc)|$(echo "$t2 - $x" | bc)|$(echo "$t2 - $t0" | bc)|$left|$(grep -c '^@\[' /tmp/o.txt)"
-	sleep 25 # what is still being released finishes before the next case
+	# what is still being released (in the background) is gone before the next case starts,
+	# or its kernel work would slow that case down
+	local n=0
+	while [ "$(progs)" -gt 0 ] && [ $n -lt 600 ]; do sleep 0.2; n=$((n + 1)); done
+	sleep 2
 }
 B='BEGIN { printf("begin_at %llu\n", nsecs); }'
 K="kfunc:vfs_* { @[probe] = count(); } $B interval:s:2 { printf(\"exit_at %llu\n\", nsecs); exit(); }"
