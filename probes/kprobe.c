@@ -15,6 +15,7 @@
 #include "meta.h"
 #include "probe_internal.h"
 
+#define KPROBE_LIST_HINT "list what can be probed: aotrace -l 'kprobe:*'"
 #define KPROBE_NONE_HINT                                                                           \
 	"trace a tracepoint instead (aotrace -l 'tracepoint:*'), or run a kernel with CONFIG_KPROBES"
 
@@ -139,7 +140,7 @@ static int kprobe_attach_common(struct bpf_program *prog, const struct aot_probe
 		opts.offset = strtoull(plus + 1, NULL, 0);
 	}
 	ret = probe_links_add_result(links, bpf_program__attach_kprobe_opts(prog, func, &opts), err,
-				     "list what can be probed: aotrace -l 'kprobe:*'", p->name);
+				     KPROBE_LIST_HINT, p->name);
 	if (ret != -ENOENT && ret != -EOPNOTSUPP && ret != -EINVAL)
 		return ret;
 	/* Say what the kernel lacks rather than an errno, when that is the reason. */
@@ -160,12 +161,12 @@ static int kprobe_attach_common(struct bpf_program *prog, const struct aot_probe
 
 		if (a && !kprobe_collect(env, a, func, &names, &n) && !n) {
 			if (ret == -EINVAL)
-				probe_err_set(err, "list what can be probed: aotrace -l 'kprobe:*'",
+				probe_err_set(err, KPROBE_LIST_HINT,
 					      "%s is not traceable on this kernel (notrace or "
 					      "inlined)",
 					      func);
 			else
-				probe_err_set(err, "list what can be probed: aotrace -l 'kprobe:*'",
+				probe_err_set(err, KPROBE_LIST_HINT,
 					      "no function %s on this kernel", func);
 			ret = -ENOENT;
 		}
@@ -254,7 +255,7 @@ static int kprobe_attach_multi(struct bpf_program *prog, const struct aot_probe 
 	}
 	kprobe_drop_blacklisted(names, &n);
 	if (!n) {
-		probe_err_set(err, "list what can be probed: aotrace -l 'kprobe:*'",
+		probe_err_set(err, KPROBE_LIST_HINT,
 			      "no traceable function matches %s on this kernel", p->name);
 		ret = -ENOENT;
 		goto out;

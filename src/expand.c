@@ -24,6 +24,16 @@ struct expand_ctx {
 	int cookies;	  /* fentry attach cookies on this kernel: -1 not tried yet, 0 no, 1 yes */
 	uint32_t nprobes; /* attached probes so far: one per match, one per multi program */
 	struct node *widest; /* the attach point with the most of them, for the limit's error */
+	/* the current probe's wildcards that matched nothing, in order; tail: where to add */
+	struct expand_empty *empty, **tail;
+};
+
+/* A wildcard attach point that matched nothing, with the probe type's reason (expand_probes). */
+struct expand_empty {
+	struct node *ap;
+	const struct probe_type *pt;
+	struct probe_err err;
+	struct expand_empty *next;
 };
 
 #define EXPAND_MAX_PROBES_DEFAULT 512 /* bpftrace's BPFTRACE_MAX_PROBES default */
@@ -184,16 +194,18 @@ static void expand_nomatch(struct expand_ctx *ctx, struct node *ap, const struct
 		diag_error(ctx->d, ap->loc, hint, "%s", msg);
 }
 
-/* Reports again why a skipped wildcard attach point matched nothing (see expand_attach). */
-static void expand_report_empty(struct expand_ctx *ctx, struct node *ap, bool skipped)
+/* Keeps why a wildcard attach point matched nothing, for expand_probes to report. */
+static int expand_keep_empty(struct expand_ctx *ctx, struct node *ap, const struct probe_type *pt,
+			     const struct probe_err *err)
 {
-	const struct probe_type *pt = probe_type_find(ap->provider);
-	struct probe_err err = { { 0 }, { 0 } };
-	char **targets = NULL;
-	size_t ntargets = 0;
+	struct expand_empty *e = arena_alloc(ctx->prog->arena, sizeof(*e));
 
-	pt->match(ctx->env, ctx->prog->arena, ap->target, &targets, &ntargets, &err);
-	expand_nomatch(ctx, ap, pt, &err, skipped);
+	if (!e)
+		return -ENOMEM;
+	*e = (struct expand_empty){ .ap = ap, .pt = pt, .err = *err };
+	*ctx->tail = e;
+	ctx->tail = &e->next;
+	return 0;
 }
 
 static int expand_attach(struct expand_ctx *ctx, struct node *ap)
@@ -251,7 +263,7 @@ static int expand_attach(struct expand_ctx *ctx, struct node *ap)
 			 */
 			if (probe_has_wildcard(ap->target) &&
 			    ctx->prog->missing != AOT_MISSING_ERROR)
-				return 0;
+				return expand_keep_empty(ctx, ap, pt, &err);
 			expand_nomatch(ctx, ap, pt, &err, false);
 			return -ENOENT;
 		}
@@ -300,6 +312,8 @@ int expand_probes(struct program *prog, struct probe_env *env, struct diags *d)
 
 		if (p->kind != NODE_PROBE)
 			continue;
+		ctx.empty = NULL;
+		ctx.tail = &ctx.empty;
 		for (struct node *ap = p->args; ap; ap = ap->next) {
 			if (expand_attach(&ctx, ap) == -ENOMEM)
 				return -ENOMEM;
@@ -308,16 +322,11 @@ int expand_probes(struct program *prog, struct probe_env *env, struct diags *d)
 		if (d->nerrors > before)
 			continue;
 		/* Wildcards that matched nothing: skipped beside a match, else the probe fails. */
-		for (struct node *ap = p->args; ap; ap = ap->next) {
-			if (ap->matches)
-				continue;
-			if (!matched) {
-				expand_report_empty(&ctx, ap, false);
-				break;
-			}
+		if (!matched && ctx.empty)
+			expand_nomatch(&ctx, ctx.empty->ap, ctx.empty->pt, &ctx.empty->err, false);
+		for (struct expand_empty *e = ctx.empty; matched && e; e = e->next)
 			if (prog->missing == AOT_MISSING_WARN)
-				expand_report_empty(&ctx, ap, true);
-		}
+				expand_nomatch(&ctx, e->ap, e->pt, &e->err, true);
 	}
 	if (d->nerrors == errors)
 		expand_check_limit(&ctx);

@@ -366,6 +366,9 @@ static const char *sema_record_op(struct arena *a, int op)
 	return op == OP_SHL ? "<<" : op == OP_SHR ? ">>" : arena_printf(a, "%c", op);
 }
 
+#define SEMA_PTR_ARITH_HINT                                                                        \
+	"a pointer moves by elements with + and -; cast it for anything else: (int64)p"
+
 void sema_record_ptr_arith(struct sema_ctx *ctx, struct node *n)
 {
 	struct type *l = &n->lhs->type, *r = &n->rhs->type;
@@ -374,11 +377,9 @@ void sema_record_ptr_arith(struct sema_ctx *ctx, struct node *n)
 	/* bpftrace refuses p - q too: the difference of addresses is (int64)p - (int64)q */
 	if (lp == rp || !(n->op == '+' || (n->op == '-' && lp))) {
 		ctypes_pointee(sema_record_ct(ctx), lp ? l : r); /* for the name */
-		sema_error(ctx, n->loc,
-			   "a pointer moves by elements with + and -; cast it for anything else: "
-			   "(int64)p",
-			   "operator '%s' cannot take %s and %s", sema_record_op(ctx->a, n->op),
-			   ctypes_name(ctx->a, l), ctypes_name(ctx->a, r));
+		sema_error(ctx, n->loc, SEMA_PTR_ARITH_HINT, "operator '%s' cannot take %s and %s",
+			   sema_record_op(ctx->a, n->op), ctypes_name(ctx->a, l),
+			   ctypes_name(ctx->a, r));
 		return;
 	}
 	n->type = lp ? *l : *r;
@@ -393,11 +394,9 @@ void sema_record_ptr_update(struct sema_ctx *ctx, struct node *n, struct type *p
 		ctypes_pointee(sema_record_ct(ctx), p);
 		if (r->kind == TYPE_PTR)
 			ctypes_pointee(sema_record_ct(ctx), r);
-		sema_error(ctx, n->loc,
-			   "a pointer moves by elements with + and -; cast it for anything else: "
-			   "(int64)p",
-			   "'%s=' cannot take %s and %s", sema_record_op(ctx->a, n->op),
-			   ctypes_name(ctx->a, p), ctypes_name(ctx->a, r));
+		sema_error(ctx, n->loc, SEMA_PTR_ARITH_HINT, "'%s=' cannot take %s and %s",
+			   sema_record_op(ctx->a, n->op), ctypes_name(ctx->a, p),
+			   ctypes_name(ctx->a, r));
 		return;
 	}
 	n->num = sema_record_elem_size(ctx, p);
