@@ -229,7 +229,11 @@ static void cg_type_from_aot(struct cg *cg, const struct aot_type *at, struct ty
 
 void cg_event_hdr(struct cg *cg, LLVMValueRef p, uint32_t kind, uint32_t index)
 {
-	LLVMSetAlignment(LLVMBuildStore(cg->b, cg_i32(cg, kind), p), 4);
+	LLVMValueRef cpu = cg_call0(cg, CG_H_GET_SMP_PROCESSOR_ID);
+
+	cpu = LLVMBuildTrunc(cg->b, cpu, cg->t_i16, "cpu");
+	LLVMSetAlignment(LLVMBuildStore(cg->b, LLVMConstInt(cg->t_i16, kind, 0), p), 2);
+	LLVMSetAlignment(LLVMBuildStore(cg->b, cpu, cg_gep(cg, p, 2)), 2);
 	LLVMSetAlignment(LLVMBuildStore(cg->b, cg_i32(cg, index), cg_gep(cg, p, 4)), 4);
 }
 

@@ -5,6 +5,7 @@
  * actions.c, map events to maps.c, exit() ends the loop, anything else is counted as malformed.
  * Also polled: the kernel symbol subscription (so its buffers never overflow between lookups),
  * and the lost-event counter the programs keep (AOT_LOST_MAP), reported once per wake-up.
+ * Each record names its CPU, so that output.c keeps a line printed in pieces whole.
  */
 #include <errno.h>
 #include <poll.h>
@@ -42,6 +43,7 @@ int rt_events_handle(void *ctx, void *data, size_t size)
 	}
 	memcpy(&hdr, data, sizeof(hdr));
 	size -= sizeof(hdr);
+	rt->out.cpu = hdr.cpu;
 	switch (hdr.kind) {
 	case AOT_EV_EXIT:
 		/* The first exit() decides the status, even one in END after a signal. */
@@ -148,6 +150,10 @@ int rt_events_loop(struct rt *rt)
 		/* A full ring buffer wakes nobody: look at the lost counter every second. */
 		int timeout = rt->lost_fd >= 0 ? EVENTS_LOST_POLL_MS : -1;
 
+		/* Text held behind another CPU's open line waits at most OUTPUT_LINE_WAIT_MS. */
+		if (output_lines_held(&rt->out))
+			timeout = OUTPUT_LINE_WAIT_MS;
+
 		if (ksyms_fd >= 0)
 			ksyms__update(rt->syms.ksyms);
 		rt_events_report_lost(rt);
@@ -165,6 +171,7 @@ int rt_events_loop(struct rt *rt)
 			if (err < 0 && err != -EINTR)
 				return err;
 		}
+		output_lines_flush(&rt->out, false);
 		fflush(rt->out.f);
 	}
 	return 0;
@@ -174,6 +181,7 @@ void rt_events_drain(struct rt *rt)
 {
 	if (rt->rb)
 		ring_buffer__consume(rt->rb);
+	output_lines_flush(&rt->out, true);
 	rt_events_report_lost(rt);
 	fflush(rt->out.f);
 }
@@ -184,6 +192,7 @@ void rt_events_close(struct rt *rt)
 
 	ring_buffer__free(rt->rb);
 	rt->rb = NULL;
+	output_lines_flush(&rt->out, true);
 	rt_buf_free(&rt->text);
 	if (rt->malformed) {
 		snprintf(msg, sizeof(msg), "%llu malformed events were dropped",

@@ -153,7 +153,8 @@ struct aot_state {
 #define AOT_STOPPED_NOT_STARTED 2
 
 struct aot_event_hdr {
-	uint32_t kind;	/* enum aot_event_kind */
+	uint16_t kind;	/* enum aot_event_kind */
+	uint16_t cpu;	/* the CPU the program ran on: text lines are kept whole per CPU */
 	uint32_t index; /* AOT_EV_PRINTF: index in aot_meta.fmts */
 };
 

@@ -5,6 +5,9 @@
  * format (the blank lines before the maps, warnings) are written once, here.
  */
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
 
 #include "rt.h"
 
@@ -22,6 +25,91 @@ void output_map(struct output *o, const struct output_map *m)
 
 	o->ops->format_map(&b, m);
 	output_write(o, &b);
+}
+
+static uint64_t output_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static void output_put_cpu(struct output *o, unsigned int cpu, const char *text, size_t len);
+
+/* Hands the held pieces, in their order, to output_put_cpu again (some may be held anew). */
+static void output_replay(struct output *o)
+{
+	struct rt_buf *held = o->lines.held;
+	size_t at = 0;
+	uint32_t rec[2];
+
+	o->lines.held = NULL;
+	while (held && at + sizeof(rec) <= held->len) {
+		memcpy(rec, held->s + at, sizeof(rec));
+		at += sizeof(rec);
+		output_put_cpu(o, rec[0], held->s + at, rec[1]);
+		at += rec[1];
+	}
+	if (held) {
+		rt_buf_free(held);
+		free(held);
+	}
+}
+
+static void output_put_cpu(struct output *o, unsigned int cpu, const char *text, size_t len)
+{
+	struct output_lines *l = &o->lines;
+	uint32_t rec[2] = { cpu, (uint32_t)len };
+
+	if (!len)
+		return;
+	if (l->open && l->open != cpu + 1) {
+		if (!l->held)
+			l->held = calloc(1, sizeof(*l->held));
+		if (l->held) {
+			rt_buf_add(l->held, (const char *)rec, sizeof(rec));
+			rt_buf_add(l->held, text, len);
+			return;
+		}
+		/* no memory to hold it: write it torn rather than lose it */
+	}
+	fwrite(text, 1, len, o->f);
+	if (text[len - 1] != '\n') {
+		if (!l->open) {
+			l->open = cpu + 1;
+			l->open_since = output_now_ns();
+		}
+	} else if (l->open) {
+		l->open = 0;
+		output_replay(o);
+	}
+}
+
+void output_put(struct output *o, const char *text, size_t len)
+{
+	output_put_cpu(o, o->cpu, text, len);
+}
+
+bool output_lines_held(const struct output *o)
+{
+	return o->lines.held != NULL;
+}
+
+void output_lines_flush(struct output *o, bool force)
+{
+	if (!force && (!o->lines.held ||
+		       output_now_ns() - o->lines.open_since < OUTPUT_LINE_WAIT_MS * 1000000ull))
+		return;
+	/* The open line is given up on: it stays as printed, the others follow. */
+	while (o->lines.held) {
+		o->lines.open = 0;
+		output_replay(o);
+		if (!force)
+			break;
+	}
+	if (force)
+		o->lines.open = 0;
 }
 
 /* bpftrace prints the two blank lines before the maps whatever the format. */

@@ -70,10 +70,24 @@ struct output_ops {
 	void (*warning)(struct output *o, const char *msg);
 };
 
+/*
+ * Lines kept whole across CPUs. All CPUs share one ring buffer, so when two CPUs each print a
+ * line in pieces (execsnoop's printf then join), the pieces arrive interleaved. While one
+ * CPU's line is open (its last piece had no newline), the pieces of other CPUs are held, in
+ * order, and written once that line ends (output_put).
+ */
+struct output_lines {
+	unsigned int open;   /* 1 + the CPU whose line is open; 0: none */
+	uint64_t open_since; /* CLOCK_MONOTONIC ns when it opened */
+	struct rt_buf *held; /* records { u32 cpu; u32 len; char text[len]; } */
+};
+
 struct output {
 	const struct output_ops *ops;
-	FILE *f;   /* program output: -o FILE or stdout */
-	FILE *err; /* warnings: stderr */
+	FILE *f;	  /* program output: -o FILE or stdout */
+	FILE *err;	  /* warnings: stderr */
+	unsigned int cpu; /* the CPU of the event being handled (events.c sets it) */
+	struct output_lines lines;
 };
 
 extern const struct output_ops output_text_ops;
@@ -91,6 +105,13 @@ void output_write(struct output *o, struct rt_buf *b);
 void output_maps_begin(struct output *o);
 void output_maps_end(struct output *o);
 void output_warning(struct output *o, const char *msg);
+/* Writes printf/action text of the event's CPU, keeping lines whole across CPUs. */
+void output_put(struct output *o, const char *text, size_t len);
+/* True while text of other CPUs waits for an open line to end. */
+bool output_lines_held(const struct output *o);
+/* Writes the held text: when force, or once the open line has been open OUTPUT_LINE_WAIT_MS. */
+void output_lines_flush(struct output *o, bool force);
+#define OUTPUT_LINE_WAIT_MS 50
 void output_hist_span(const struct output_entry *e, int64_t *first, int64_t *last);
 
 #endif

@@ -20,15 +20,15 @@ static void text_attached(struct output *o, unsigned int nprobes)
 
 static void text_printf(struct output *o, const char *text, size_t len)
 {
-	fwrite(text, 1, len, o->f);
+	output_put(o, text, len);
 }
 
 static void text_message(struct output *o, enum output_msg kind, const char *text, size_t len)
 {
-	fwrite(text, 1, len, o->f);
+	output_put(o, text, len);
 	/* Only join() ends its text with a newline; time, cat and system print theirs as is. */
 	if (kind == OUTPUT_MSG_JOIN)
-		fputc('\n', o->f);
+		output_put(o, "\n", 1);
 }
 
 static void text_value(struct output *o, const struct rt_render *r, const struct aot_type *t,

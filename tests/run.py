@@ -66,6 +66,8 @@ import time
 
 SRCDIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 TAIL_LINES = 15
+# Lines of each failure repeated in the recap at the end of a run (and in its JSON summary).
+RECAP_LINES = 12
 
 
 # ---- kernel feature probes ----
@@ -278,6 +280,7 @@ FEATURES.update({
     'bpftool': probe_tool('bpftool', 'bpftool'),
     'bpftrace': probe_tool('bpftrace', 'bpftrace'),
     'clang': probe_tool('clang', 'clang'),
+    'smp': lambda env: None if len(os.sched_getaffinity(0)) >= 2 else 'one CPU only',
 })
 FEATURES['kfunc'] = FEATURES['fentry']
 FEATURES['profile'] = FEATURES['perf_event']
@@ -596,7 +599,24 @@ def summary_line(passed, failed, skipped):
     return s
 
 
+def add_failure(summary, label, reason, text=''):
+    """Counts a failure and keeps its name, reason and last lines for the closing recap."""
+    summary['failed'] += 1
+    summary.setdefault('failures', []).append(
+        {'test': label, 'reason': reason, 'tail': tail(text, RECAP_LINES) if text else ''})
+
+
+def print_failures(failures, where=None):
+    """The recap of failures printed last, so that the end of a long log says what failed."""
+    for f in failures:
+        print('FAILED %s%s%s' % ('[%s] ' % where if where else '', f['test'],
+                                 ' (%s)' % f['reason'] if f['reason'] else ''))
+        if f.get('tail'):
+            print('    ' + f['tail'].replace('\n', '\n    '))
+
+
 def print_summary(summary, label=None):
+    print_failures(summary.get('failures', []))
     for reason, n in sorted(summary['skipped'].items()):
         print('skipped %d: %s' % (n, reason))
     line = summary_line(summary['passed'], summary['failed'], sum(summary['skipped'].values()))
@@ -637,6 +657,7 @@ def cmd_meson_log(args):
 
 def cmd_combine(files):
     total = new_summary('total')
+    recap = []
     for path in files:
         try:
             with open(path) as f:
@@ -649,9 +670,16 @@ def cmd_combine(files):
                                                    sum(s['skipped'].values()))))
         total['passed'] += s['passed']
         total['failed'] += s['failed']
+        recap += [(s['label'], f) for f in s.get('failures', [])]
+        if s['failed'] > len(s.get('failures', [])):
+            recap.append((s['label'], {'test': '%d failure(s) reported above' %
+                                       (s['failed'] - len(s.get('failures', []))),
+                                       'reason': ''}))
         for reason, n in s['skipped'].items():
             key = '%s (%s)' % (reason, s['label']) if s['label'].startswith('vm') else reason
             total['skipped'][key] = total['skipped'].get(key, 0) + n
+    for where, f in recap:
+        print_failures([f], where)
     print_summary(total)
     return 1 if total['failed'] else 0
 
@@ -697,13 +725,13 @@ def main():
                 tests += parse_test_file(os.path.join(rtdir, name))
             except ParseError as e:
                 print('FAIL %s (%s)' % (name, e))
-                summary['failed'] += 1
+                add_failure(summary, name, str(e))
     tests += error_cases(os.path.join(SRCDIR, 'tests', 'errors'))
     if args.filter:
         tests = [t for t in tests if re.search(args.filter, t.label)]
     if not os.access(aotrace, os.X_OK):
         print('FAIL %s is not an executable' % aotrace)
-        summary['failed'] += 1
+        add_failure(summary, aotrace, 'not an executable')
         tests = []
 
     out_lock = threading.Lock()
@@ -713,7 +741,7 @@ def main():
             if r.status == 'PASS':
                 summary['passed'] += 1
             elif r.status == 'FAIL':
-                summary['failed'] += 1
+                add_failure(summary, r.test.label, r.reason, r.tail)
             else:
                 summary['skipped'][r.reason] = summary['skipped'].get(r.reason, 0) + 1
             print('%s %s%s' % (r.status, r.test.label, ' (%s)' % r.reason if r.reason else ''))
