@@ -682,6 +682,36 @@ static void test_render_kinds(void **state)
 	aot_meta_free(m);
 }
 
+/* Pieces of lines from two CPUs, interleaved as a shared ring buffer delivers them. */
+static void test_lines_whole_per_cpu(void **state)
+{
+	static const struct {
+		unsigned int cpu;
+		const char *text;
+	} in[] = {
+		{ 0, "a1 " }, { 1, "b1 " }, { 0, "a2 " }, { 1, "b2\n" }, { 0, "a3\n" },
+		{ 1, "c1 " }, { 0, "d1\n" }, { 1, "c2\n" }, { 0, "e1 " }, { 1, "f1\n" },
+	};
+	char *text = NULL;
+	size_t len = 0, i;
+	FILE *f = open_memstream(&text, &len);
+	struct output o = { .ops = &output_text_ops, .f = f, .err = stderr };
+
+	(void)state;
+	assert_non_null(f);
+	for (i = 0; i < sizeof(in) / sizeof(in[0]); i++) {
+		o.cpu = in[i].cpu;
+		o.ops->printf(&o, in[i].text, strlen(in[i].text));
+	}
+	/* CPU 0's "e1 " never ends its line: what waits behind it is written when forced */
+	assert_true(output_lines_held(&o));
+	output_lines_flush(&o, true);
+	assert_false(output_lines_held(&o));
+	fclose(f);
+	assert_string_equal(text, "a1 a2 a3\nb1 b2\nc1 c2\nd1\ne1 f1\n");
+	free(text);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -694,6 +724,7 @@ int main(void)
 		cmocka_unit_test(test_map_hist),
 		cmocka_unit_test(test_map_stats_json),
 		cmocka_unit_test(test_render_kinds),
+		cmocka_unit_test(test_lines_whole_per_cpu),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
