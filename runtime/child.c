@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -19,7 +20,7 @@
 int rt_child_start(struct rt_child *c, char *const *argv, const void *sigmask)
 {
 	int fds[2], err;
-	pid_t pid;
+	pid_t pid, parent = getpid();
 	char go;
 
 	c->pid = 0;
@@ -37,6 +38,10 @@ int rt_child_start(struct rt_child *c, char *const *argv, const void *sigmask)
 	}
 	if (pid == 0) {
 		close(fds[1]);
+		/* However we end (a second Ctrl-C exits at once, a crash), the command gets SIGTERM
+		 * as it does from rt_child_stop. */
+		if (prctl(PR_SET_PDEATHSIG, SIGTERM) || getppid() != parent)
+			_exit(127);
 		sigprocmask(SIG_SETMASK, sigmask, NULL);
 		/* EOF without the byte: the run failed before attaching; do not run at all. */
 		if (read(fds[0], &go, 1) != 1)
