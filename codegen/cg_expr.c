@@ -858,6 +858,11 @@ LLVMValueRef cg_cond(struct cg *cg, struct node *n)
 
 void cg_ret0_and_continue(struct cg *cg)
 {
-	LLVMBuildRet(cg->b, cg_i32(cg, 0));
+	if (cg->for_ret) {
+		LLVMBuildStore(cg->b, cg_i64(cg, 1), cg->for_ret);
+		LLVMBuildRet(cg->b, cg_i32(cg, 1)); /* 1 stops the iteration */
+	} else {
+		LLVMBuildRet(cg->b, cg_i32(cg, 0));
+	}
 	LLVMPositionBuilderAtEnd(cg->b, cg_block(cg, "dead"));
 }

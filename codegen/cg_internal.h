@@ -128,6 +128,8 @@ struct cg {
 	uint32_t nloops;
 	struct cg_core *core; /* cg_core.c: CO-RE debug types and layouts made so far */
 	uint32_t nfor;	      /* for loops emitted so far: names their callbacks */
+	/* in a for callback: the u64 in the caller's frame set when the body returns or exits */
+	LLVMValueRef for_ret;
 };
 
 /* ---- codegen.c ---- */
@@ -254,7 +256,8 @@ void cg_store_cstr(struct cg *cg, LLVMValueRef p, const char *s, size_t len, uin
 /* An integer binary operator on i64 values. */
 LLVMValueRef cg_arith(struct cg *cg, int op, LLVMValueRef l, LLVMValueRef r, bool is_signed);
 bool cg_type_is_buf(const struct type *t);
-/* Where execution continues after a statement ended the program (exit, return). */
+/* Ends the probe's run (exit, return), also from a for body: the callback then stops the
+ * iteration and flags the probe to return; emitting goes on in an unreachable block. */
 void cg_ret0_and_continue(struct cg *cg);
 
 /* ---- cg_stmt.c: statements and program functions ---- */

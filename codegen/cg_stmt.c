@@ -219,12 +219,14 @@ static void cg_for(struct cg *cg, struct node *n)
 	struct cg_var *vars;
 	char name[64];
 
-	/* the frame, in the probe's function: on the stack, where bpf_for_each_map_elem wants it */
-	frame = cg_stack_alloca(cg, 8 * (cg->nvars + 1), "for.frame");
+	/* the frame, in the probe's function: on the stack, where bpf_for_each_map_elem wants it;
+	 * the context, the variables, then the flag the body sets when it returns or exits */
+	frame = cg_stack_alloca(cg, 8 * (cg->nvars + 2), "for.frame");
 	LLVMBuildStore(cg->b, cg->ctxp, frame);
 	for (uint32_t i = 0; i < cg->nvars; i++)
 		LLVMBuildStore(cg->b, cg_var_addr(cg, &cg->vars[i]),
 			       cg_gep(cg, frame, 8 * (i + 1)));
+	LLVMBuildStore(cg->b, cg_i64(cg, 0), cg_gep(cg, frame, 8 * (cg->nvars + 1)));
 	outer_frame = frame;
 
 	snprintf(name, sizeof(name), "aot_for_%u", cg->nfor++);
@@ -257,6 +259,7 @@ static void cg_for(struct cg *cg, struct node *n)
 		vars[i].ptr = LLVMBuildLoad2(cg->b, cg->t_ptr, cg_gep(cg, frame, 8 * (i + 1)), "");
 	}
 	cg->vars = vars;
+	cg->for_ret = cg_gep(cg, frame, 8 * (cg->nvars + 1));
 	cg->stmt_depth = 0;
 	cg->nloops = 0;
 	cg_for_kv(cg, n, LLVMGetParam(fn, 1), LLVMGetParam(fn, 2));
@@ -288,6 +291,19 @@ static void cg_for(struct cg *cg, struct node *n)
 	args[2] = outer_frame;
 	args[3] = cg_i64(cg, 0);
 	cg_helper(cg, CG_H_FOR_EACH_MAP_ELEM, cg->t_i64, args, 4);
+	/* the body returned or exited: so does the code around the loop */
+	{
+		LLVMBasicBlockRef ret = cg_block(cg, "for.returned"), on = cg_block(cg, "for.end");
+		LLVMValueRef flag = LLVMBuildLoad2(
+			cg->b, cg->t_i64, cg_gep(cg, outer_frame, 8 * (cg->nvars + 1)), "");
+
+		LLVMBuildCondBr(cg->b, LLVMBuildICmp(cg->b, LLVMIntNE, flag, cg_i64(cg, 0), ""),
+				ret, on);
+		LLVMPositionBuilderAtEnd(cg->b, ret);
+		cg_ret0_and_continue(cg);
+		LLVMBuildBr(cg->b, on);
+		LLVMPositionBuilderAtEnd(cg->b, on);
+	}
 }
 
 static void cg_jump(struct cg *cg, struct node *n)

@@ -928,9 +928,7 @@ static void sema_for(struct sema_ctx *ctx, struct node *n)
 	n->lhs->var = v;
 	n->lhs->type = v->type;
 	ctx->loops++;
-	ctx->for_depth++;
 	sema_block(ctx, n->body);
-	ctx->for_depth--;
 	ctx->loops--;
 	sema_vars_end_scope(ctx, mark, 0, 0);
 }
@@ -1026,10 +1024,6 @@ static void sema_stmt(struct sema_ctx *ctx, struct node *n)
 				   n->kind == NODE_BREAK ? "break" : "continue");
 		break;
 	case NODE_RETURN:
-		/* A for body is a callback of bpf_for_each_map_elem: returning would only end
-		 * the iteration, not the probe. */
-		if (ctx->for_depth)
-			sema_unsupported(ctx, n, "return inside a for loop");
 		break;
 	default:
 		sema_error(ctx, n->loc, NULL, "expected a statement, found a %s",

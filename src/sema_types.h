@@ -24,7 +24,6 @@ struct sema_ctx {
 	bool report;		 /* only the last walk reports: earlier ones just learn map types */
 	struct node *assign_rhs; /* the call that is the whole right side of a map assignment */
 	int loops;		 /* depth of while/unroll around the statement being checked */
-	int for_depth;		 /* depth of for loops: their bodies run in a callback */
 	/* variables assigned since the innermost if's else branch began (block scoping) */
 	struct var_info **assigned;
 	uint32_t nassigned, capassigned;

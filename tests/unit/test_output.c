@@ -689,8 +689,8 @@ static void test_lines_whole_per_cpu(void **state)
 		unsigned int cpu;
 		const char *text;
 	} in[] = {
-		{ 0, "a1 " }, { 1, "b1 " }, { 0, "a2 " }, { 1, "b2\n" }, { 0, "a3\n" },
-		{ 1, "c1 " }, { 0, "d1\n" }, { 1, "c2\n" }, { 0, "e1 " }, { 1, "f1\n" },
+		{ 0, "a1 " }, { 1, "b1 " },  { 0, "a2 " },  { 1, "b2\n" }, { 0, "a3\n" },
+		{ 1, "c1 " }, { 0, "d1\n" }, { 1, "c2\n" }, { 0, "e1 " },  { 1, "f1\n" },
 	};
 	char *text = NULL;
 	size_t len = 0, i;
