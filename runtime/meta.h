@@ -210,7 +210,7 @@ struct aot_map {
 	uint32_t nkeys; /* 0: scalar map */
 	struct aot_type key;
 	struct aot_type value; /* AOT_AGG_NONE: the stored value; else the aggregated input */
-	int64_t lhist_min, lhist_max, lhist_step; /* AOT_AGG_LHIST (serialised: TODO meta.c) */
+	int64_t lhist_min, lhist_max, lhist_step; /* AOT_AGG_LHIST */
 };
 
 enum aot_fmt_kind {
