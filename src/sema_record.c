@@ -272,6 +272,8 @@ void sema_record_unop(struct sema_ctx *ctx, struct node *n)
 	struct type *lt = &n->lhs->type;
 	const struct type *pt;
 
+	if (n->op == '*')
+		sema_record_arg_ptr(ctx, n->lhs); /* *args->rqtp is what it points at */
 	if (lt->kind == TYPE_NONE)
 		return;
 	if (n->op == '&') {
@@ -317,6 +319,7 @@ void sema_record_index(struct sema_ctx *ctx, struct node *n)
 	struct type *lt = &n->lhs->type;
 	const struct type *et = NULL;
 
+	sema_record_arg_ptr(ctx, n->lhs); /* args->rqtp[0] too */
 	if (lt->kind == TYPE_NONE || n->rhs->type.kind == TYPE_NONE)
 		return;
 	sema_record_need_int(ctx, n->rhs, "an index");
