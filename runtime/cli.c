@@ -20,6 +20,8 @@ const struct aot_cli_opt aot_cli_run_opts[] = {
 	{ "missing-probes", required_argument, AOT_CLI_MISSING_PROBES, "POLICY",
 	  AOT_CLI_HELP_MISSING },
 	{ "explain", no_argument, AOT_CLI_EXPLAIN, NULL, AOT_CLI_HELP_EXPLAIN },
+	{ "B", required_argument, 'B', "MODE",
+	  "output buffering: line, full or none (default: after each batch of events)" },
 	{ "verbose", no_argument, 'v', NULL, "say more: libbpf messages, full verifier logs" },
 	{ "quiet", no_argument, 'q', NULL, "do not print the \"Attaching N probes...\" line" },
 };
@@ -31,6 +33,11 @@ int aot_cli_run_parse(const char *prog, int c, const char *optarg, struct aot_cl
 		[AOT_MISSING_WARN] = "warn",
 		[AOT_MISSING_ERROR] = "error",
 		[AOT_MISSING_IGNORE] = "ignore",
+	};
+	static const char *const modes[] = {
+		[AOT_BUF_LINE] = "line",
+		[AOT_BUF_FULL] = "full",
+		[AOT_BUF_NONE] = "none",
 	};
 	char *end;
 	long v;
@@ -68,6 +75,15 @@ int aot_cli_run_parse(const char *prog, int c, const char *optarg, struct aot_cl
 	case 'c':
 		r->cmd = optarg;
 		return 1;
+	case 'B':
+		for (size_t i = 1; i < sizeof(modes) / sizeof(modes[0]); i++) {
+			if (!strcmp(optarg, modes[i])) {
+				r->buffering = (enum aot_buffering)i;
+				return 1;
+			}
+		}
+		fprintf(stderr, "%s: -B takes line, full or none, not '%s'\n", prog, optarg);
+		return -EINVAL;
 	case AOT_CLI_EXPLAIN:
 		r->explain = true;
 		return 1;
@@ -123,34 +139,9 @@ void aot_cli_getopt(const struct aot_cli_opt *opts, size_t n, void *longopts, ch
 	lo[nl] = (struct option){ 0 };
 }
 
-int aot_cli_run_begin(const char *prog, const struct aot_cli_run *r, struct aot_run_opts *ro,
-		      struct aot_cli_state *st)
-{
-	int ret;
-
-	memset(st, 0, sizeof(*st));
-	ro->format = r->format;
-	ro->verbose = r->verbose;
-	ro->quiet = r->quiet;
-	ro->out = stdout;
-	if (r->out_path) {
-		st->out = fopen(r->out_path, "w");
-		if (!st->out) {
-			ret = -errno;
-			fprintf(stderr, "%s: cannot open %s: %s\n", prog, r->out_path,
-				strerror(errno));
-			return ret;
-		}
-		ro->out = st->out;
-	}
-	ret = aot_cli_run_extra(prog, r, ro, st);
-	if (ret)
-		aot_cli_run_end(st);
-	return ret;
-}
-
-int aot_cli_run_extra(const char *prog, const struct aot_cli_run *r, struct aot_run_opts *ro,
-		      struct aot_cli_state *st)
+/* -p, --missing-probes, and -c split into words. */
+static int cli_run_rest(const char *prog, const struct aot_cli_run *r, struct aot_run_opts *ro,
+			struct aot_cli_state *st)
 {
 	wordexp_t *we;
 	int ret;
@@ -176,6 +167,33 @@ int aot_cli_run_extra(const char *prog, const struct aot_cli_run *r, struct aot_
 	}
 	ro->cmd = we->we_wordv;
 	return 0;
+}
+
+int aot_cli_run_begin(const char *prog, const struct aot_cli_run *r, struct aot_run_opts *ro,
+		      struct aot_cli_state *st)
+{
+	int ret;
+
+	memset(st, 0, sizeof(*st));
+	ro->format = r->format;
+	ro->verbose = r->verbose;
+	ro->quiet = r->quiet;
+	ro->buffering = r->buffering;
+	ro->out = stdout;
+	if (r->out_path) {
+		st->out = fopen(r->out_path, "w");
+		if (!st->out) {
+			ret = -errno;
+			fprintf(stderr, "%s: cannot open %s: %s\n", prog, r->out_path,
+				strerror(errno));
+			return ret;
+		}
+		ro->out = st->out;
+	}
+	ret = cli_run_rest(prog, r, ro, st);
+	if (ret)
+		aot_cli_run_end(st);
+	return ret;
 }
 
 void aot_cli_run_end(struct aot_cli_state *st)

@@ -51,6 +51,7 @@ struct aot_cli_run {
 	int pid;	 /* -p */
 	const char *cmd; /* -c, as given: split into words by aot_cli_run_begin */
 	enum aot_missing_policy missing;
+	enum aot_buffering buffering; /* -B */
 };
 
 /*
@@ -79,12 +80,6 @@ struct aot_cli_state {
  * would (quotes, no command substitution). 0, or -errno reported as "PROG: ...".
  */
 int aot_cli_run_begin(const char *prog, const struct aot_cli_run *r, struct aot_run_opts *ro,
-		      struct aot_cli_state *st);
-/*
- * Only what aotrace's own parser does not cover: -p, --missing-probes, -c (split into words).
- * st must be zeroed; release it with aot_cli_run_end.
- */
-int aot_cli_run_extra(const char *prog, const struct aot_cli_run *r, struct aot_run_opts *ro,
 		      struct aot_cli_state *st);
 void aot_cli_run_end(struct aot_cli_state *st);
 

@@ -172,7 +172,8 @@ int rt_events_loop(struct rt *rt)
 				return err;
 		}
 		output_lines_flush(&rt->out, false);
-		fflush(rt->out.f);
+		if (rt->opts->buffering != AOT_BUF_FULL)
+			fflush(rt->out.f);
 	}
 	return 0;
 }
@@ -183,7 +184,8 @@ void rt_events_drain(struct rt *rt)
 		ring_buffer__consume(rt->rb);
 	output_lines_flush(&rt->out, true);
 	rt_events_report_lost(rt);
-	fflush(rt->out.f);
+	if (rt->opts->buffering != AOT_BUF_FULL)
+		fflush(rt->out.f);
 }
 
 void rt_events_close(struct rt *rt)

@@ -35,6 +35,9 @@ static uint64_t output_now_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
+/* The "CPU" of the runtime's own lines: no CPU of an event (those are 16-bit) */
+#define OUTPUT_OWN_CPU 0x10000u
+
 static void output_put_cpu(struct output *o, unsigned int cpu, const char *text, size_t len);
 
 /* Hands the held pieces, in their order, to output_put_cpu again (some may be held anew). */
@@ -89,6 +92,11 @@ static void output_put_cpu(struct output *o, unsigned int cpu, const char *text,
 void output_put(struct output *o, const char *text, size_t len)
 {
 	output_put_cpu(o, o->cpu, text, len);
+}
+
+void output_put_own(struct output *o, const char *text, size_t len)
+{
+	output_put_cpu(o, OUTPUT_OWN_CPU, text, len);
 }
 
 bool output_lines_held(const struct output *o)

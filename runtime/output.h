@@ -107,6 +107,8 @@ void output_maps_end(struct output *o);
 void output_warning(struct output *o, const char *msg);
 /* Writes printf/action text of the event's CPU, keeping lines whole across CPUs. */
 void output_put(struct output *o, const char *text, size_t len);
+/* Writes whole lines of the runtime's own ("Lost N events") between the programs' lines. */
+void output_put_own(struct output *o, const char *text, size_t len);
 /* True while text of other CPUs waits for an open line to end. */
 bool output_lines_held(const struct output *o);
 /* Writes the held text: when force, or once the open line has been open OUTPUT_LINE_WAIT_MS. */

@@ -179,7 +179,10 @@ void output_text_map(struct rt_buf *b, const struct output_map *m)
 
 static void text_lost(struct output *o, uint64_t n)
 {
-	fprintf(o->f, "Lost %" PRIu64 " events\n", n);
+	char line[48];
+	int len = snprintf(line, sizeof(line), "Lost %" PRIu64 " events\n", n);
+
+	output_put_own(o, line, (size_t)len);
 }
 
 const struct output_ops output_text_ops = {

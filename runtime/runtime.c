@@ -278,6 +278,12 @@ int aot_run(const void *elf, size_t size, const struct aot_run_opts *opts)
 		return 1;
 	}
 	rt.out = (struct output){ .ops = runtime_outputs[o.format], .f = o.out, .err = stderr };
+	if (o.buffering == AOT_BUF_LINE)
+		setvbuf(o.out, NULL, _IOLBF, BUFSIZ);
+	else if (o.buffering == AOT_BUF_FULL)
+		setvbuf(o.out, NULL, _IOFBF, BUFSIZ);
+	else if (o.buffering == AOT_BUF_NONE)
+		setvbuf(o.out, NULL, _IONBF, 0);
 	rt_syms_init(&rt.syms, o.verbose);
 	rt.render.syms = &rt.syms;
 

@@ -13,6 +13,14 @@
 
 enum aot_output_format { AOT_OUT_TEXT = 0, AOT_OUT_JSON };
 
+/* -B: when the program output is written out. */
+enum aot_buffering {
+	AOT_BUF_DEFAULT = 0, /* after each batch of events the ring buffer hands over */
+	AOT_BUF_LINE,	     /* after each line */
+	AOT_BUF_FULL,	     /* when the buffer is full, and at the end */
+	AOT_BUF_NONE,	     /* at once */
+};
+
 /*
  * --missing-probes: what to do with a probe whose target this kernel does not have (compiled
  * on another host: a tracepoint, kprobe or kfunc that does not exist here).
@@ -39,6 +47,7 @@ struct aot_run_opts {
 			       * before it starts, the run ends when it exits; NULL: none */
 	enum aot_missing_policy missing; /* --missing-probes */
 	int *exit_code; /* out, if not NULL: the code of exit(code) after a normal end, else 0 */
+	enum aot_buffering buffering; /* -B */
 };
 
 /*

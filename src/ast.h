@@ -328,7 +328,9 @@ struct program {
 	uint32_t map_keys_max; /* BPFTRACE_MAP_KEYS_MAX: max_entries of maps; 0: sema reads the env
 				*/
 	bool unsafe;	       /* --unsafe: system(), override(), signal() allowed */
-	bool uses_elapsed;     /* sema: the program reads elapsed (codegen adds AOT_STATE_MAP) */
+	/* -I DIR and --include FILE for the C definitions (NULL-terminated, or NULL) */
+	const char *const *include_dirs, *const *includes;
+	bool uses_elapsed; /* sema: the program reads elapsed (codegen adds AOT_STATE_MAP) */
 	bool uses_kstack, uses_ustack; /* sema: codegen adds the stack trace maps */
 };
 

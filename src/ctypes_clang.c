@@ -232,7 +232,10 @@ static const char *cc_kernel_dir(struct arena *a)
 
 static CXTranslationUnit cc_parse(struct cc *cc, CXIndex idx)
 {
-	const char *args[32];
+	const struct program *prog = ctypes_program(cc->ct);
+	const char *const *dirs = prog->include_dirs, *const *incs = prog->includes;
+	size_t nuser = 0;
+	const char **args;
 	int n = 0;
 	const char *kdir = cc_kernel_dir(cc->a);
 	struct CXUnsavedFile uf = { .Filename = CC_FILE,
@@ -240,6 +243,11 @@ static CXTranslationUnit cc_parse(struct cc *cc, CXIndex idx)
 				    .Length = (unsigned long)cc->len };
 	CXTranslationUnit tu = NULL;
 
+	for (const char *const *p = dirs; p && *p; p++)
+		nuser++;
+	for (const char *const *p = incs; p && *p; p++)
+		nuser += 2;
+	args = arena_alloc(cc->a, (32 + nuser) * sizeof(*args));
 	args[n++] = "-x";
 	args[n++] = "c";
 	args[n++] = "-std=gnu11";
@@ -248,6 +256,9 @@ static CXTranslationUnit cc_parse(struct cc *cc, CXIndex idx)
 	/* bpftrace's tools choose between kernel headers and BTF with this */
 	if (cc->btf)
 		args[n++] = "-DBPFTRACE_HAVE_BTF";
+	/* -I DIR: searched before the kernel's headers */
+	for (const char *const *p = dirs; p && *p; p++)
+		args[n++] = arena_printf(cc->a, "-I%s", *p);
 	if (kdir) {
 		static const char *const sub[] = {
 			"arch/x86/include",	  "arch/x86/include/generated",	     "include",
@@ -260,6 +271,10 @@ static CXTranslationUnit cc_parse(struct cc *cc, CXIndex idx)
 		args[n++] = "-D__KERNEL__";
 		args[n++] = "-include";
 		args[n++] = arena_printf(cc->a, "%s/include/linux/kconfig.h", kdir);
+	}
+	for (const char *const *p = incs; p && *p; p++) {
+		args[n++] = "-include";
+		args[n++] = *p;
 	}
 	if (cc->api.clang_parseTranslationUnit2(idx, CC_FILE, args, n, &uf, 1,
 						CXTranslationUnit_DetailedPreprocessingRecord |
@@ -317,6 +332,19 @@ static bool cc_from_btf(struct cc *cc, const char *name, bool is_record, bool is
  * Looks at the errors: drops includes that are not found, defines unknown names from BTF.
  * Returns true if the file changed and needs another parse; reports what is left when final.
  */
+/* Is clang's "'FILE' file not found" about a --include FILE? */
+static bool cc_is_include_opt(const struct program *prog, const char *msg)
+{
+	size_t len;
+
+	for (const char *const *p = prog->includes; p && *p; p++) {
+		len = strlen(*p);
+		if (msg[0] == '\'' && !strncmp(msg + 1, *p, len) && msg[len + 1] == '\'')
+			return true;
+	}
+	return false;
+}
+
 static bool cc_fix(struct cc *cc, CXTranslationUnit tu, const struct program *prog, bool *dropped,
 		   bool final)
 {
@@ -337,6 +365,14 @@ static bool cc_fix(struct cc *cc, CXTranslationUnit tu, const struct program *pr
 		in_main = cc->api.clang_Location_isFromMainFile(sl);
 		if (cc->api.clang_getDiagnosticSeverity(dg) < CXDiagnostic_Error)
 			goto next;
+		if (!in_main && strstr(m, "file not found") && cc_is_include_opt(prog, m)) {
+			/* --include FILE that is nowhere: said once, on the last pass */
+			if (final)
+				diag_warn(cc->d, prog->root->loc,
+					  "give its path, or the folder it is in with -I DIR",
+					  "--include: %s", m);
+			goto next;
+		}
 		if (in_main && strstr(m, "file not found") && line && line <= cc->nlines) {
 			uint32_t k = 0;
 

@@ -31,39 +31,40 @@ enum {
 };
 
 struct cli {
-	const char *prog_text; /* -e */
-	const char *file;      /* script path or "-" */
-	const char *out_path;  /* -o */
-	const char *emit_elf;  /* --emit-elf */
-	enum aot_output_format format;
-	unsigned dump; /* enum cg_dump, plus DUMP_AST */
-	int verbose;
-	bool quiet;
-	bool list;	       /* -l [PATTERN] */
-	bool no_multi;	       /* --no-multi */
-	uint32_t expand;       /* --expand: enum prog_expand */
-	uint32_t max_probes;   /* --max-probes */
-	bool unsafe;	       /* --unsafe */
-	uint32_t map_keys_max; /* --map-keys-max */
+	const char *prog_text;		       /* -e */
+	const char *file;		       /* script path or "-" */
+	const char *emit_elf;		       /* --emit-elf */
+	unsigned dump;			       /* enum cg_dump, plus DUMP_AST */
+	bool list;			       /* -l [PATTERN] */
+	bool no_multi;			       /* --no-multi */
+	uint32_t expand;		       /* --expand: enum prog_expand */
+	uint32_t max_probes;		       /* --max-probes */
+	bool unsafe;			       /* --unsafe */
+	uint32_t map_keys_max;		       /* --map-keys-max */
+	const char **include_dirs, **includes; /* -I DIR, --include FILE (NULL-terminated) */
 	char **params;
 	int nparams;
-	struct aot_cli_run run; /* -p, -c, --missing-probes, --explain: runtime/cli.c */
+	struct aot_cli_run run; /* -o -f -B -p -c -v -q --missing-probes --explain: runtime/cli.c */
 };
 
 #define DUMP_AST (1u << 16)
 
-/* One table for getopt and --help, so the two cannot drift apart. */
+/*
+ * One table for getopt and --help, so the two cannot drift apart: the compiler's options here,
+ * the run-time options aotrace-run has too in runtime/cli.c, then help and version.
+ */
 static const struct aot_cli_opt cli_opts[] = {
 	{ "e", required_argument, 'e', "PROGRAM",
 	  "compile and run PROGRAM given on the command line" },
-	{ "output", required_argument, 'o', "FILE", "write the output to FILE instead of stdout" },
-	{ "format", required_argument, 'f', "FORMAT", "output format: text or json" },
 	{ "emit-elf", required_argument, 'E', "FILE",
 	  "write the BPF ELF object to FILE and do not run it" },
 	{ "dump", required_argument, 'd', "STAGES",
 	  "print the state after stages: ast, ir, ir-opt, asm, all (comma list)" },
 	{ "list", no_argument, 'l', NULL,
 	  "list probes matching the pattern given as FILE (all if none); with -v, their arguments" },
+	{ "I", required_argument, 'I', "DIR", "look for the script's #include files in DIR too" },
+	{ "include", required_argument, 272, "FILE",
+	  "#include FILE before the script's own C definitions" },
 	{ "unsafe", no_argument, 258, NULL,
 	  "allow functions that act on the system: system(), signal(), override()" },
 	{ "map-keys-max", required_argument, 259, "N",
@@ -74,17 +75,14 @@ static const struct aot_cli_opt cli_opts[] = {
 	  "kfunc wildcards: auto, full (one function per match) or alias (one per body, cloned at load)" },
 	{ "max-probes", required_argument, 271, "N",
 	  "refuse to attach more than N probes (default 512, or BPFTRACE_MAX_PROBES)" },
-	{ "p", required_argument, 'p', "PID", AOT_CLI_HELP_PID },
-	{ "c", required_argument, 'c', "CMD", AOT_CLI_HELP_CMD },
-	{ "missing-probes", required_argument, AOT_CLI_MISSING_PROBES, "POLICY",
-	  AOT_CLI_HELP_MISSING },
-	{ "explain", no_argument, AOT_CLI_EXPLAIN, NULL, AOT_CLI_HELP_EXPLAIN },
-	{ "verbose", no_argument, 'v', NULL, "say more: libbpf messages, full verifier logs" },
-	{ "quiet", no_argument, 'q', NULL, "do not print the \"Attaching N probes...\" line" },
+};
+static const struct aot_cli_opt cli_info_opts[] = {
 	{ "help", no_argument, 'h', NULL, "show this help and exit" },
 	{ "version", no_argument, 'V', NULL, "show the version and exit" },
 };
 #define NOPTS (sizeof(cli_opts) / sizeof(cli_opts[0]))
+#define NINFO_OPTS (sizeof(cli_info_opts) / sizeof(cli_info_opts[0]))
+#define NALL_OPTS (NOPTS + NINFO_OPTS + 16)
 
 static void cli_usage(FILE *f)
 {
@@ -94,6 +92,8 @@ static void cli_usage(FILE *f)
 		   "Compile a bpftrace program ahead of time into a BPF ELF object, and run it.\n\n"
 		   "options:\n");
 	aot_cli_help(f, cli_opts, NOPTS);
+	aot_cli_help(f, aot_cli_run_opts, aot_cli_nrun_opts);
+	aot_cli_help(f, cli_info_opts, NINFO_OPTS);
 	fprintf(f, "\nenvironment:\n  %-26s %s\n", "BPFTRACE_STRLEN",
 		"bytes of a string value, including the NUL (default 64, at most 200)");
 	fprintf(f, "\nexit status: 0 success, 1 errors in the program, 2 usage error,\n"
@@ -137,31 +137,31 @@ static int cli_parse_dump(const char *arg, unsigned *dump)
 /* 0: go on; 1: done (help or version printed); -EINVAL: usage error, already reported. */
 static int cli_parse(int argc, char **argv, struct cli *cli)
 {
-	struct option longopts[NOPTS + 1];
-	char shortopts[64];
+	struct aot_cli_opt all[NALL_OPTS];
+	struct option longopts[NALL_OPTS + 1];
+	char shortopts[3 * NALL_OPTS + 2];
+	size_t n = 0, ninc = 0, ndirs = 0;
 	int c;
 
-	aot_cli_getopt(cli_opts, NOPTS, longopts, shortopts);
+	if (NOPTS + NINFO_OPTS + aot_cli_nrun_opts > NALL_OPTS)
+		return -EINVAL;
+	for (size_t i = 0; i < NOPTS; i++)
+		all[n++] = cli_opts[i];
+	for (size_t i = 0; i < aot_cli_nrun_opts; i++)
+		all[n++] = aot_cli_run_opts[i];
+	for (size_t i = 0; i < NINFO_OPTS; i++)
+		all[n++] = cli_info_opts[i];
+	aot_cli_getopt(all, n, longopts, shortopts);
+	/* at most one of each per argument: room for them all, NULL-terminated */
+	cli->include_dirs = calloc((size_t)argc + 1, sizeof(*cli->include_dirs));
+	cli->includes = calloc((size_t)argc + 1, sizeof(*cli->includes));
+	if (!cli->include_dirs || !cli->includes)
+		return -ENOMEM;
 
 	while ((c = getopt_long(argc, argv, shortopts, longopts, NULL)) != -1) {
 		switch (c) {
 		case 'e':
 			cli->prog_text = optarg;
-			break;
-		case 'o':
-			cli->out_path = optarg;
-			break;
-		case 'f':
-			if (strcmp(optarg, "text") == 0) {
-				cli->format = AOT_OUT_TEXT;
-			} else if (strcmp(optarg, "json") == 0) {
-				cli->format = AOT_OUT_JSON;
-			} else {
-				fprintf(stderr,
-					"aotrace: output format '%s' is not supported (text, json)\n",
-					optarg);
-				return -EINVAL;
-			}
 			break;
 		case 'E':
 			cli->emit_elf = optarg;
@@ -170,14 +170,14 @@ static int cli_parse(int argc, char **argv, struct cli *cli)
 			if (cli_parse_dump(optarg, &cli->dump))
 				return -EINVAL;
 			break;
-		case 'v':
-			cli->verbose++;
-			break;
-		case 'q':
-			cli->quiet = true;
-			break;
 		case 'l':
 			cli->list = true;
+			break;
+		case 'I':
+			cli->include_dirs[ndirs++] = optarg;
+			break;
+		case 272:
+			cli->includes[ninc++] = optarg;
 			break;
 		case 257:
 			cli->no_multi = true;
@@ -378,7 +378,6 @@ static int compile_and_run(const struct cli *cli, struct source *src)
 	struct program prog = { .src = src, .params = cli->params, .nparams = cli->nparams };
 	struct pipeline pl = { .prog = &prog, .d = &d, .cli = cli };
 	const char *strlen_env = getenv("BPFTRACE_STRLEN");
-	FILE *out = stdout;
 	int status = EXIT_OK, ret = 0;
 
 	diags_init(&d, src);
@@ -396,6 +395,8 @@ static int compile_and_run(const struct cli *cli, struct source *src)
 	prog.max_probes = cli->max_probes;
 	prog.missing = cli->run.missing;
 	prog.unsafe = cli->unsafe;
+	prog.include_dirs = cli->include_dirs;
+	prog.includes = cli->includes;
 	prog.map_keys_max = cli->map_keys_max;
 	prog.emit_elf = cli->emit_elf != NULL;
 	if (strlen_env) {
@@ -428,45 +429,29 @@ static int compile_and_run(const struct cli *cli, struct source *src)
 	}
 	if (cli->dump & (CG_DUMP_IR | CG_DUMP_IR_OPT | CG_DUMP_ASM | DUMP_AST))
 		goto out;
-	if (cli->out_path) {
-		out = fopen(cli->out_path, "w");
-		if (!out) {
-			fprintf(stderr, "aotrace: cannot open %s: %s\n", cli->out_path,
-				strerror(errno));
-			status = EXIT_USAGE;
-			goto out;
-		}
-	}
 	{
 		int exit_code = 0;
 		struct aot_run_opts ro = {
 			.sz = sizeof(ro),
-			.out = out,
-			.format = cli->format,
-			.verbose = cli->verbose,
-			.quiet = cli->quiet,
 			.params = cli->params,
 			.nparams = cli->nparams,
 			.obj_name = src->name,
 			.source = src->text,
 			.exit_code = &exit_code,
 		};
-
-		struct aot_cli_state cst = { 0 };
+		struct aot_cli_state cst;
 
 		/* The compiler's memory is not needed while the program runs. */
 		probe_env__free(pl.env);
 		pl.env = NULL;
-		if (cli->run.explain)
-			status = aot_explain(pl.elf, pl.elf_size, &ro) ? EXIT_PROGRAM : EXIT_OK;
-		else if (aot_cli_run_extra("aotrace", &cli->run, &ro, &cst))
+		if (aot_cli_run_begin("aotrace", &cli->run, &ro, &cst))
 			status = EXIT_USAGE;
+		else if (cli->run.explain)
+			status = aot_explain(pl.elf, pl.elf_size, &ro) ? EXIT_PROGRAM : EXIT_OK;
 		else
 			status = aot_run(pl.elf, pl.elf_size, &ro) ? EXIT_KERNEL : exit_code;
 		aot_cli_run_end(&cst);
 	}
-	if (out != stdout)
-		fclose(out);
 out:
 	free(pl.elf);
 	probe_env__free(pl.env);
@@ -497,7 +482,7 @@ static int list_script(const struct cli *cli)
 		ret = pass_expand(&pl);
 	diags_print(&d, stderr);
 	if (!ret && !d.nerrors)
-		ret = probe_list_program(pl.env, prog.root, cli->verbose > 0, stdout);
+		ret = probe_list_program(pl.env, prog.root, cli->run.verbose > 0, stdout);
 	probe_env__free(pl.env);
 	aot_meta_free(prog.meta);
 	arena_free(prog.arena);
@@ -518,7 +503,7 @@ static int list_probes(const struct cli *cli)
 	env = probe_env__new();
 	if (!env)
 		return EXIT_PROGRAM;
-	ret = probe_list(env, cli->file, cli->verbose > 0, stdout);
+	ret = probe_list(env, cli->file, cli->run.verbose > 0, stdout);
 	probe_env__free(env);
 	if (ret == -ENOENT && cli->file)
 		fprintf(stderr, "aotrace: no probe matches '%s'\n", cli->file);

@@ -78,6 +78,8 @@ void sema_record_cdefs(struct sema_ctx *ctx)
 		else if (p->kind == NODE_PROBE)
 			sema_record_wanted(ctx, p, &wanted, &n, &cap);
 	}
+	if (ctx->prog->includes && ctx->prog->includes[0])
+		any = true; /* --include FILE */
 	if (!any)
 		return;
 	if (!wanted)
