@@ -520,16 +520,16 @@ int main(int argc, char **argv)
 
 	status = cli_parse(argc, argv, &cli);
 	if (status)
-		return status > 0 ? EXIT_OK : EXIT_USAGE;
-	if (cli.list)
-		return list_probes(&cli);
-	if (load_source(&cli, &src)) {
+		status = status > 0 ? EXIT_OK : EXIT_USAGE;
+	else if (cli.list)
+		status = list_probes(&cli);
+	else if (load_source(&cli, &src))
 		status = EXIT_USAGE;
-		goto out;
-	}
-	status = compile_and_run(&cli, &src);
-out:
+	else
+		status = compile_and_run(&cli, &src);
 	free(src.name);
 	free(src.text);
+	free(cli.include_dirs);
+	free(cli.includes);
 	return status;
 }
