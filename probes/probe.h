@@ -128,6 +128,9 @@ extern const struct probe_type *const probe_types[];
  */
 int probe_list(struct probe_env *env, const char *pattern, bool verbose, void *out_file);
 
+/* aotrace --info (info.c): the system, and each kernel feature aotrace uses, tried. 0. */
+int probe_info(struct probe_env *env, void *out_file);
+
 /*
  * aotrace -l with a script: prints every concrete probe the script's attach points expanded to
  * (root is the program's AST after the expand pass), multi programs' targets one by one.

@@ -77,6 +77,8 @@ static const struct aot_cli_opt cli_opts[] = {
 	  "refuse to attach more than N probes (default 512, or BPFTRACE_MAX_PROBES)" },
 };
 static const struct aot_cli_opt cli_info_opts[] = {
+	{ "info", no_argument, 273, NULL,
+	  "show what this kernel offers (BTF, kprobes, multi links, fentry...), each tried" },
 	{ "help", no_argument, 'h', NULL, "show this help and exit" },
 	{ "version", no_argument, 'V', NULL, "show the version and exit" },
 };
@@ -220,6 +222,15 @@ static int cli_parse(int argc, char **argv, struct cli *cli)
 			}
 			cli->max_probes = (uint32_t)v;
 			break;
+		}
+		case 273: {
+			struct probe_env *env = probe_env__new();
+
+			if (!env)
+				return -ENOMEM;
+			probe_info(env, stdout);
+			probe_env__free(env);
+			return 1;
 		}
 		case 'h':
 			cli_usage(stdout);
