@@ -171,7 +171,7 @@ int probe_multi_attach(struct bpf_program *prog, const struct aot_probe *p,
 	}
 	for (size_t i = 0; i < n; i++) {
 		if (bad[i]) {
-			if (links->verbose)
+			if (links->verbose && !links->no_warnings)
 				fprintf(stderr,
 					"WARNING: %s: skipping %s%s, which the kernel refuses\n",
 					p->name, prefix, names[i]);
@@ -185,7 +185,7 @@ int probe_multi_attach(struct bpf_program *prog, const struct aot_probe *p,
 			      strerror(-ret));
 		goto out;
 	}
-	if (kept < n)
+	if (kept < n && !links->no_warnings)
 		fprintf(stderr, "WARNING: %s: %zu of %zu targets refused by the kernel%s\n",
 			p->name, n - kept, n, links->verbose ? "" : " (-v names them)");
 	ret = ops->attach_multi(ctx, (const char **)names, cookies, kept, &link);

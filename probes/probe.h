@@ -101,6 +101,7 @@ struct probe_links {
 	uint64_t next_cookie;	   /* multi probes: the first attach cookie not yet handed out */
 	struct bpf_map *names_map; /* AOT_PROBE_NAMES_MAP, if the object has it */
 	int verbose;		   /* say what was skipped */
+	bool no_warnings;	   /* --no-warnings: not even that targets were skipped */
 	int pid;		   /* -p PID: uprobes fire only in this process; 0: in every one */
 };
 

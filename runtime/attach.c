@@ -177,6 +177,7 @@ int rt_attach(struct rt *rt)
 
 	rt_progress_start(&progress, "attaching", "probes");
 	rt->links.verbose = rt->opts->verbose;
+	rt->links.no_warnings = rt->opts->no_warnings;
 	rt->links.pid = rt->opts->pid;
 	rt->links.names_map = bpf_object__find_map_by_name(rt->obj, AOT_PROBE_NAMES_MAP);
 	for (i = 0; i < m->nprobes; i++) {

@@ -22,6 +22,8 @@ const struct aot_cli_opt aot_cli_run_opts[] = {
 	{ "explain", no_argument, AOT_CLI_EXPLAIN, NULL, AOT_CLI_HELP_EXPLAIN },
 	{ "B", required_argument, 'B', "MODE",
 	  "output buffering: line, full or none (default: after each batch of events)" },
+	{ "no-warnings", no_argument, AOT_CLI_NO_WARNINGS, NULL,
+	  "print no warnings (errors and lost events are still reported)" },
 	{ "verbose", no_argument, 'v', NULL, "say more: libbpf messages, full verifier logs" },
 	{ "quiet", no_argument, 'q', NULL, "do not print the \"Attaching N probes...\" line" },
 };
@@ -86,6 +88,9 @@ int aot_cli_run_parse(const char *prog, int c, const char *optarg, struct aot_cl
 		return -EINVAL;
 	case AOT_CLI_EXPLAIN:
 		r->explain = true;
+		return 1;
+	case AOT_CLI_NO_WARNINGS:
+		r->no_warnings = true;
 		return 1;
 	case AOT_CLI_MISSING_PROBES:
 		for (size_t i = 0; i < sizeof(policies) / sizeof(policies[0]); i++) {
@@ -179,6 +184,7 @@ int aot_cli_run_begin(const char *prog, const struct aot_cli_run *r, struct aot_
 	ro->verbose = r->verbose;
 	ro->quiet = r->quiet;
 	ro->buffering = r->buffering;
+	ro->no_warnings = r->no_warnings;
 	ro->out = stdout;
 	if (r->out_path) {
 		st->out = fopen(r->out_path, "w");

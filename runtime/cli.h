@@ -17,6 +17,7 @@
 enum {
 	AOT_CLI_MISSING_PROBES = 300,
 	AOT_CLI_EXPLAIN,
+	AOT_CLI_NO_WARNINGS,
 };
 
 /* One option: getopt's name/has_arg/val plus what --help shows. */
@@ -52,6 +53,7 @@ struct aot_cli_run {
 	const char *cmd; /* -c, as given: split into words by aot_cli_run_begin */
 	enum aot_missing_policy missing;
 	enum aot_buffering buffering; /* -B */
+	bool no_warnings;	      /* --no-warnings */
 };
 
 /*

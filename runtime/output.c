@@ -134,7 +134,8 @@ void output_maps_end(struct output *o)
 /* Warnings go to stderr as text in both formats, as bpftrace's do. */
 void output_warning(struct output *o, const char *msg)
 {
-	fprintf(o->err, "WARNING: %s\n", msg);
+	if (!o->no_warnings)
+		fprintf(o->err, "WARNING: %s\n", msg);
 }
 
 /* The hist/lhist buckets to print: first to last non-empty; first is -1 when all are empty. */

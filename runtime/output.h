@@ -87,6 +87,7 @@ struct output {
 	FILE *f;	  /* program output: -o FILE or stdout */
 	FILE *err;	  /* warnings: stderr */
 	unsigned int cpu; /* the CPU of the event being handled (events.c sets it) */
+	bool no_warnings; /* --no-warnings: warning() prints nothing */
 	struct output_lines lines;
 };
 

@@ -277,7 +277,10 @@ int aot_run(const void *elf, size_t size, const struct aot_run_opts *opts)
 		fprintf(stderr, "ERROR: this output format is not implemented yet\n");
 		return 1;
 	}
-	rt.out = (struct output){ .ops = runtime_outputs[o.format], .f = o.out, .err = stderr };
+	rt.out = (struct output){ .ops = runtime_outputs[o.format],
+				  .f = o.out,
+				  .err = stderr,
+				  .no_warnings = o.no_warnings };
 	if (o.buffering == AOT_BUF_LINE)
 		setvbuf(o.out, NULL, _IOLBF, BUFSIZ);
 	else if (o.buffering == AOT_BUF_FULL)

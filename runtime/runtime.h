@@ -48,6 +48,7 @@ struct aot_run_opts {
 	enum aot_missing_policy missing; /* --missing-probes */
 	int *exit_code; /* out, if not NULL: the code of exit(code) after a normal end, else 0 */
 	enum aot_buffering buffering; /* -B */
+	bool no_warnings;	      /* --no-warnings */
 };
 
 /*

@@ -161,6 +161,8 @@ void diags_print(const struct diags *d, FILE *f)
 		const struct diag *dg = &d->v[i];
 		const char *lvl = dg->level == DIAG_ERROR ? "error" : "warning";
 
+		if (dg->level != DIAG_ERROR && d->no_warnings)
+			continue;
 		if (dg->loc.line == 0) {
 			fprintf(f, "%s: %s: %s\n", name, lvl, dg->msg);
 		} else {

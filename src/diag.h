@@ -25,6 +25,7 @@ struct diags {
 	struct diag *v;
 	size_t n, cap;
 	size_t nerrors;
+	bool no_warnings; /* --no-warnings: diags_print leaves warnings out */
 };
 
 void diags_init(struct diags *d, const struct source *src);

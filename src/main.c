@@ -392,6 +392,7 @@ static int compile_and_run(const struct cli *cli, struct source *src)
 	int status = EXIT_OK, ret = 0;
 
 	diags_init(&d, src);
+	d.no_warnings = cli->run.no_warnings;
 	prog.arena = arena_new();
 	prog.meta = aot_meta_new();
 	pl.env = probe_env__new();
@@ -482,6 +483,7 @@ static int list_script(const struct cli *cli)
 	int ret = load_source(cli, &src);
 
 	diags_init(&d, &src);
+	d.no_warnings = cli->run.no_warnings;
 	prog.arena = arena_new();
 	prog.meta = aot_meta_new();
 	prog.strlen_max = 64;
