@@ -13,7 +13,7 @@ build = os.environ.get('AOTRACE_BUILD', os.path.join(ROOT, 'build'))
 cmd = ('AOTRACE_BUILD=%s bash bench/lib/wildcards_guest.sh 2>&1 | sed "s/^/    /"' % build)
 try:
     p = subprocess.run([sys.executable, os.path.join(ROOT, 'tests', 'vm', 'run'), '--build', build,
-                        '--kernel', '6.12', '--timeout', '480', '--cmd', cmd],
+                        '--kernel', '6.12', '--cpus', '2', '--timeout', '480', '--cmd', cmd],
                        capture_output=True, text=True, timeout=490)
 except (OSError, subprocess.TimeoutExpired) as e:
     print('## Wildcards at scale (6.12 VM)\n\nNot measured: %s' % e)
@@ -24,7 +24,7 @@ if not rows:
     sys.stderr.write(p.stdout[-2000:] + p.stderr[-2000:])
     sys.exit(77)
 print('## Wildcards at scale (6.12 VM, TCG)\n')
-print('`bench/lib/wildcards_guest.sh` in `tests/vm/run --kernel 6.12` (2 vCPUs, TCG), one run per')
+print('`bench/lib/wildcards_guest.sh` in `tests/vm/run --kernel 6.12 --cpus 2` (TCG), one run per')
 print('case; each program counts `@[probe]` over the matches, exits from an interval after 2 s.')
 print('"Start to BEGIN" is compile + load + attach; "exit() to prompt" runs from the exit() in the')
 print('program to the shell getting control back; "left" is BPF programs still loaded 1 s later')
