@@ -29,29 +29,18 @@ static void info_line(FILE *f, const char *name, bool yes, const char *why)
 		fprintf(f, "  %-22s no (%s)\n", name, why);
 }
 
-/* A tracing program loaded for vfs_read: fentry, or fexit; cookie: one that calls
- * bpf_get_attach_cookie. 0, or -errno. */
-static int info_trampoline(struct probe_env *env, enum bpf_attach_type type)
+/* A perf event opened on CPU 0 and closed at once. 0, or -errno. */
+static int info_perf_open(struct perf_event_attr *attr)
 {
-	const struct bpf_insn insns[] = {
-		{ .code = 0xb7, .dst_reg = 0 }, /* r0 = 0 */
-		{ .code = 0x95 },		/* exit */
-	};
-	LIBBPF_OPTS(bpf_prog_load_opts, opts, .expected_attach_type = type);
-	struct btf *btf = probe_env_vmlinux_btf(env, NULL);
-	int id, fd;
+	int fd = (int)syscall(__NR_perf_event_open, attr, -1, 0, -1, PERF_FLAG_FD_CLOEXEC);
 
-	if (!btf || (id = btf__find_by_name_kind(btf, "vfs_read", BTF_KIND_FUNC)) < 0)
-		return -ENOENT;
-	opts.attach_btf_id = (uint32_t)id;
-	fd = bpf_prog_load(BPF_PROG_TYPE_TRACING, "aot_info", "GPL", insns, 2, &opts);
 	if (fd < 0)
 		return -errno;
 	close(fd);
 	return 0;
 }
 
-/* A perf event of this type and config on CPU 0, opened and closed. 0, or -errno. */
+/* A counting event of this type and config. */
 static int info_perf(uint32_t type, uint64_t config)
 {
 	struct perf_event_attr attr = {
@@ -61,20 +50,16 @@ static int info_perf(uint32_t type, uint64_t config)
 		.disabled = 1,
 		.sample_period = 1000000,
 	};
-	int fd = (int)syscall(__NR_perf_event_open, &attr, -1, 0, -1, PERF_FLAG_FD_CLOEXEC);
 
-	if (fd < 0)
-		return -errno;
-	close(fd);
-	return 0;
+	return info_perf_open(&attr);
 }
 
-/* A kprobe on vfs_read through the kprobe PMU (as libbpf attaches one), opened and closed. */
+/* A kprobe on vfs_read through the kprobe PMU (as libbpf attaches one). */
 static int info_kprobe(void)
 {
 	struct perf_event_attr attr = { .size = sizeof(attr), .sample_period = 1 };
 	FILE *t = fopen("/sys/bus/event_source/devices/kprobe/type", "r");
-	int type = -1, fd;
+	int type = -1;
 
 	if (!t)
 		return -errno;
@@ -85,11 +70,7 @@ static int info_kprobe(void)
 		return -EINVAL;
 	attr.type = (uint32_t)type;
 	attr.config1 = (uint64_t)(unsigned long)"vfs_read";
-	fd = (int)syscall(__NR_perf_event_open, &attr, -1, 0, -1, PERF_FLAG_FD_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	close(fd);
-	return 0;
+	return info_perf_open(&attr);
 }
 
 static unsigned int info_module_btfs(void)
@@ -108,6 +89,10 @@ static unsigned int info_module_btfs(void)
 
 int probe_info(struct probe_env *env, void *out_file)
 {
+	static const struct bpf_insn ret0[] = {
+		{ .code = 0xb7, .dst_reg = 0 }, /* r0 = 0 */
+		{ .code = 0x95 },		/* exit */
+	};
 	FILE *f = out_file;
 	struct probe_err err = { 0 };
 	struct utsname u;
@@ -148,9 +133,9 @@ int probe_info(struct probe_env *env, void *out_file)
 	snprintf(why, sizeof(why), "no %s", path);
 	info_line(f, "uprobe:", yes, why);
 	info_line(f, "uprobe_multi:", probe_uprobe_multi_supported(), "no uprobe_multi links");
-	r = info_trampoline(env, BPF_TRACE_FENTRY);
+	r = probe_kfunc_try_load(env, BPF_TRACE_FENTRY, ret0, 2);
 	info_line(f, "fentry:", !r, strerror(-r));
-	r = info_trampoline(env, BPF_TRACE_FEXIT);
+	r = probe_kfunc_try_load(env, BPF_TRACE_FEXIT, ret0, 2);
 	info_line(f, "fexit:", !r, strerror(-r));
 	info_line(f, "fentry attach cookies:", probe_kfunc_cookies_supported(env), NULL);
 	info_line(f, "raw tracepoints:",

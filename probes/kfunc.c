@@ -226,27 +226,33 @@ static int kfunc_attach(struct bpf_program *prog, const struct aot_probe *p,
 		"a kprobe on the same function may work where trampolines do not", p->name);
 }
 
+int probe_kfunc_try_load(struct probe_env *env, enum bpf_attach_type type,
+			 const struct bpf_insn *insns, size_t n)
+{
+	LIBBPF_OPTS(bpf_prog_load_opts, opts, .expected_attach_type = type);
+	struct btf *btf = probe_env_vmlinux_btf(env, NULL);
+	int id, fd;
+
+	if (!btf || (id = btf__find_by_name_kind(btf, "vfs_read", BTF_KIND_FUNC)) < 0)
+		return -ENOENT;
+	opts.attach_btf_id = (uint32_t)id;
+	fd = bpf_prog_load(BPF_PROG_TYPE_TRACING, "aot_try", "GPL", insns, n, &opts);
+	if (fd < 0)
+		return -errno;
+	close(fd);
+	return 0;
+}
+
 bool probe_kfunc_cookies_supported(struct probe_env *env)
 {
-	struct probe_err err;
-	struct btf *btf = probe_env_vmlinux_btf(env, &err);
 	/* r0 = bpf_get_attach_cookie(ctx); r0 = 0; exit: a kernel without them rejects the call. */
 	const struct bpf_insn insns[] = {
 		{ .code = 0x85, .imm = 174 }, /* call bpf_get_attach_cookie (r1 = ctx) */
 		{ .code = 0xb7, .dst_reg = 0 },
 		{ .code = 0x95 },
 	};
-	LIBBPF_OPTS(bpf_prog_load_opts, opts, .expected_attach_type = BPF_TRACE_FENTRY);
-	int id, fd;
 
-	if (!btf || (id = btf__find_by_name_kind(btf, "vfs_read", BTF_KIND_FUNC)) < 0)
-		return false;
-	opts.attach_btf_id = (uint32_t)id;
-	fd = bpf_prog_load(BPF_PROG_TYPE_TRACING, "aot_cookie", "GPL", insns, 3, &opts);
-	if (fd < 0)
-		return false;
-	close(fd);
-	return true;
+	return !probe_kfunc_try_load(env, BPF_TRACE_FENTRY, insns, 3);
 }
 
 const struct probe_type probe_kfunc = {

@@ -3,6 +3,7 @@
 #ifndef AOT_PROBE_INTERNAL_H
 #define AOT_PROBE_INTERNAL_H
 
+#include <linux/bpf.h> /* struct bpf_insn, enum bpf_attach_type */
 #include <stdarg.h>
 
 #include "arena.h"
@@ -94,6 +95,9 @@ int probe_elf_syms(struct Elf *elf, int (*fn)(void *ctx, const struct probe_elf_
 int probe_elf_variable(struct arena *a, const char *bin, const char *name, uint64_t *addr,
 		       uint64_t *size, struct probe_err *err);
 
+/* kfunc.c: loads a tracing program of this type (fentry, fexit) for vfs_read. 0 or -errno. */
+int probe_kfunc_try_load(struct probe_env *env, enum bpf_attach_type type,
+			 const struct bpf_insn *insns, size_t n);
 /* kfunc.c: the parameters of a kernel function from BTF, as kfunc args (slot i at 8 * i). */
 int probe_btf_func_args(struct probe_env *env, struct arena *a, const char *func,
 			struct probe_arg **args, uint32_t *nargs, struct probe_err *err);

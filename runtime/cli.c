@@ -107,41 +107,51 @@ int aot_cli_run_parse(const char *prog, int c, const char *optarg, struct aot_cl
 	}
 }
 
-void aot_cli_help(FILE *f, const struct aot_cli_opt *opts, size_t n)
+void aot_cli_help(FILE *f, const struct aot_cli_table *t)
 {
-	for (size_t i = 0; i < n; i++) {
-		const struct aot_cli_opt *o = &opts[i];
-		const char *sp = o->arg ? " " : "", *arg = o->arg ? o->arg : "";
-		char left[64];
+	for (; t->n; t++) {
+		for (size_t i = 0; i < t->n; i++) {
+			const struct aot_cli_opt *o = &t->opts[i];
+			const char *sp = o->arg ? " " : "", *arg = o->arg ? o->arg : "";
+			char left[64];
 
-		if (strlen(o->name) == 1)
-			snprintf(left, sizeof(left), "-%s%s%s", o->name, sp, arg);
-		else if (o->val < 128)
-			snprintf(left, sizeof(left), "-%c, --%s%s%s", o->val, o->name, sp, arg);
-		else
-			snprintf(left, sizeof(left), "    --%s%s%s", o->name, sp, arg);
-		fprintf(f, "  %-26s %s\n", left, o->help);
+			if (strlen(o->name) == 1)
+				snprintf(left, sizeof(left), "-%s%s%s", o->name, sp, arg);
+			else if (o->val < 128)
+				snprintf(left, sizeof(left), "-%c, --%s%s%s", o->val, o->name, sp,
+					 arg);
+			else
+				snprintf(left, sizeof(left), "    --%s%s%s", o->name, sp, arg);
+			fprintf(f, "  %-26s %s\n", left, o->help);
+		}
 	}
 }
 
-void aot_cli_getopt(const struct aot_cli_opt *opts, size_t n, void *longopts, char *shortopts)
+int aot_cli_getopt(const struct aot_cli_table *t, void *longopts, char *shortopts)
 {
 	struct option *lo = longopts;
-	size_t nl = 0, s = 0;
+	size_t nl = 0, s = 0, n = 0;
 
 	shortopts[s++] = '+';
-	for (size_t i = 0; i < n; i++) {
-		if (strlen(opts[i].name) > 1)
-			lo[nl++] =
-				(struct option){ opts[i].name, opts[i].has_arg, NULL, opts[i].val };
-		if (opts[i].val < 128) {
-			shortopts[s++] = (char)opts[i].val;
-			if (opts[i].has_arg)
-				shortopts[s++] = ':';
+	for (; t->n; t++) {
+		n += t->n;
+		if (n > AOT_CLI_MAX_OPTS)
+			return -E2BIG;
+		for (size_t i = 0; i < t->n; i++) {
+			const struct aot_cli_opt *o = &t->opts[i];
+
+			if (strlen(o->name) > 1)
+				lo[nl++] = (struct option){ o->name, o->has_arg, NULL, o->val };
+			if (o->val < 128) {
+				shortopts[s++] = (char)o->val;
+				if (o->has_arg)
+					shortopts[s++] = ':';
+			}
 		}
 	}
 	shortopts[s] = 0;
 	lo[nl] = (struct option){ 0 };
+	return 0;
 }
 
 /* -p, --missing-probes, and -c split into words. */

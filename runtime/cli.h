@@ -62,14 +62,22 @@ struct aot_cli_run {
  */
 int aot_cli_run_parse(const char *prog, int c, const char *optarg, struct aot_cli_run *r);
 
-/* Prints the options of a table as --help shows them ("  -o, --output FILE   help"). */
-void aot_cli_help(FILE *f, const struct aot_cli_opt *opts, size_t n);
+/* A binary's options: its tables in --help order, ended by one with n == 0. */
+struct aot_cli_table {
+	const struct aot_cli_opt *opts;
+	size_t n;
+};
+#define AOT_CLI_MAX_OPTS 48 /* options of a binary, all its tables together */
+
+/* Prints the options of the tables as --help shows them ("  -o, --output FILE   help"). */
+void aot_cli_help(FILE *f, const struct aot_cli_table *t);
 
 /*
- * Fills getopt_long's tables from opts (longopts needs n + 1 entries; shortopts 3 * n + 2
- * bytes). shortopts starts with '+': options stop at the first operand.
+ * Fills getopt_long's tables from the option tables (longopts needs AOT_CLI_MAX_OPTS + 1
+ * entries; shortopts 3 * AOT_CLI_MAX_OPTS + 2 bytes). shortopts starts with '+': options stop
+ * at the first operand. 0, or -E2BIG past AOT_CLI_MAX_OPTS options.
  */
-void aot_cli_getopt(const struct aot_cli_opt *opts, size_t n, void *longopts, char *shortopts);
+int aot_cli_getopt(const struct aot_cli_table *t, void *longopts, char *shortopts);
 
 /* What aot_cli_run_begin opened and allocated, released by aot_cli_run_end. */
 struct aot_cli_state {

@@ -130,6 +130,14 @@ static bool events_signalled(struct rt *rt)
 	return rt->sigfd >= 0 && read(rt->sigfd, &si, sizeof(si)) == sizeof(si);
 }
 
+/* Writes out what the last batch of events printed, as -B asks. */
+static void events_flush(struct rt *rt, bool force_lines)
+{
+	output_lines_flush(&rt->out, force_lines);
+	if (rt->opts->buffering != AOT_BUF_FULL)
+		fflush(rt->out.f);
+}
+
 int rt_events_loop(struct rt *rt)
 {
 	struct pollfd fds[4];
@@ -171,9 +179,7 @@ int rt_events_loop(struct rt *rt)
 			if (err < 0 && err != -EINTR)
 				return err;
 		}
-		output_lines_flush(&rt->out, false);
-		if (rt->opts->buffering != AOT_BUF_FULL)
-			fflush(rt->out.f);
+		events_flush(rt, false);
 	}
 	return 0;
 }
@@ -182,10 +188,8 @@ void rt_events_drain(struct rt *rt)
 {
 	if (rt->rb)
 		ring_buffer__consume(rt->rb);
-	output_lines_flush(&rt->out, true);
 	rt_events_report_lost(rt);
-	if (rt->opts->buffering != AOT_BUF_FULL)
-		fflush(rt->out.f);
+	events_flush(rt, true);
 }
 
 void rt_events_close(struct rt *rt)

@@ -109,15 +109,12 @@ void output_lines_flush(struct output *o, bool force)
 	if (!force && (!o->lines.held ||
 		       output_now_ns() - o->lines.open_since < OUTPUT_LINE_WAIT_MS * 1000000ull))
 		return;
-	/* The open line is given up on: it stays as printed, the others follow. */
-	while (o->lines.held) {
+	/* The open line is given up on: it stays as printed, the others follow (and when forced,
+	 * any line they leave open is given up on too). */
+	do {
 		o->lines.open = 0;
 		output_replay(o);
-		if (!force)
-			break;
-	}
-	if (force)
-		o->lines.open = 0;
+	} while (force && o->lines.held);
 }
 
 /* bpftrace prints the two blank lines before the maps whatever the format. */

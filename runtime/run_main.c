@@ -27,14 +27,13 @@ static const struct aot_cli_opt run_own_opts[] = {
 };
 #define RUN_NOWN (sizeof(run_own_opts) / sizeof(run_own_opts[0]))
 
-static void run_usage(FILE *f)
+static void run_usage(FILE *f, const struct aot_cli_table *tables)
 {
 	fprintf(f, "usage: aotrace-run [OPTIONS] FILE.bpf.o [ARGS...]\n\n"
 		   "Run a BPF ELF object compiled by `aotrace --emit-elf`. ARGS are the program's\n"
 		   "positional parameters $1, $2, ...\n\n"
 		   "options:\n");
-	aot_cli_help(f, aot_cli_run_opts, aot_cli_nrun_opts);
-	aot_cli_help(f, run_own_opts, RUN_NOWN);
+	aot_cli_help(f, tables);
 	fprintf(f,
 		"\nexit status: 0 success, 1 the object could not be run (malformed, or refused\n"
 		"             by the kernel: load, verifier, attach), 2 usage error\n");
@@ -76,22 +75,23 @@ out:
 
 int main(int argc, char **argv)
 {
-	struct aot_cli_opt all[32];
-	struct option longopts[33];
-	char shortopts[100];
+	const struct aot_cli_table tables[] = {
+		{ aot_cli_run_opts, aot_cli_nrun_opts },
+		{ run_own_opts, RUN_NOWN },
+		{ NULL, 0 },
+	};
+	struct option longopts[AOT_CLI_MAX_OPTS + 1];
+	char shortopts[3 * AOT_CLI_MAX_OPTS + 2];
 	struct aot_cli_run r = { 0 };
 	struct aot_cli_state st = { 0 };
 	int c, ret, status, exit_code = 0;
 	struct aot_run_opts ro = { .sz = sizeof(ro), .exit_code = &exit_code };
 	const char *path;
 	void *elf = NULL;
-	size_t size = 0, n = 0;
+	size_t size = 0;
 
-	for (size_t i = 0; i < aot_cli_nrun_opts; i++)
-		all[n++] = aot_cli_run_opts[i];
-	for (size_t i = 0; i < RUN_NOWN; i++)
-		all[n++] = run_own_opts[i];
-	aot_cli_getopt(all, n, longopts, shortopts);
+	if (aot_cli_getopt(tables, longopts, shortopts))
+		return RUN_USAGE;
 	while ((c = getopt_long(argc, argv, shortopts, longopts, NULL)) != -1) {
 		ret = aot_cli_run_parse("aotrace-run", c, optarg, &r);
 		if (ret > 0)
@@ -99,19 +99,19 @@ int main(int argc, char **argv)
 		if (ret < 0)
 			return RUN_USAGE;
 		if (c == 'h') {
-			run_usage(stdout);
+			run_usage(stdout, tables);
 			return RUN_OK;
 		}
 		if (c == 'V') {
 			printf("aotrace-run v%s\n", AOTRACE_VERSION);
 			return RUN_OK;
 		}
-		run_usage(stderr);
+		run_usage(stderr, tables);
 		return RUN_USAGE;
 	}
 	if (optind >= argc) {
 		fprintf(stderr, "aotrace-run: no object given\n");
-		run_usage(stderr);
+		run_usage(stderr, tables);
 		return RUN_USAGE;
 	}
 	path = argv[optind++];

@@ -328,10 +328,6 @@ static bool cc_from_btf(struct cc *cc, const char *name, bool is_record, bool is
 	return btf_dump__dump_type(cc->dump, (uint32_t)id) == 0;
 }
 
-/*
- * Looks at the errors: drops includes that are not found, defines unknown names from BTF.
- * Returns true if the file changed and needs another parse; reports what is left when final.
- */
 /* Is clang's "'FILE' file not found" about a --include FILE? */
 static bool cc_is_include_opt(const struct program *prog, const char *msg)
 {
@@ -345,6 +341,10 @@ static bool cc_is_include_opt(const struct program *prog, const char *msg)
 	return false;
 }
 
+/*
+ * Looks at the errors: drops includes that are not found, defines unknown names from BTF.
+ * Returns true if the file changed and needs another parse; reports what is left when final.
+ */
 static bool cc_fix(struct cc *cc, CXTranslationUnit tu, const struct program *prog, bool *dropped,
 		   bool final)
 {

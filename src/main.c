@@ -84,18 +84,15 @@ static const struct aot_cli_opt cli_info_opts[] = {
 };
 #define NOPTS (sizeof(cli_opts) / sizeof(cli_opts[0]))
 #define NINFO_OPTS (sizeof(cli_info_opts) / sizeof(cli_info_opts[0]))
-#define NALL_OPTS (NOPTS + NINFO_OPTS + 16)
 
-static void cli_usage(FILE *f)
+static void cli_usage(FILE *f, const struct aot_cli_table *tables)
 {
 	fprintf(f, "usage: aotrace [OPTIONS] FILE|- [ARGS...]\n"
 		   "       aotrace [OPTIONS] -e PROGRAM [ARGS...]\n"
 		   "       aotrace -l [-v] [PATTERN]\n\n"
 		   "Compile a bpftrace program ahead of time into a BPF ELF object, and run it.\n\n"
 		   "options:\n");
-	aot_cli_help(f, cli_opts, NOPTS);
-	aot_cli_help(f, aot_cli_run_opts, aot_cli_nrun_opts);
-	aot_cli_help(f, cli_info_opts, NINFO_OPTS);
+	aot_cli_help(f, tables);
 	fprintf(f, "\nenvironment:\n  %-26s %s\n", "BPFTRACE_STRLEN",
 		"bytes of a string value, including the NUL (default 64, at most 200)");
 	fprintf(f, "\nexit status: 0 success, 1 errors in the program, 2 usage error,\n"
@@ -139,21 +136,19 @@ static int cli_parse_dump(const char *arg, unsigned *dump)
 /* 0: go on; 1: done (help or version printed); -EINVAL: usage error, already reported. */
 static int cli_parse(int argc, char **argv, struct cli *cli)
 {
-	struct aot_cli_opt all[NALL_OPTS];
-	struct option longopts[NALL_OPTS + 1];
-	char shortopts[3 * NALL_OPTS + 2];
-	size_t n = 0, ninc = 0, ndirs = 0;
+	const struct aot_cli_table tables[] = {
+		{ cli_opts, NOPTS },
+		{ aot_cli_run_opts, aot_cli_nrun_opts },
+		{ cli_info_opts, NINFO_OPTS },
+		{ NULL, 0 },
+	};
+	struct option longopts[AOT_CLI_MAX_OPTS + 1];
+	char shortopts[3 * AOT_CLI_MAX_OPTS + 2];
+	size_t ninc = 0, ndirs = 0;
 	int c;
 
-	if (NOPTS + NINFO_OPTS + aot_cli_nrun_opts > NALL_OPTS)
+	if (aot_cli_getopt(tables, longopts, shortopts))
 		return -EINVAL;
-	for (size_t i = 0; i < NOPTS; i++)
-		all[n++] = cli_opts[i];
-	for (size_t i = 0; i < aot_cli_nrun_opts; i++)
-		all[n++] = aot_cli_run_opts[i];
-	for (size_t i = 0; i < NINFO_OPTS; i++)
-		all[n++] = cli_info_opts[i];
-	aot_cli_getopt(all, n, longopts, shortopts);
 	/* at most one of each per argument: room for them all, NULL-terminated */
 	cli->include_dirs = calloc((size_t)argc + 1, sizeof(*cli->include_dirs));
 	cli->includes = calloc((size_t)argc + 1, sizeof(*cli->includes));
@@ -233,7 +228,7 @@ static int cli_parse(int argc, char **argv, struct cli *cli)
 			return 1;
 		}
 		case 'h':
-			cli_usage(stdout);
+			cli_usage(stdout, tables);
 			return 1;
 		case 'V':
 			printf("aotrace v%s\n", AOTRACE_VERSION);
@@ -241,7 +236,7 @@ static int cli_parse(int argc, char **argv, struct cli *cli)
 		default:
 			if (aot_cli_run_parse("aotrace", c, optarg, &cli->run) > 0)
 				break;
-			cli_usage(stderr);
+			cli_usage(stderr, tables);
 			return -EINVAL;
 		}
 	}
@@ -253,7 +248,7 @@ static int cli_parse(int argc, char **argv, struct cli *cli)
 		if (optind >= argc) {
 			fprintf(stderr,
 				"aotrace: no program given: a script FILE, '-' for stdin, or -e PROGRAM\n");
-			cli_usage(stderr);
+			cli_usage(stderr, tables);
 			return -EINVAL;
 		}
 		cli->file = argv[optind++];
