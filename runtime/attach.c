@@ -186,6 +186,9 @@ int rt_attach(struct rt *rt)
 
 		if (rt->skipped && rt->skipped[i])
 			continue;
+		/* Ctrl-C while attaching: what is attached so far is released on the way out. */
+		if (atomic_load(&rt->interrupted))
+			return 0;
 
 		err = attach_lookup(rt, p, &prog, &pt);
 		if (err)

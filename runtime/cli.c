@@ -127,6 +127,12 @@ void aot_cli_help(FILE *f, const struct aot_cli_table *t)
 	}
 }
 
+void aot_cli_help_env(FILE *f)
+{
+	fprintf(f, "  %-26s %s\n", "BPFTRACE_PERF_RB_PAGES",
+		"event buffer pages per CPU (default 64), as bpftrace's");
+}
+
 int aot_cli_getopt(const struct aot_cli_table *t, void *longopts, char *shortopts)
 {
 	struct option *lo = longopts;
@@ -154,7 +160,28 @@ int aot_cli_getopt(const struct aot_cli_table *t, void *longopts, char *shortopt
 	return 0;
 }
 
-/* -p, --missing-probes, and -c split into words. */
+/* BPFTRACE_PERF_RB_PAGES, as bpftrace reads it: event buffer pages per CPU. */
+static int cli_rb_pages(const char *prog, struct aot_run_opts *ro)
+{
+	const char *env = getenv("BPFTRACE_PERF_RB_PAGES");
+	unsigned long long pages;
+	char *end;
+
+	if (!env)
+		return 0;
+	errno = 0;
+	pages = strtoull(env, &end, 10);
+	if (errno || end == env || *end || !pages || pages > AOT_RB_PAGES_MAX) {
+		fprintf(stderr,
+			"%s: BPFTRACE_PERF_RB_PAGES=%s: expected a number of pages from 1 to %d\n",
+			prog, env, AOT_RB_PAGES_MAX);
+		return -EINVAL;
+	}
+	ro->rb_pages = pages;
+	return 0;
+}
+
+/* -p, --missing-probes, BPFTRACE_PERF_RB_PAGES, and -c split into words. */
 static int cli_run_rest(const char *prog, const struct aot_cli_run *r, struct aot_run_opts *ro,
 			struct aot_cli_state *st)
 {
@@ -163,6 +190,9 @@ static int cli_run_rest(const char *prog, const struct aot_cli_run *r, struct ao
 
 	ro->pid = r->pid;
 	ro->missing = r->missing;
+	ret = cli_rb_pages(prog, ro);
+	if (ret)
+		return ret;
 	if (!r->cmd)
 		return 0;
 	we = calloc(1, sizeof(*we));

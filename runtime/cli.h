@@ -71,6 +71,8 @@ struct aot_cli_table {
 
 /* Prints the options of the tables as --help shows them ("  -o, --output FILE   help"). */
 void aot_cli_help(FILE *f, const struct aot_cli_table *t);
+/* The --help lines of the environment variables the runtime reads. */
+void aot_cli_help_env(FILE *f);
 
 /*
  * Fills getopt_long's tables from the option tables (longopts needs AOT_CLI_MAX_OPTS + 1

@@ -271,7 +271,7 @@ int rt_clone_load(struct rt *rt)
 		return err;
 	}
 	rt_progress_start(&progress, "loading", "probe copies");
-	for (size_t k = 0; k < c->n && !err; k++) {
+	for (size_t k = 0; k < c->n && !err && !atomic_load(&rt->interrupted); k++) {
 		struct rt_clone *cl = &c->v[k];
 
 		if (cl->prog == cl->tmpl)

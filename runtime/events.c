@@ -23,6 +23,9 @@
 #include "rt.h"
 
 #define EVENTS_LOST_POLL_MS 1000
+/* Ring buffer pages per CPU (bpftrace's perf buffer default) and the most we ask for. */
+#define EVENTS_RB_PAGES 64
+#define EVENTS_RB_MAX (1ull << 30)
 
 /* print(@map, top, div)'s payload. */
 struct events_print_map {
@@ -102,6 +105,28 @@ void rt_events_report_lost(struct rt *rt)
 		}
 	}
 	free(vals);
+}
+
+/*
+ * The ring buffer's size, set before load: bpftrace gives each CPU BPFTRACE_PERF_RB_PAGES
+ * pages (64) of perf buffer, so the one ring all CPUs share here gets that many pages per
+ * possible CPU, rounded up to the power of two the kernel wants, never less than the object's
+ * own size. A burst of join() records (16 KiB each) no longer overflows it on a busy machine.
+ */
+int rt_events_size(struct rt *rt)
+{
+	struct bpf_map *map = bpf_object__find_map_by_name(rt->obj, AOT_EVENTS_MAP);
+	unsigned long long pages = rt->opts->rb_pages ? rt->opts->rb_pages : EVENTS_RB_PAGES;
+	unsigned long long bytes, size;
+	long page = sysconf(_SC_PAGESIZE);
+	int ncpus = libbpf_num_possible_cpus();
+
+	if (!map)
+		return 0;
+	bytes = pages * (page > 0 ? page : 4096) * (ncpus > 0 ? ncpus : 1);
+	for (size = bpf_map__max_entries(map); size < bytes && size < EVENTS_RB_MAX;)
+		size *= 2;
+	return bpf_map__set_max_entries(map, size);
 }
 
 int rt_events_open(struct rt *rt)

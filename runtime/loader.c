@@ -189,6 +189,8 @@ int rt_load(struct rt *rt, const void *elf, size_t size)
 	}
 	err = rt_prepare(rt);
 	if (!err)
+		err = rt_events_size(rt);
+	if (!err)
 		err = rt_clone_prepare(rt, elf, size);
 	if (err)
 		return err;

@@ -8,6 +8,7 @@
 #define AOT_RT_H
 
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -137,7 +138,9 @@ struct rt {
 	struct probe_links links;
 	struct output out;
 	struct ring_buffer *rb;
-	int sigfd;	  /* signalfd for SIGINT/SIGTERM/SIGHUP, -1 if none */
+	int sigfd; /* signalfd for SIGINT/SIGTERM/SIGHUP, -1 if none */
+	/* A signal came while loading or attaching (runtime.c's watcher): stop attaching. */
+	atomic_bool interrupted;
 	bool exiting;	  /* exit() seen or signal received */
 	bool exit_called; /* exit() seen: exit_code is the status the run ends with */
 	int64_t exit_code;
@@ -210,6 +213,8 @@ int rt_run_flagged(struct rt *rt, uint32_t flag);
 void rt_detach(struct rt *rt);
 
 /* events.c */
+/* Sizes the ring buffer before load: BPFTRACE_PERF_RB_PAGES (64) pages per CPU. */
+int rt_events_size(struct rt *rt);
 int rt_events_open(struct rt *rt);
 /* Polls until exit() or a signal. 0 or -errno. */
 int rt_events_loop(struct rt *rt);

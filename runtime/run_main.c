@@ -34,6 +34,8 @@ static void run_usage(FILE *f, const struct aot_cli_table *tables)
 		   "positional parameters $1, $2, ...\n\n"
 		   "options:\n");
 	aot_cli_help(f, tables);
+	fprintf(f, "\nenvironment:\n");
+	aot_cli_help_env(f);
 	fprintf(f,
 		"\nexit status: 0 success, 1 the object could not be run (malformed, or refused\n"
 		"             by the kernel: load, verifier, attach), 2 usage error\n");

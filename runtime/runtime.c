@@ -9,6 +9,9 @@
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
+#include <poll.h>
+#include <pthread.h>
+#include <sys/eventfd.h>
 #include <sys/prctl.h>
 #include <sys/signalfd.h>
 #include <sys/wait.h>
@@ -145,6 +148,64 @@ static void runtime_signal_exit_now(int sig)
 	_exit(128 + sig);
 }
 
+/*
+ * Loading and attaching are long calls that do not look at signals (bpf_object__load verifies
+ * every program in one call; hundreds of links take seconds). A thread reads the signalfd
+ * meanwhile: the first signal sets rt->interrupted, so attaching stops at the next probe and
+ * the run ends as if the signal had come in the event loop; a second one ends the process at
+ * once (runtime_signal_exit_now).
+ */
+struct runtime_watch {
+	struct rt *rt;
+	pthread_t thread;
+	int stop_fd; /* an eventfd: written to end the thread */
+};
+
+static void *runtime_watch_main(void *arg)
+{
+	struct runtime_watch *w = arg;
+	struct pollfd fds[2] = { { .fd = w->rt->sigfd, .events = POLLIN },
+				 { .fd = w->stop_fd, .events = POLLIN } };
+	struct signalfd_siginfo si;
+
+	for (;;) {
+		if (poll(fds, 2, -1) < 0 && errno != EINTR)
+			break;
+		if (fds[1].revents)
+			break;
+		if (read(w->rt->sigfd, &si, sizeof(si)) != sizeof(si))
+			continue;
+		if (atomic_exchange(&w->rt->interrupted, true))
+			runtime_signal_exit_now((int)si.ssi_signo);
+	}
+	return NULL;
+}
+
+static void runtime_watch_start(struct runtime_watch *w, struct rt *rt)
+{
+	w->rt = rt;
+	w->stop_fd = eventfd(0, EFD_CLOEXEC);
+	if (w->stop_fd >= 0 && pthread_create(&w->thread, NULL, runtime_watch_main, w)) {
+		close(w->stop_fd);
+		w->stop_fd = -1;
+	}
+}
+
+/* Ends the watcher; a signal it saw ends the run (the event loop returns at once). */
+static void runtime_watch_stop(struct runtime_watch *w)
+{
+	uint64_t one = 1;
+
+	if (w->stop_fd < 0)
+		return;
+	if (write(w->stop_fd, &one, sizeof(one)) == sizeof(one))
+		pthread_join(w->thread, NULL);
+	close(w->stop_fd);
+	w->stop_fd = -1;
+	if (atomic_load(&w->rt->interrupted))
+		w->rt->exiting = true;
+}
+
 /* Dispositions saved while runtime_signal_exit_now is installed. */
 struct runtime_exit_sigs {
 	bool installed;
@@ -261,6 +322,7 @@ int aot_run(const void *elf, size_t size, const struct aot_run_opts *opts)
 	struct aot_run_opts o = { 0 };
 	struct rt rt = { .sigfd = -1, .lost_fd = -1, .child = { .go_fd = -1, .pidfd = -1 } };
 	struct runtime_exit_sigs exit_sigs = { 0 };
+	struct runtime_watch watch = { .stop_fd = -1 };
 	sigset_t oldmask;
 	int err, status = 1, release_fd;
 
@@ -295,6 +357,7 @@ int aot_run(const void *elf, size_t size, const struct aot_run_opts *opts)
 		fprintf(stderr, "ERROR: could not set up signal handling: %s\n", strerror(-err));
 		return 1;
 	}
+	runtime_watch_start(&watch, &rt);
 	/* -c: forked before the load; it waits on a pipe and execs once the probes are attached. */
 	if (o.cmd) {
 		err = rt_child_start(&rt.child, o.cmd, &oldmask);
@@ -320,8 +383,14 @@ int aot_run(const void *elf, size_t size, const struct aot_run_opts *opts)
 		err = rt_run_flagged(&rt, AOT_PROBE_BEGIN);
 	if (err)
 		goto out;
-	runtime_start_programs(&rt);
-	rt_child_go(&rt.child);
+	runtime_watch_stop(&watch);
+	if (rt.exiting) {
+		/* Interrupted while attaching: nothing starts, a second signal ends us now. */
+		runtime_signals_exiting(&exit_sigs);
+	} else {
+		runtime_start_programs(&rt);
+		rt_child_go(&rt.child);
+	}
 	err = rt_events_loop(&rt);
 	runtime_stop_programs(&rt);
 	runtime_signals_exiting(&exit_sigs);
@@ -343,6 +412,7 @@ int aot_run(const void *elf, size_t size, const struct aot_run_opts *opts)
 	if (!err && o.exit_code)
 		*o.exit_code = (int)(rt.exit_code & 0xff); /* all a process can exit with */
 out:
+	runtime_watch_stop(&watch);
 	rt_child_stop(&rt.child);
 	runtime_signals_exiting(&exit_sigs);
 	rt_events_close(&rt);

@@ -31,6 +31,9 @@ enum aot_missing_policy {
 	AOT_MISSING_IGNORE,   /* skip it silently */
 };
 
+/* The most ring buffer pages per CPU BPFTRACE_PERF_RB_PAGES may ask for. */
+#define AOT_RB_PAGES_MAX 16384
+
 struct aot_run_opts {
 	size_t sz; /* sizeof(struct aot_run_opts), so the struct can grow */
 	FILE *out; /* -o FILE or stdout */
@@ -49,6 +52,7 @@ struct aot_run_opts {
 	int *exit_code; /* out, if not NULL: the code of exit(code) after a normal end, else 0 */
 	enum aot_buffering buffering; /* -B */
 	bool no_warnings;	      /* --no-warnings */
+	unsigned long rb_pages; /* ring buffer pages per CPU (BPFTRACE_PERF_RB_PAGES); 0: 64 */
 };
 
 /*

@@ -95,6 +95,7 @@ static void cli_usage(FILE *f, const struct aot_cli_table *tables)
 	aot_cli_help(f, tables);
 	fprintf(f, "\nenvironment:\n  %-26s %s\n", "BPFTRACE_STRLEN",
 		"bytes of a string value, including the NUL (default 64, at most 200)");
+	aot_cli_help_env(f);
 	fprintf(f, "\nexit status: 0 success, 1 errors in the program, 2 usage error,\n"
 		   "             3 the kernel refused the program (load, verifier, attach)\n");
 }

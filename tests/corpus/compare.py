@@ -18,7 +18,9 @@ collected. The comparison:
           bar becomes |@|, and in other lines each number becomes N and each run of words W;
           consecutive equal shapes collapse. The sets of shapes must be equal, except that a shape both tools
           print only when some event happens is tolerated on one side when that side printed
-          fewer than 3 such lines (an event the other tool just missed).
+          fewer than 3 such lines (an event the other tool just missed). "Lost N events"
+          lines (either tool's buffer overran on a busy machine) are counted and shown, not
+          compared.
 
 One line per script: MATCH, DIFFER (followed by the differing shapes) or SKIP (bpftrace itself
 fails here, with its error, or the script's probes are not for this --kind). Exit status 1 when
@@ -56,6 +58,8 @@ KPROBE_RE = re.compile(r'^\s*(kprobe|kretprobe|kfunc|kretfunc|fentry|fexit|k|kr|
                re.M)
 NUM_RE = r'[-+]?(0x[0-9a-fA-F]+|\d+(\.\d+)?[KMGTPE]?%?)'
 MAP_RE = re.compile(r'^(@\w*)(\[(.*)\])?:(.*)$')
+LOST_RE = re.compile(r'^Lost (\d+) events$')
+LOST = 'lost events'  # the data key counting them (not a shape)
 
 
 def find_script(name):
@@ -137,6 +141,10 @@ def split_output(text, nheader, skip=0):
     last = None
     for l in lines[max(nheader, len(before)):]:
         if not l.strip():
+            continue
+        m = LOST_RE.match(l)
+        if m:
+            data[LOST] = data.get(LOST, 0) + int(m.group(1))
             continue
         s = shape(l)
         data[s] = data.get(s, 0) + (0 if s == last else 1)
@@ -226,6 +234,7 @@ def compare(name, src, res):
     a_head, a_data = split_output(a_out, nheader, res['skip']['aotrace'])
     b_head, b_data = split_output(b_out, nheader, res['skip']['bpftrace'])
     report = []
+    lost = (a_data.pop(LOST, 0), b_data.pop(LOST, 0))
     if a_rc not in (0, -signal.SIGINT):
         report.append('aotrace exit %s: %s' % (a_rc, first_error(a_err)))
     if a_head != b_head:
@@ -243,8 +252,9 @@ def compare(name, src, res):
     if not a_data and b_data:
         report.append('  aotrace printed no data lines, bpftrace %d' % sum(b_data.values()))
     status = 'DIFFER' if report else 'MATCH'
-    return status, report + ['  (%d/%d data shapes, %d header lines, %.1f s)' %
-                             (len(a_data), len(b_data), nheader, res['secs'])]
+    return status, report + ['  (%d/%d data shapes, %d header lines, %.1f s%s)' %
+                             (len(a_data), len(b_data), nheader, res['secs'],
+                              ', lost events %d/%d' % lost if any(lost) else '')]
 
 
 def main():
