@@ -28,9 +28,10 @@
 #define KSYMS_ONLINE "/sys/devices/system/cpu/online"
 #define KSYMS_UNSIZED_MAX 4096 /* a symbol with no known end covers at most a page */
 #define KSYMS_MAX_CPUS 4096
-#define KSYMS_BLOCK 64 /* addresses per block of the two-level search */
+#define KSYMS_LINE 8			      /* addresses in a cache line */
+#define KSYMS_BLOCK (KSYMS_LINE * KSYMS_LINE) /* addresses under one top-level entry */
 
-/* One kallsyms symbol: 16 bytes, so that the binary search stays in few cache lines. */
+/* One kallsyms symbol while the index is built. */
 struct ksyms_sym {
 	uint64_t addr;
 	uint32_t name;	/* offset in ksyms.pool */
@@ -61,13 +62,15 @@ struct ksyms_ring {
 
 struct ksyms {
 	char *path;
-	struct ksyms_sym *syms;
 	size_t nsyms;
 	/*
-	 * The search runs over addresses alone: first the small top level (every KSYMS_BLOCK-th
-	 * address, a few KB that stay in cache), then one block of addrs.
+	 * A search touches few cache lines: a binary search of the top level (every
+	 * KSYMS_BLOCK-th address: 15 KB for 122k symbols, which stays in cache), then one line of
+	 * mid (every KSYMS_LINE-th address), then one line of addrs, then the name's offset.
+	 * addrs and mid are padded with UINT64_MAX to whole blocks and cache-line aligned.
 	 */
-	uint64_t *addrs, *top;
+	uint64_t *addrs, *mid, *top;
+	uint32_t *names; /* offsets in pool, by symbol */
 	size_t ntop;
 	char *pool;
 	struct ksyms_bpf *bpf;
@@ -324,6 +327,9 @@ static void ksyms_ring_drain(struct ksyms *k, struct ksyms_ring *r)
 	uint64_t tail = mp->data_tail;
 	size_t mask = k->data_size - 1;
 
+	/* The common case, once per lookup: nothing new, and no write to the shared page. */
+	if (tail >= head)
+		return;
 	while (tail < head) {
 		size_t off = tail & mask;
 		/* Records are 8-byte aligned, so a header never wraps; a record may. */
@@ -499,10 +505,33 @@ static int ksyms_hex(char c)
 	return -1;
 }
 
+static void ksyms_index_free(struct ksyms *k)
+{
+	free(k->pool);
+	free(k->addrs);
+	free(k->mid);
+	free(k->top);
+	free(k->names);
+	k->pool = NULL;
+	k->addrs = k->mid = k->top = NULL;
+	k->names = NULL;
+	k->nsyms = k->ntop = 0;
+}
+
+/* How many of the KSYMS_LINE sorted addresses at line are at or below addr. */
+static size_t ksyms_line_count(const uint64_t *line, uint64_t addr)
+{
+	size_t c = 0;
+
+	for (size_t i = 0; i < KSYMS_LINE; i++)
+		c += line[i] <= addr;
+	return c;
+}
+
 int ksyms__parse(struct ksyms *k, const char *text, size_t len)
 {
 	const char *p = text, *end = text + len;
-	size_t cap = len / 32 + 16, n = 0, used = 0, i, j;
+	size_t cap = len / 32 + 16, n = 0, used = 0, i, j, padded;
 	struct ksyms_sym *syms = malloc(cap * sizeof(*syms));
 	char *pool = malloc(len + 1);
 	bool sorted = true;
@@ -569,24 +598,29 @@ int ksyms__parse(struct ksyms *k, const char *text, size_t len)
 	for (i = j = 0; i < n; i++)
 		if (!j || syms[i].addr != syms[j - 1].addr)
 			syms[j++] = syms[i];
-	free(k->syms);
-	free(k->pool);
-	free(k->addrs);
-	free(k->top);
-	k->syms = syms;
-	k->nsyms = j;
+	ksyms_index_free(k);
 	k->pool = pool;
 	k->ntop = (j + KSYMS_BLOCK - 1) / KSYMS_BLOCK;
-	k->addrs = malloc((j ? j : 1) * sizeof(*k->addrs));
+	padded = (k->ntop ? k->ntop : 1) * KSYMS_BLOCK;
+	k->addrs = aligned_alloc(64, padded * sizeof(*k->addrs));
+	k->mid = aligned_alloc(64, padded / KSYMS_LINE * sizeof(*k->mid));
 	k->top = malloc((k->ntop ? k->ntop : 1) * sizeof(*k->top));
-	if (!k->addrs || !k->top) {
-		k->nsyms = k->ntop = 0;
+	k->names = malloc((j ? j : 1) * sizeof(*k->names));
+	if (!k->addrs || !k->mid || !k->top || !k->names) {
+		free(syms);
+		ksyms_index_free(k);
 		return -ENOMEM;
 	}
+	for (i = 0; i < padded; i++)
+		k->addrs[i] = i < j ? syms[i].addr : UINT64_MAX;
 	for (i = 0; i < j; i++)
-		k->addrs[i] = syms[i].addr;
+		k->names[i] = syms[i].name;
+	for (i = 0; i < padded / KSYMS_LINE; i++)
+		k->mid[i] = k->addrs[i * KSYMS_LINE];
 	for (i = 0; i < k->ntop; i++)
-		k->top[i] = syms[i * KSYMS_BLOCK].addr;
+		k->top[i] = k->addrs[i * KSYMS_BLOCK];
+	k->nsyms = j;
+	free(syms);
 	k->loaded = true;
 	k->stale = false;
 	return 0;
@@ -639,10 +673,15 @@ out:
 
 static const char *ksyms_lookup_bpf(const struct ksyms *k, uint64_t addr, uint64_t *off)
 {
-	size_t i = ksyms_bpf_find(k, addr + 1);
-	const struct ksyms_bpf *b;
+	const struct ksyms_bpf *b, *last = k->nbpf ? &k->bpf[k->nbpf - 1] : NULL;
 	uint64_t len;
+	size_t i;
 
+	/* Most lookups are kernel text, below or above every BPF symbol: no search. */
+	if (!last || addr < k->bpf[0].addr ||
+	    (addr > last->addr && addr - last->addr >= (last->len ? last->len : KSYMS_UNSIZED_MAX)))
+		return NULL;
+	i = ksyms_bpf_find(k, addr + 1);
 	if (!i)
 		return NULL;
 	b = &k->bpf[i - 1];
@@ -661,7 +700,8 @@ static const char *ksyms_lookup_bpf(const struct ksyms *k, uint64_t addr, uint64
 
 const char *ksyms__lookup(struct ksyms *k, uint64_t addr, uint64_t *offset)
 {
-	size_t lo = 0, hi, i;
+	const uint64_t *top;
+	size_t n, i;
 	const char *name;
 	uint64_t end, off;
 
@@ -673,35 +713,22 @@ const char *ksyms__lookup(struct ksyms *k, uint64_t addr, uint64_t *offset)
 		*offset = off;
 		return name;
 	}
-	/* The block whose first address is the last at or below addr... */
-	hi = k->ntop;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (k->top[mid] <= addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	if (!lo)
+	if (!k->ntop || addr < k->top[0])
 		return NULL;
-	/* ...then the last symbol at or below addr inside it. */
-	lo = (lo - 1) * KSYMS_BLOCK;
-	hi = lo + KSYMS_BLOCK < k->nsyms ? lo + KSYMS_BLOCK : k->nsyms;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (k->addrs[mid] <= addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	i = lo - 1;
+	/* The block whose first address is the last at or below addr (without branches: the
+	 * CPU then overlaps the memory reads of consecutive lookups)... */
+	top = k->top;
+	for (n = k->ntop; n > 1; n -= n / 2)
+		top = top[n / 2] <= addr ? top + n / 2 : top;
+	/* ...its line in mid, then the symbol's line in addrs: at least one is at or below. */
+	i = (size_t)(top - k->top) * KSYMS_LINE;
+	i = (i + ksyms_line_count(k->mid + i, addr) - 1) * KSYMS_LINE;
+	i += ksyms_line_count(k->addrs + i, addr) - 1;
 	end = i + 1 < k->nsyms ? k->addrs[i + 1] : k->addrs[i] + KSYMS_UNSIZED_MAX;
 	if (addr >= end)
 		return NULL;
 	*offset = addr - k->addrs[i];
-	return k->pool + k->syms[i].name;
+	return k->pool + k->names[i];
 }
 
 int ksyms__srcline(struct ksyms *k, uint64_t addr, char *buf, size_t len)
@@ -795,10 +822,7 @@ void ksyms__free(struct ksyms *k)
 		ksyms_prog_free(&k->progs[i]);
 	free(k->progs);
 	free(k->bpf);
-	free(k->syms);
-	free(k->addrs);
-	free(k->top);
-	free(k->pool);
+	ksyms_index_free(k);
 	free(k->rec);
 	free(k->path);
 	free(k);

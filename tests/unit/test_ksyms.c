@@ -78,6 +78,54 @@ static void test_parse_and_lookup(void **state)
 	ksyms__free(k);
 }
 
+/*
+ * The three-level index against a plain scan: 1000 symbols at random gaps (many 64-symbol
+ * blocks and a partial last one), probed at each symbol, just before and after it, and at
+ * random points, plus a BPF symbol above them all.
+ */
+static void test_index_matches_scan(void **state)
+{
+	enum { N = 1000, PROBES = 20000 };
+	static uint64_t addrs[N];
+	struct ksyms *k = ksyms__new(NULL);
+	size_t cap = N * 48 + 128, len = 0;
+	char *text = malloc(cap), want[32];
+	uint64_t a = 0xffffffff81000000ull;
+
+	(void)state;
+	assert_non_null(k);
+	assert_non_null(text);
+	srand(7);
+	for (int i = 0; i < N; i++) {
+		a += 1 + (uint64_t)(rand() % 3000);
+		addrs[i] = a;
+		len += snprintf(text + len, cap - len, "%llx t s%d\n", (unsigned long long)a, i);
+	}
+	len += snprintf(text + len, cap - len, "%llx t bpf_prog_x\t[bpf]\n",
+			(unsigned long long)(a + 0x100000));
+	assert_int_equal(ksyms__parse(k, text, len), 0);
+	for (int p = 0; p < PROBES; p++) {
+		uint64_t at, lo = addrs[0] - 2, span = a + 8192 - lo;
+		int i;
+
+		if (p < 3 * N)
+			at = addrs[p / 3] + (uint64_t)(p % 3) - 1;
+		else
+			at = lo + (uint64_t)rand() % span;
+		for (i = N - 1; i >= 0 && addrs[i] > at; i--)
+			;
+		if (i < 0 || (i == N - 1 && at - addrs[i] >= 4096)) {
+			expect(k, at, NULL, 0);
+			continue;
+		}
+		snprintf(want, sizeof(want), "s%d", i);
+		expect(k, at, want, at - addrs[i]);
+	}
+	expect(k, a + 0x100000 + 16, "bpf_prog_x", 16);
+	free(text);
+	ksyms__free(k);
+}
+
 /* A PERF_RECORD_KSYMBOL as the kernel writes it (8-byte aligned, name NUL-terminated). */
 static size_t ksymbol_rec(uint8_t *buf, uint64_t addr, uint32_t len, uint16_t flags,
 			  const char *name)
@@ -208,9 +256,8 @@ static void test_live_host(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_parse_and_lookup),
-		cmocka_unit_test(test_ksymbol_records),
-		cmocka_unit_test(test_lost_rescans),
+		cmocka_unit_test(test_parse_and_lookup), cmocka_unit_test(test_index_matches_scan),
+		cmocka_unit_test(test_ksymbol_records),	 cmocka_unit_test(test_lost_rescans),
 		cmocka_unit_test(test_live_host),
 	};
 
