@@ -130,6 +130,8 @@ struct cg {
 	uint32_t nfor;	      /* for loops emitted so far: names their callbacks */
 	/* in a for callback: the u64 in the caller's frame set when the body returns or exits */
 	LLVMValueRef for_ret;
+	struct loc
+		loc; /* the statement or expression being emitted: where -k says a helper failed */
 };
 
 /* ---- codegen.c ---- */

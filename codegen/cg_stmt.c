@@ -324,6 +324,7 @@ static void cg_stmt(struct cg *cg, struct node *n)
 	uint32_t mark = cg_temps_begin(cg);
 
 	cg_di_set_loc(cg, n->loc);
+	cg->loc = n->loc;
 	switch (n->kind) {
 	case NODE_EXPR_STMT:
 		cg_expr(cg, n->lhs);

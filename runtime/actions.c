@@ -88,6 +88,48 @@ static int actions_join(const struct aot_meta *m, const struct aot_fmt *f, const
 	return 0;
 }
 
+/*
+ * -k: a helper failed at the call site fmts[...] describes (meta.h, AOT_FMT_HELPER_ERROR): its
+ * five lines are split in a copy, the return code comes from the payload.
+ */
+static int actions_helper_error(struct rt *rt, const struct aot_fmt *f, const void *payload)
+{
+	const struct aot_elem *e;
+	struct output_helper_error he = { 0 };
+	char *copy, *field[5], *p, *end;
+	int64_t ret;
+	int i;
+
+	if (f->args.nelems != 1)
+		return -EINVAL;
+	e = &rt->meta->elems[f->args.elems];
+	if (e->type.kind != AOT_K_INT || e->type.size != 8)
+		return -EINVAL;
+	copy = strdup(f->fmt);
+	if (!copy)
+		return -ENOMEM;
+	for (i = 0, p = copy; i < 5 && p; i++) {
+		field[i] = p;
+		p = i < 4 ? strchr(p, '\n') : NULL;
+		if (p)
+			*p++ = '\0';
+	}
+	if (i < 5) {
+		free(copy);
+		return -EINVAL;
+	}
+	memcpy(&ret, (const uint8_t *)payload + e->offset, sizeof(ret));
+	he = (struct output_helper_error){ .helper = field[0],
+					   .ret = ret,
+					   .line = (unsigned)strtoul(field[1], &end, 10),
+					   .col = (unsigned)strtoul(field[2], &end, 10),
+					   .loc = field[3],
+					   .excerpt = field[4] };
+	rt->out.ops->helper_error(&rt->out, &he);
+	free(copy);
+	return 0;
+}
+
 int rt_action_run(struct rt *rt, const struct aot_fmt *f, const void *payload, size_t len)
 {
 	struct rt_buf *t = &rt->text;
@@ -126,6 +168,9 @@ int rt_action_run(struct rt *rt, const struct aot_fmt *f, const void *payload, s
 		err = actions_join(rt->meta, f, payload, t);
 		if (!err)
 			rt->out.ops->message(&rt->out, OUTPUT_MSG_JOIN, t->s ? t->s : "", t->len);
+		break;
+	case AOT_FMT_HELPER_ERROR:
+		err = actions_helper_error(rt, f, payload);
 		break;
 	case AOT_FMT_PRINT_VALUE: {
 		const struct aot_elem *e;

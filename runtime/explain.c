@@ -43,8 +43,13 @@ static const char *const explain_aggs[] = {
 };
 
 static const char *const explain_fmt_kinds[] = {
-	[AOT_FMT_PRINTF] = "printf", [AOT_FMT_SYSTEM] = "system",     [AOT_FMT_CAT] = "cat",
-	[AOT_FMT_TIME] = "time",     [AOT_FMT_PRINT_VALUE] = "print", [AOT_FMT_JOIN] = "join",
+	[AOT_FMT_PRINTF] = "printf",
+	[AOT_FMT_SYSTEM] = "system",
+	[AOT_FMT_CAT] = "cat",
+	[AOT_FMT_TIME] = "time",
+	[AOT_FMT_PRINT_VALUE] = "print",
+	[AOT_FMT_JOIN] = "join",
+	[AOT_FMT_HELPER_ERROR] = "helper_error",
 };
 
 #define EXPLAIN_NAME(tab, i)                                                                       \

@@ -49,6 +49,12 @@
  *   AOT_FMT_JOIN        args: one element, a TUPLE of AOT_JOIN_MAX STR elements; the runtime
  *                       prints the strings up to the first empty one, separated by fmt
  *   AOT_FMT_SYSTEM/CAT  args laid out as for AOT_FMT_PRINTF
+ *   AOT_FMT_HELPER_ERROR  a call site of a BPF helper checked by -k/-kk; the program sends it
+ *                       when the helper returns an error. args: one INT s64, the return code.
+ *                       fmt: five lines, "HELPER\nLINE\nCOL\nLOCATION\nEXCERPT": the helper's
+ *                       name (map_update_elem), the script line and column, the location as
+ *                       text (script.bt:3:5-12) and the source line with ~ under the call (the
+ *                       excerpt is two lines itself)
  *   AOT_STATE_MAP       BPF_MAP_TYPE_ARRAY, 1 entry, u32 key 0, value struct aot_state; always
  *                       present (optional to the runtime): the runtime writes start_ns
  *                       (CLOCK_MONOTONIC, which is bpf_ktime_get_ns's clock) before attaching
@@ -220,6 +226,7 @@ enum aot_fmt_kind {
 	AOT_FMT_TIME,	     /* fmt is a strftime format of the current wall-clock time */
 	AOT_FMT_PRINT_VALUE, /* print(value): args holds one element */
 	AOT_FMT_JOIN,	     /* join(argv[, sep]): fmt is the separator; args: one STR array */
+	AOT_FMT_HELPER_ERROR, /* -k: a helper failed; fmt and args are described above */
 };
 
 struct aot_fmt {

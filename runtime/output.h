@@ -49,6 +49,15 @@ enum output_msg {
 struct output;
 struct rt_buf;
 
+/* Where and how a helper failed (AOT_FMT_HELPER_ERROR). */
+struct output_helper_error {
+	const char *helper;  /* "map_update_elem" */
+	int64_t ret;	     /* its return value, -errno */
+	unsigned line, col;  /* in the script */
+	const char *loc;     /* "script.bt:3:5-12" */
+	const char *excerpt; /* the source line and a line of ~ under the call */
+};
+
 struct output_ops {
 	/* "Attaching N probes..." */
 	void (*attached)(struct output *o, unsigned int nprobes);
@@ -68,6 +77,8 @@ struct output_ops {
 	void (*lost)(struct output *o, uint64_t n);
 	/* Something the user should know that is not fatal: malformed events, bad maps. */
 	void (*warning)(struct output *o, const char *msg);
+	/* -k: a BPF helper failed at a call site of the script. */
+	void (*helper_error)(struct output *o, const struct output_helper_error *e);
 };
 
 /*

@@ -2,7 +2,8 @@
 /*
  * JSON output, following bpftrace 0.17's -f json: one object per line, {"type": T, "data": D},
  * with T one of attached_probes, printf, time, cat, syscall, join, value, map, hist, stats,
- * lost_events. Built with the streaming writer in json.c; one fwrite per line.
+ * lost_events; helper_error (-k) has its fields at the top level, as bpftrace's. Built with
+ * the streaming writer in json.c; one fwrite per line.
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -201,6 +202,27 @@ void output_json_map(struct rt_buf *b, const struct output_map *m)
 	rt_buf_free(&key);
 }
 
+/* As bpftrace: {"type": "helper_error", "helper": H, "retcode": R, "line": L, "col": C}. */
+static void json_helper_error(struct output *o, const struct output_helper_error *e)
+{
+	struct json_writer w;
+	struct rt_buf b = { 0 };
+
+	json_init(&w, &b);
+	json_object_begin(&w);
+	json_key(&w, "type", 4);
+	json_string(&w, "helper_error", 12);
+	json_key(&w, "helper", 6);
+	json_string(&w, e->helper, strlen(e->helper));
+	json_key(&w, "retcode", 7);
+	json_int(&w, e->ret);
+	json_key(&w, "line", 4);
+	json_uint(&w, e->line);
+	json_key(&w, "col", 3);
+	json_uint(&w, e->col);
+	json_line_end(o, &w, &b);
+}
+
 static void json_lost(struct output *o, uint64_t n)
 {
 	json_counter(o, "lost_events", "events", n);
@@ -216,4 +238,5 @@ const struct output_ops output_json_ops = {
 	.maps_end = output_maps_end,
 	.lost = json_lost,
 	.warning = output_warning,
+	.helper_error = json_helper_error,
 };

@@ -31,6 +31,18 @@ static void text_message(struct output *o, enum output_msg kind, const char *tex
 		output_put(o, "\n", 1);
 }
 
+/* As bpftrace: "LOC: WARNING: Failed to HELPER: strerror (RET)", the line and the ~ under it. */
+static void text_helper_error(struct output *o, const struct output_helper_error *e)
+{
+	struct rt_buf b = { 0 };
+
+	rt_buf_printf(&b, "%s: WARNING: Failed to %s: %s (%" PRId64 ")\n%s\n", e->loc, e->helper,
+		      strerror(e->ret < 0 && e->ret > -4096 ? (int)-e->ret : 0), e->ret,
+		      e->excerpt);
+	output_put(o, b.s, b.len);
+	rt_buf_free(&b);
+}
+
 static void text_value(struct output *o, const struct rt_render *r, const struct aot_type *t,
 		       const void *data)
 {
@@ -195,4 +207,5 @@ const struct output_ops output_text_ops = {
 	.maps_end = output_maps_end,
 	.lost = text_lost,
 	.warning = output_warning,
+	.helper_error = text_helper_error,
 };

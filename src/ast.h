@@ -328,6 +328,8 @@ struct program {
 	uint32_t map_keys_max; /* BPFTRACE_MAP_KEYS_MAX: max_entries of maps; 0: sema reads the env
 				*/
 	bool unsafe;	       /* --unsafe: system(), override(), signal() allowed */
+	uint32_t helper_check; /* -k: 1, warn when map, stack or signal helpers fail; -kk: 2, reads
+				* too (AOT_FMT_HELPER_ERROR events) */
 	/* -I DIR and --include FILE for the C definitions (NULL-terminated, or NULL) */
 	const char *const *include_dirs, *const *includes;
 	bool uses_elapsed; /* sema: the program reads elapsed (codegen adds AOT_STATE_MAP) */

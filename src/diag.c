@@ -121,14 +121,16 @@ static size_t diag_width(const char *s, size_t n, size_t start)
 	return w - start;
 }
 
-static void diag_print_snippet(const struct diags *d, const struct diag *dg, FILE *f)
+/* The source line of loc with its tabs expanded, then a line marking loc: indent, mark, ~~. */
+static void diag_snippet(const struct source *src, struct loc loc, FILE *f, const char *indent,
+			 char mark)
 {
 	size_t len, col, end, i, lead, width;
-	const char *line = diag_find_line(d->src, dg->loc.line, &len);
+	const char *line = diag_find_line(src, loc.line, &len);
 
 	if (!line)
 		return;
-	fputs("    ", f);
+	fputs(indent, f);
 	for (i = 0; i < len; i++) {
 		if (line[i] == '\t')
 			fprintf(f, "%*s",
@@ -138,18 +140,40 @@ static void diag_print_snippet(const struct diags *d, const struct diag *dg, FIL
 	}
 	fputc('\n', f);
 
-	col = dg->loc.col ? dg->loc.col - 1 : 0;
+	col = loc.col ? loc.col - 1 : 0;
 	if (col > len)
 		col = len;
-	end = col + (dg->loc.len ? dg->loc.len : 1);
+	end = col + (loc.len ? loc.len : 1);
 	if (end > len)
 		end = len;
 	lead = diag_width(line, col, 0);
 	width = end > col ? diag_width(line + col, end - col, lead) : 1;
-	fprintf(f, "    %*s^", (int)lead, "");
+	fprintf(f, "%s%*s%c", indent, (int)lead, "", mark);
 	for (i = 1; i < width; i++)
 		fputc('~', f);
 	fputc('\n', f);
+}
+
+static void diag_print_snippet(const struct diags *d, const struct diag *dg, FILE *f)
+{
+	diag_snippet(d->src, dg->loc, f, "    ", '^');
+}
+
+char *diag_excerpt(const struct source *src, struct loc loc)
+{
+	char *buf = NULL;
+	size_t size = 0;
+	FILE *f = open_memstream(&buf, &size);
+
+	if (!f)
+		return NULL;
+	diag_snippet(src, loc, f, "", '~');
+	if (fclose(f))
+		return NULL;
+	/* without the last newline */
+	if (size && buf[size - 1] == '\n')
+		buf[size - 1] = '\0';
+	return buf;
 }
 
 void diags_print(const struct diags *d, FILE *f)

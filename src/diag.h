@@ -42,5 +42,10 @@ void diag_warn(struct diags *d, struct loc loc, const char *hint, const char *fm
  * hint: ...
  */
 void diags_print(const struct diags *d, FILE *f);
+/*
+ * The source line of loc and a line of ~ under it, as bpftrace shows where a helper failed
+ * (no trailing newline); malloc'd, NULL if out of memory.
+ */
+char *diag_excerpt(const struct source *src, struct loc loc);
 
 #endif

@@ -40,6 +40,7 @@ struct cli {
 	uint32_t expand;		       /* --expand: enum prog_expand */
 	uint32_t max_probes;		       /* --max-probes */
 	bool unsafe;			       /* --unsafe */
+	uint32_t helper_check;		       /* -k: 1, -kk: 2 */
 	uint32_t map_keys_max;		       /* --map-keys-max */
 	const char **include_dirs, **includes; /* -I DIR, --include FILE (NULL-terminated) */
 	char **params;
@@ -65,6 +66,8 @@ static const struct aot_cli_opt cli_opts[] = {
 	{ "I", required_argument, 'I', "DIR", "look for the script's #include files in DIR too" },
 	{ "include", required_argument, 272, "FILE",
 	  "#include FILE before the script's own C definitions" },
+	{ "k", no_argument, 'k', NULL,
+	  "warn where a BPF helper fails (map update/delete, stacks, signal); -kk: memory reads too" },
 	{ "unsafe", no_argument, 258, NULL,
 	  "allow functions that act on the system: system(), signal(), override()" },
 	{ "map-keys-max", required_argument, 259, "N",
@@ -182,6 +185,10 @@ static int cli_parse(int argc, char **argv, struct cli *cli)
 			break;
 		case 258:
 			cli->unsafe = true;
+			break;
+		case 'k':
+			if (cli->helper_check < 2)
+				cli->helper_check++;
 			break;
 		case 259: {
 			char *end;
@@ -403,6 +410,7 @@ static int compile_and_run(const struct cli *cli, struct source *src)
 	prog.max_probes = cli->max_probes;
 	prog.missing = cli->run.missing;
 	prog.unsafe = cli->unsafe;
+	prog.helper_check = cli->helper_check;
 	prog.include_dirs = cli->include_dirs;
 	prog.includes = cli->includes;
 	prog.map_keys_max = cli->map_keys_max;
