@@ -14,6 +14,7 @@
 #include <llvm-c/TargetMachine.h>
 #include <llvm-c/Transforms/PassBuilder.h>
 
+#include "arena.h"
 #include "cg_internal.h"
 #include "meta.h"
 
@@ -136,6 +137,23 @@ static void cg_dump_module(struct cg *cg, const char *what)
 	LLVMDisposeMessage(s);
 }
 
+/* --emit-llvm PATH: the module as it is now in PATH.SUFFIX.ll, as bpftrace names the files. */
+static int cg_emit_llvm(struct cg *cg, const char *suffix)
+{
+	const char *base = cg->opts ? cg->opts->emit_llvm : NULL;
+	char *path, *err = NULL;
+
+	if (!base)
+		return 0;
+	path = arena_printf(cg->prog->arena, "%s.%s.ll", base, suffix);
+	if (LLVMPrintModuleToFile(cg->mod, path, &err)) {
+		cg_error(cg, (struct loc){ 0 }, NULL, "cannot write %s: %s", path, err);
+		LLVMDisposeMessage(err);
+		return -EIO;
+	}
+	return 0;
+}
+
 /* Emitting assembly runs the backend's IR passes, so it works on a copy of the module. */
 static void cg_dump_asm(struct cg *cg, LLVMTargetMachineRef tm)
 {
@@ -185,6 +203,8 @@ static int cg_optimise_and_emit(struct cg *cg, LLVMTargetMachineRef tm, void **e
 	LLVMDisposeMessage(err);
 	if (dump & CG_DUMP_IR)
 		cg_dump_module(cg, "LLVM IR");
+	if (cg_emit_llvm(cg, "original"))
+		return -EIO;
 
 	/* The TargetMachine registers the BPF IR passes (CO-RE lowering among them). */
 	pbo = LLVMCreatePassBuilderOptions();
@@ -198,6 +218,8 @@ static int cg_optimise_and_emit(struct cg *cg, LLVMTargetMachineRef tm, void **e
 	}
 	if (dump & CG_DUMP_IR_OPT)
 		cg_dump_module(cg, "LLVM IR, optimised");
+	if (cg_emit_llvm(cg, "optimized"))
+		return -EIO;
 	if (dump & CG_DUMP_ASM)
 		cg_dump_asm(cg, tm);
 

@@ -22,6 +22,7 @@ struct cg_opts {
 	size_t sz;
 	unsigned dump; /* enum cg_dump */
 	FILE *dump_out;
+	const char *emit_llvm; /* --emit-llvm: write PATH.original.ll and PATH.optimized.ll */
 };
 
 /* 0, or -errno with a diagnostic in d. *elf is malloc'd. */

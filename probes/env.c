@@ -68,10 +68,14 @@ struct btf *probe_env_vmlinux_btf(struct probe_env *env, struct probe_err *err)
 {
 	if (!env->vmlinux_btf && !env->vmlinux_btf_err) {
 		/*
-		 * AOTRACE_BTF: the types of another kernel (a saved /sys/kernel/btf/vmlinux), to
-		 * build an object for it; CO-RE relocations make it read right on others too.
+		 * AOTRACE_BTF (or BPFTRACE_BTF): the types of another kernel (a saved
+		 * /sys/kernel/btf/vmlinux), to build an object for it; CO-RE relocations make it
+		 * read right on others too.
 		 */
 		const char *path = getenv("AOTRACE_BTF");
+
+		if (!path || !*path)
+			path = getenv("BPFTRACE_BTF"); /* bpftrace's name for it */
 
 		env->vmlinux_btf = path && *path ? btf__parse(path, NULL) : btf__load_vmlinux_btf();
 		env->vmlinux_btf_err = env->vmlinux_btf ? 0 : -errno;

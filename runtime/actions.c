@@ -12,8 +12,7 @@
 
 #include "rt.h"
 
-#define ACTIONS_CAT_MAX (1 << 20) /* bytes of a file cat() prints: /dev/zero must end */
-#define ACTIONS_TIME_MAX 64	  /* bpftrace's STRING_SIZE for time()'s result */
+#define ACTIONS_TIME_MAX 64 /* bpftrace's STRING_SIZE for time()'s result */
 
 /* Runs cmd with /bin/sh -c and appends what it writes to stdout. */
 static int actions_system(struct rt *rt, const char *cmd, struct rt_buf *out)
@@ -35,8 +34,9 @@ static int actions_system(struct rt *rt, const char *cmd, struct rt_buf *out)
 
 static void actions_cat(struct rt *rt, const char *path, struct rt_buf *out)
 {
+	/* At most BPFTRACE_CAT_BYTES_MAX, as bpftrace: /dev/zero must end too. */
+	size_t max = rt->opts->cat_max ? rt->opts->cat_max : AOT_CAT_BYTES_DEFAULT, n;
 	char chunk[4096], msg[512];
-	size_t n;
 	FILE *f = fopen(path, "re");
 
 	if (!f) {
@@ -44,7 +44,9 @@ static void actions_cat(struct rt *rt, const char *path, struct rt_buf *out)
 		rt->out.ops->warning(&rt->out, msg);
 		return;
 	}
-	while (out->len < ACTIONS_CAT_MAX && (n = fread(chunk, 1, sizeof(chunk), f)) > 0)
+	while (out->len < max &&
+	       (n = fread(chunk, 1, max - out->len < sizeof(chunk) ? max - out->len : sizeof(chunk),
+			  f)) > 0)
 		rt_buf_add(out, chunk, n);
 	fclose(f);
 }

@@ -131,6 +131,8 @@ void aot_cli_help_env(FILE *f)
 {
 	fprintf(f, "  %-26s %s\n", "BPFTRACE_PERF_RB_PAGES",
 		"event buffer pages per CPU (default 64), as bpftrace's");
+	fprintf(f, "  %-26s %s\n", "BPFTRACE_CAT_BYTES_MAX",
+		"bytes of a file cat() prints at most (default 10240)");
 }
 
 int aot_cli_getopt(const struct aot_cli_table *t, void *longopts, char *shortopts)
@@ -160,28 +162,28 @@ int aot_cli_getopt(const struct aot_cli_table *t, void *longopts, char *shortopt
 	return 0;
 }
 
-/* BPFTRACE_PERF_RB_PAGES, as bpftrace reads it: event buffer pages per CPU. */
-static int cli_rb_pages(const char *prog, struct aot_run_opts *ro)
+/* A whole number from 1 to max in the environment variable name, or 0 when it is not set. */
+static int cli_env_num(const char *prog, const char *name, unsigned long long max,
+		       unsigned long *out)
 {
-	const char *env = getenv("BPFTRACE_PERF_RB_PAGES");
-	unsigned long long pages;
+	const char *env = getenv(name);
+	unsigned long long v;
 	char *end;
 
 	if (!env)
 		return 0;
 	errno = 0;
-	pages = strtoull(env, &end, 10);
-	if (errno || end == env || *end || !pages || pages > AOT_RB_PAGES_MAX) {
-		fprintf(stderr,
-			"%s: BPFTRACE_PERF_RB_PAGES=%s: expected a number of pages from 1 to %d\n",
-			prog, env, AOT_RB_PAGES_MAX);
+	v = strtoull(env, &end, 10);
+	if (errno || end == env || *end || !v || v > max) {
+		fprintf(stderr, "%s: %s=%s: expected a number from 1 to %llu\n", prog, name, env,
+			max);
 		return -EINVAL;
 	}
-	ro->rb_pages = pages;
+	*out = v;
 	return 0;
 }
 
-/* -p, --missing-probes, BPFTRACE_PERF_RB_PAGES, and -c split into words. */
+/* -p, --missing-probes, the BPFTRACE_* variables the runtime reads, and -c split into words. */
 static int cli_run_rest(const char *prog, const struct aot_cli_run *r, struct aot_run_opts *ro,
 			struct aot_cli_state *st)
 {
@@ -190,7 +192,9 @@ static int cli_run_rest(const char *prog, const struct aot_cli_run *r, struct ao
 
 	ro->pid = r->pid;
 	ro->missing = r->missing;
-	ret = cli_rb_pages(prog, ro);
+	ret = cli_env_num(prog, "BPFTRACE_PERF_RB_PAGES", AOT_RB_PAGES_MAX, &ro->rb_pages)
+		      ?: cli_env_num(prog, "BPFTRACE_CAT_BYTES_MAX", AOT_CAT_BYTES_MAX,
+				     &ro->cat_max);
 	if (ret)
 		return ret;
 	if (!r->cmd)

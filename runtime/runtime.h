@@ -33,6 +33,9 @@ enum aot_missing_policy {
 
 /* The most ring buffer pages per CPU BPFTRACE_PERF_RB_PAGES may ask for. */
 #define AOT_RB_PAGES_MAX 16384
+/* The most BPFTRACE_CAT_BYTES_MAX may ask for, and its default (bpftrace's). */
+#define AOT_CAT_BYTES_MAX (1ul << 30)
+#define AOT_CAT_BYTES_DEFAULT 10240
 
 struct aot_run_opts {
 	size_t sz; /* sizeof(struct aot_run_opts), so the struct can grow */
@@ -53,6 +56,7 @@ struct aot_run_opts {
 	enum aot_buffering buffering; /* -B */
 	bool no_warnings;	      /* --no-warnings */
 	unsigned long rb_pages; /* ring buffer pages per CPU (BPFTRACE_PERF_RB_PAGES); 0: 64 */
+	unsigned long cat_max;	/* bytes cat() prints at most (BPFTRACE_CAT_BYTES_MAX); 0: 10240 */
 };
 
 /*

@@ -34,6 +34,7 @@ struct cli {
 	const char *prog_text;		       /* -e */
 	const char *file;		       /* script path or "-" */
 	const char *emit_elf;		       /* --emit-elf */
+	const char *emit_llvm;		       /* --emit-llvm */
 	unsigned dump;			       /* enum cg_dump, plus DUMP_AST */
 	bool list;			       /* -l [PATTERN] */
 	bool no_multi;			       /* --no-multi */
@@ -59,6 +60,10 @@ static const struct aot_cli_opt cli_opts[] = {
 	  "compile and run PROGRAM given on the command line" },
 	{ "emit-elf", required_argument, 'E', "FILE",
 	  "write the BPF ELF object to FILE and do not run it" },
+	{ "emit-llvm", required_argument, 274, "FILE",
+	  "also write the LLVM IR to FILE.original.ll and FILE.optimized.ll" },
+	{ "usdt-file-activation", no_argument, 275, NULL,
+	  "accepted for bpftrace: the kernel sets USDT semaphores in every process probed" },
 	{ "dump", required_argument, 'd', "STAGES",
 	  "print the state after stages: ast, ir, ir-opt, asm, all (comma list)" },
 	{ "list", no_argument, 'l', NULL,
@@ -167,6 +172,12 @@ static int cli_parse(int argc, char **argv, struct cli *cli)
 		case 'E':
 			cli->emit_elf = optarg;
 			break;
+		case 274:
+			cli->emit_llvm = optarg;
+			break;
+		case 275:
+			break; /* what bpftrace's flag asks for is how USDT semaphores always work
+				  here */
 		case 'd':
 			if (cli_parse_dump(optarg, &cli->dump))
 				return -EINVAL;
@@ -355,7 +366,8 @@ static int pass_codegen(struct pipeline *pl)
 {
 	struct cg_opts opts = { .sz = sizeof(opts),
 				.dump = pl->cli->dump & ~DUMP_AST,
-				.dump_out = stdout };
+				.dump_out = stdout,
+				.emit_llvm = pl->cli->emit_llvm };
 
 	return cg_compile(pl->prog, &opts, pl->d, &pl->elf, &pl->elf_size);
 }
