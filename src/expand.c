@@ -208,6 +208,46 @@ static int expand_keep_empty(struct expand_ctx *ctx, struct node *ap, const stru
 	return 0;
 }
 
+/*
+ * $1..$N in an attach point (uprobe:$1:malloc, tracepoint:syscalls:$2) are replaced by the
+ * positional parameters' text before matching, as bpftrace does; $# by their number. An object
+ * written with --emit-elf keeps the names given when compiling.
+ */
+static char *expand_params(struct expand_ctx *ctx, struct node *ap, const char *s)
+{
+	struct arena *a = ctx->prog->arena;
+	char *out = arena_strdup(a, ""), *end;
+	const char *p;
+
+	while ((p = strchr(s, '$'))) {
+		unsigned long n;
+
+		out = arena_printf(a, "%s%.*s", out, (int)(p - s), s);
+		if (p[1] == '#') {
+			out = arena_printf(a, "%s%d", out, ctx->prog->nparams);
+			s = p + 2;
+			continue;
+		}
+		n = strtoul(p + 1, &end, 10);
+		if (end == p + 1 || !n) {
+			diag_error(ctx->d, ap->loc, "parameters are written $1, $2, ... or $#",
+				   "'$' in attach point '%s' is not a positional parameter",
+				   ap->str);
+			return NULL;
+		}
+		if (n > (unsigned long)ctx->prog->nparams) {
+			diag_error(ctx->d, ap->loc,
+				   "positional parameters follow the program: aotrace -e PROGRAM "
+				   "ARG1 ARG2 ..., or aotrace SCRIPT ARG1 ...",
+				   "attach point '%s' uses $%lu, which is not given", ap->str, n);
+			return NULL;
+		}
+		out = arena_printf(a, "%s%s", out, ctx->prog->params[n - 1]);
+		s = end;
+	}
+	return arena_printf(a, "%s%s", out, s);
+}
+
 static int expand_attach(struct expand_ctx *ctx, struct node *ap)
 {
 	struct arena *a = ctx->prog->arena;
@@ -218,6 +258,17 @@ static int expand_attach(struct expand_ctx *ctx, struct node *ap)
 	bool alias_ok;
 	int ret;
 
+	if (strchr(ap->str, '$')) {
+		char *str = expand_params(ctx, ap, ap->str), *colon;
+
+		if (!str)
+			return -EINVAL;
+		colon = strchr(str, ':');
+		ap->str = str;
+		ap->provider = colon ? arena_strndup(a, str, (size_t)(colon - str)) : str;
+		ap->target = arena_strdup(a, colon ? colon + 1 : "");
+		pt = probe_type_find(ap->provider);
+	}
 	if (!pt) {
 		expand_type_list(ctx, hint, sizeof(hint));
 		diag_error(ctx->d, ap->loc, arena_printf(a, "probe types: %s", hint),

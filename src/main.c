@@ -260,7 +260,12 @@ static int cli_parse(int argc, char **argv, struct cli *cli)
 		}
 	}
 	if (cli->list) {
-		cli->file = optind < argc ? argv[optind++] : NULL;
+		/* -l PATTERN, -l SCRIPT [ARGS], -l -e PROGRAM [ARGS]: ARGS for $N in attach points
+		 */
+		if (!cli->prog_text)
+			cli->file = optind < argc ? argv[optind++] : NULL;
+		cli->params = argv + optind;
+		cli->nparams = argc - optind;
 		return 0;
 	}
 	if (!cli->prog_text) {
