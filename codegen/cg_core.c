@@ -12,7 +12,9 @@
 #include "arena.h"
 #include "cg_core.h"
 #include "ctypes.h"
+#include "meta.h"
 
+#define CG_CORE_VALUE_MAX 512 /* bytes of a struct read whole: print(*p), $x = *p */
 #define CG_CORE_READ_USER 112
 #define CG_CORE_READ_KERNEL 113
 #define CG_CORE_CURRENT_TASK 35
@@ -337,6 +339,52 @@ static LLVMValueRef cg_core_bitfield(struct cg *cg, LLVMValueRef addr, const str
 	return v;
 }
 
+/*
+ * Whether a struct can be a value: its members are described to the runtime, so no bitfields
+ * (not described yet), and within the metadata's limits of members and nesting.
+ */
+static bool cg_core_printable(struct cg *cg, struct node *n, struct crecord *r, uint32_t depth)
+{
+	const char *hint = "print its members one by one: print(p->a), or printf(\"%d\", p->a)";
+
+	if (!r || !ctypes_complete(r) || !r->size) {
+		cg_error(cg, n->loc, hint, "struct %s is not defined", r ? r->name : "?");
+		return false;
+	}
+	/* Copies of more than this are not emitted reliably yet (bpftrace 0.17 fails on them). */
+	if (depth == 1 && r->size > CG_CORE_VALUE_MAX) {
+		cg_error(cg, n->loc, hint, "%s %s is %u bytes: a struct value is at most %u bytes",
+			 r->is_union ? "union" : "struct", *r->name ? r->name : "(anonymous)",
+			 r->size, CG_CORE_VALUE_MAX);
+		return false;
+	}
+	if (depth >= AOT_META_MAX_DEPTH || r->nmembers > AOT_META_MAX_TUPLE) {
+		cg_error(cg, n->loc, hint,
+			 "%s %s is too big to be a value (%u members, %u levels of structs)",
+			 r->is_union ? "union" : "struct", *r->name ? r->name : "(anonymous)",
+			 r->nmembers, depth);
+		return false;
+	}
+	for (uint32_t i = 0; i < r->nmembers; i++) {
+		const struct cmember *m = &r->members[i];
+		const struct type *mt = &m->type;
+
+		while (mt->kind == TYPE_ARRAY && mt->pointee)
+			mt = mt->pointee;
+		if (m->bit_size) {
+			cg_error(cg, n->loc, hint,
+				 "%s %s has the bitfield '%s': aotrace cannot use it whole yet",
+				 r->is_union ? "union" : "struct", r->name, m->name);
+			return false;
+		}
+		/* an anonymous member's members are printed as the record's own */
+		if (mt->kind == TYPE_RECORD &&
+		    !cg_core_printable(cg, n, mt->rec, *m->name ? depth + 1 : depth))
+			return false;
+	}
+	return true;
+}
+
 LLVMValueRef cg_core_read(struct cg *cg, struct node *n)
 {
 	const struct type *t = &n->type;
@@ -350,6 +398,14 @@ LLVMValueRef cg_core_read(struct cg *cg, struct node *n)
 	case TYPE_PTR:
 	case TYPE_STR:
 		break;
+	case TYPE_RECORD:
+		/* A whole struct: its bytes, printed from the metadata's description of members. */
+		if (!cg_core_printable(cg, n, t->rec, 1))
+			return cg_alloca_zero(cg, t->size ? t->size : 1, "rec");
+		addr = cg_core_addr(cg, n, &user);
+		buf = cg_alloca(cg, t->size, "rec");
+		cg_core_copy(cg, buf, t->size, addr, user);
+		return buf;
 	default:
 		cg_error(cg, n->loc, "read one of its members, or take its address with '&'",
 			 "%s cannot be used as a value", ctypes_name(cg->prog->arena, t));

@@ -11,6 +11,7 @@
 #include "cg_core.h"
 #include "arena.h"
 #include "cg_internal.h"
+#include "ctypes.h"
 #include "meta.h"
 
 LLVMValueRef cg_i64(struct cg *cg, uint64_t v)
@@ -25,7 +26,8 @@ LLVMValueRef cg_i32(struct cg *cg, uint32_t v)
 
 bool cg_type_is_buf(const struct type *t)
 {
-	return t->kind == TYPE_STR || t->kind == TYPE_TUPLE || t->kind == TYPE_BUF;
+	return t->kind == TYPE_STR || t->kind == TYPE_TUPLE || t->kind == TYPE_BUF ||
+	       t->kind == TYPE_RECORD;
 }
 
 /* BPF helpers are called through their id as a constant address, as libbpf's headers do. */
@@ -413,6 +415,7 @@ static void cg_store_aligned(struct cg *cg, LLVMValueRef p, const struct type *d
 	switch (dt->kind) {
 	case TYPE_STR:
 	case TYPE_BUF:
+	case TYPE_RECORD:
 		n = dt->size < vt->size ? dt->size : vt->size;
 		cg_memcpy(cg, p, dalign, val, salign, n);
 		cg_memset0(cg, cg_gep(cg, p, n), dt->size - n, cg_align_at(dalign, n));
@@ -864,12 +867,38 @@ static LLVMValueRef cg_args_field(struct cg *cg, struct node *n)
 	return buf;
 }
 
+/*
+ * A member of a struct value of ours ($x.a.b, @m[k].a: copied out of the kernel already): its
+ * bytes are in our buffer, read with plain loads.
+ */
+static LLVMValueRef cg_value_field(struct cg *cg, struct node *n)
+{
+	struct node *root = n;
+	uint32_t off = 0;
+
+	for (; root->kind == NODE_FIELD && !root->is_arrow; root = root->lhs)
+		for (uint32_t i = 0; i < root->npath; i++)
+			off += root->mpath[i]->off;
+	return cg_load(cg, cg_gep(cg, cg_expr(cg, root), off), &n->type, 1);
+}
+
+/* Whether the record n names lives in our memory (a variable, a map value) or the kernel's. */
+static bool cg_is_value_record(const struct node *n)
+{
+	while (n->kind == NODE_FIELD && !n->is_arrow)
+		n = n->lhs;
+	return n->type.kind == TYPE_RECORD && n->kind != NODE_FIELD && n->kind != NODE_UNOP &&
+	       n->kind != NODE_INDEX;
+}
+
 static LLVMValueRef cg_field(struct cg *cg, struct node *n)
 {
 	if (n->lhs && n->lhs->kind == NODE_BUILTIN && n->lhs->builtin == BI_ARGS)
 		return cg_args_field(cg, n);
 	if (n->lhs && n->lhs->type.kind == TYPE_TUPLE)
 		return cg_tuple_field(cg, n);
+	if (n->lhs && !n->is_arrow && cg_is_value_record(n->lhs))
+		return cg_value_field(cg, n);
 	return cg_core_read(cg, n);
 }
 

@@ -78,6 +78,20 @@ static void explain_type(struct rt_buf *b, const struct aot_meta *m, const struc
 		}
 		rt_buf_printf(b, ")");
 		return;
+	case AOT_K_RECORD:
+		rt_buf_printf(b, "struct { ");
+		for (uint32_t i = 0; i < t->nelems && depth < AOT_META_MAX_DEPTH; i++) {
+			const struct aot_elem *e = &m->elems[t->elems + i];
+
+			rt_buf_printf(b, "%s.%s ", i ? ", " : "", e->name ? e->name : "");
+			explain_type(b, m, &e->type, depth + 1);
+		}
+		rt_buf_printf(b, " }");
+		return;
+	case AOT_K_ARRAY:
+		explain_type(b, m, &m->elems[t->elems].type, depth + 1);
+		rt_buf_printf(b, "[%u]", t->nelems);
+		return;
 	case AOT_K_NONE:
 		rt_buf_printf(b, "none");
 		return;

@@ -35,10 +35,14 @@ static void json_open(struct json_writer *w, char c, bool compact)
 		w->depth++;
 	w->first[w->depth] = true;
 	w->compact[w->depth] = compact;
+	w->spaced[w->depth] = false;
 }
 
 static void json_close(struct json_writer *w, char c)
 {
+	if (w->spaced[w->depth])
+		rt_buf_add(w->b, " ", 1);
+	w->spaced[w->depth] = false;
 	rt_buf_add(w->b, &c, 1);
 	if (w->depth)
 		w->depth--;
@@ -47,6 +51,13 @@ static void json_close(struct json_writer *w, char c)
 void json_object_begin(struct json_writer *w)
 {
 	json_open(w, '{', false);
+}
+
+void json_object_begin_spaced(struct json_writer *w)
+{
+	json_open(w, '{', false);
+	rt_buf_add(w->b, " ", 1);
+	w->spaced[w->depth] = true;
 }
 
 void json_object_end(struct json_writer *w)

@@ -3,8 +3,9 @@
  * The metadata section: builders for the compiler, a writer, and a reader for the runtime that
  * treats the bytes as hostile (they come from an ELF file anyone may hand to aotrace-run).
  *
- * Serialised format, version 1. Every field is a little-endian u32; records are fixed-size and
- * need no alignment (the reader copies bytes out). Offsets are from the start of the section.
+ * Serialised format, version 3 (2 had no element names; 1 no stop flag for BEGIN). Every field is a
+ * little-endian u32; records are fixed-size and need no alignment (the reader copies bytes out).
+ * Offsets are from the start of the section.
  *
  *   header (64 bytes)
  *      0  magic[8]       "AOTMETA\0"
@@ -16,7 +17,8 @@
  *     32  maps_off, nmaps         map records (80 bytes): name elf_name agg nkeys key value
  *                                 lhist_min lhist_max lhist_step (each s64 as low, high u32)
  *     40  fmts_off, nfmts         format records (28 bytes): kind fmt args
- *     48  elems_off, nelems       tuple element records (24 bytes): offset type
+ *     48  elems_off, nelems       element records (28 bytes): offset type name (tuple and
+ *                                 array elements have no name: AOT_META_NOSTR)
  *     56  strtab_off, strtab_size string table: NUL-terminated strings
  *
  *   type (20 bytes inside the records above): kind size is_signed nelems elems
@@ -44,7 +46,7 @@
 #define META_MAP_SIZE (16 + 2 * META_TYPE_SIZE + 24)
 #define META_LHIST_MAX_BUCKETS 1000 /* as bpftrace: lhist's (max - min) / step */
 #define META_FMT_SIZE (8 + META_TYPE_SIZE)
-#define META_ELEM_SIZE (4 + META_TYPE_SIZE)
+#define META_ELEM_SIZE (8 + META_TYPE_SIZE)
 #define META_STR_MAX 4096 /* longest string the reader accepts: names and formats */
 
 /* Builders */
@@ -80,6 +82,8 @@ void aot_meta_free(struct aot_meta *m)
 	}
 	for (i = 0; i < m->nfmts; i++)
 		free(m->fmts[i].fmt);
+	for (i = 0; i < m->nelems; i++)
+		free(m->elems[i].name);
 	free(m->probes);
 	free(m->maps);
 	free(m->fmts);
@@ -375,6 +379,7 @@ int aot_meta_write(const struct aot_meta *m, void **out, size_t *size)
 		pos = 0;
 		meta_rec32(rec, &pos, m->elems[i].offset);
 		meta_rec_type(rec, &pos, &m->elems[i].type);
+		meta_rec32(rec, &pos, meta_str(&strs, m->elems[i].name));
 	}
 
 	offs[4] = b.len;
@@ -584,7 +589,24 @@ static int meta_check_type(struct meta_reader *r, const struct aot_type *t, uint
 			return meta_fail(r, "%s %u: string of 0 bytes", what, idx);
 		return 0;
 	case AOT_K_TUPLE:
+	case AOT_K_RECORD:
 		return meta_check_tuple(r, t, depth, what, idx);
+	case AOT_K_ARRAY:
+		/* one element type, repeated: nelems of them fill the array exactly */
+		if (!t->nelems || t->elems >= r->m->nelems ||
+		    (uint64_t)r->m->elems[t->elems].type.size * t->nelems != t->size ||
+		    r->m->elems[t->elems].offset)
+			return meta_fail(r,
+					 "%s %u: array of %u items that do not fill its %u bytes",
+					 what, idx, t->nelems, t->size);
+		{
+			struct aot_type one = { .kind = AOT_K_TUPLE,
+						.size = r->m->elems[t->elems].type.size,
+						.nelems = 1,
+						.elems = t->elems };
+
+			return meta_check_tuple(r, &one, depth, what, idx);
+		}
 	case AOT_K_KSTACK:
 	case AOT_K_USTACK:
 		if (t->size != (t->kind == AOT_K_KSTACK ? 8u : 16u))
@@ -841,6 +863,10 @@ int aot_meta_read(const void *buf, size_t size, struct aot_meta **out, char *err
 
 		r.m->elems[i].offset = meta_get32(p);
 		meta_read_type(p + 4, &r.m->elems[i].type);
+		err = meta_read_str(&r, meta_get32(p + 4 + META_TYPE_SIZE), true,
+				    &r.m->elems[i].name, "element", i);
+		if (err)
+			goto out;
 	}
 	err = meta_check_types(&r);
 out:

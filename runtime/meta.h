@@ -93,7 +93,7 @@
 
 #define AOT_META_SECTION ".aotrace.meta"
 #define AOT_META_MAGIC "AOTMETA" /* 8 bytes with the NUL */
-#define AOT_META_VERSION 2
+#define AOT_META_VERSION 3
 #define AOT_EVENTS_MAP "aot_events"
 #define AOT_PROBE_NAMES_MAP "aot_probe_names" /* u64 -> char[AOT_PROBE_NAME_MAX] */
 #define AOT_PROBE_NAME_MAX 128
@@ -182,6 +182,8 @@ enum aot_kind {
 	AOT_K_BUF,
 	AOT_K_CGROUP_PATH,
 	AOT_K_PROBE,
+	AOT_K_RECORD, /* a struct or union by value: nelems named members from elems, like TUPLE */
+	AOT_K_ARRAY,  /* nelems items of the one element at elems (its offset 0), size = all */
 };
 
 struct aot_type {
@@ -195,6 +197,7 @@ struct aot_type {
 struct aot_elem {
 	uint32_t offset;
 	struct aot_type type;
+	char *name; /* a RECORD's member name; NULL in tuples and arrays */
 };
 
 enum aot_agg {

@@ -346,6 +346,28 @@ void rt_value_text(struct rt_buf *out, const struct rt_render *r, const struct a
 		if (!bare)
 			rt_buf_add(out, ")", 1);
 		break;
+	case AOT_K_RECORD: /* as bpftrace: { .a = 1, .b = { .c = 2 } } */
+		rt_buf_add(out, "{ ", 2);
+		for (uint32_t i = 0; i < t->nelems; i++) {
+			const struct aot_elem *e = &r->meta->elems[t->elems + i];
+
+			rt_buf_printf(out, "%s.%s = ", i ? ", " : "", e->name ? e->name : "");
+			rt_value_text(out, r, &e->type, p + e->offset, false);
+		}
+		rt_buf_add(out, " }", 2);
+		break;
+	case AOT_K_ARRAY: { /* as bpftrace: [1,2,3] */
+		const struct aot_elem *e = &r->meta->elems[t->elems];
+
+		rt_buf_add(out, "[", 1);
+		for (uint32_t i = 0; i < t->nelems; i++) {
+			if (i)
+				rt_buf_add(out, ",", 1);
+			rt_value_text(out, r, &e->type, p + (size_t)i * e->type.size, false);
+		}
+		rt_buf_add(out, "]", 1);
+		break;
+	}
 	case AOT_K_KSTACK:
 	case AOT_K_USTACK:
 		render_stack(out, r, t, p);
@@ -408,6 +430,25 @@ void rt_value_json(struct json_writer *w, const struct rt_render *r, const struc
 			const struct aot_elem *e = &r->meta->elems[t->elems + i];
 
 			rt_value_json(w, r, &e->type, p + e->offset);
+		}
+		json_array_end(w);
+		break;
+	case AOT_K_RECORD:
+		json_object_begin_spaced(w);
+		for (i = 0; i < t->nelems; i++) {
+			const struct aot_elem *e = &r->meta->elems[t->elems + i];
+
+			json_key(w, e->name ? e->name : "", e->name ? strlen(e->name) : 0);
+			rt_value_json(w, r, &e->type, p + e->offset);
+		}
+		json_object_end(w);
+		break;
+	case AOT_K_ARRAY:
+		json_array_begin(w, true);
+		for (i = 0; i < t->nelems; i++) {
+			const struct aot_elem *e = &r->meta->elems[t->elems];
+
+			rt_value_json(w, r, &e->type, p + (size_t)i * e->type.size);
 		}
 		json_array_end(w);
 		break;

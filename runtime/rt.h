@@ -42,12 +42,15 @@ struct json_writer {
 	int depth;
 	bool first[JSON_MAX_DEPTH];   /* per level: nothing written in it yet */
 	bool compact[JSON_MAX_DEPTH]; /* per level: "," between items instead of ", " */
+	bool spaced[JSON_MAX_DEPTH];  /* per level: "{ " and " }", as bpftrace writes records */
 	bool after_key;		      /* the next value completes a member */
 };
 
 void json_init(struct json_writer *w, struct rt_buf *b);
 void json_object_begin(struct json_writer *w);
 void json_object_end(struct json_writer *w);
+/* An object written as bpftrace writes a struct value: { "a": 1, "b": 2 } */
+void json_object_begin_spaced(struct json_writer *w);
 /* compact: bpftrace writes tuples as [1,"a"] but lists of objects as [{...}, {...}] */
 void json_array_begin(struct json_writer *w, bool compact);
 void json_array_end(struct json_writer *w);

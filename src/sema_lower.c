@@ -5,9 +5,11 @@
  * printf records go into the metadata the runtime reads.
  */
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "arena.h"
+#include "ctypes.h"
 #include "meta.h"
 #include "sema_types.h"
 
@@ -32,6 +34,58 @@ static void lower_cast_int64(struct sema_ctx *ctx, struct node *n)
 
 	if (n->type.kind == TYPE_INT || n->type.kind == TYPE_BOOL)
 		lower_cast(ctx, n, &t);
+}
+
+static struct aot_type lower_meta_type(struct aot_meta *m, const struct type *t);
+
+/*
+ * The named members of a struct value, in order; an anonymous struct or union member's own
+ * members take its place, as bpftrace prints them. Bitfields are left out (codegen refuses
+ * records that have any). Adds to m->elems from first on; returns how many.
+ */
+static uint32_t lower_record_members(struct aot_meta *m, struct crecord *r, uint32_t base,
+				     int first, uint32_t n)
+{
+	if (!r || !ctypes_complete(r))
+		return n;
+	for (uint32_t i = 0; i < r->nmembers && n < AOT_META_MAX_TUPLE; i++) {
+		const struct cmember *cm = &r->members[i];
+		struct aot_type et;
+
+		if (cm->bit_size)
+			continue;
+		if (!*cm->name && cm->type.kind == TYPE_RECORD) {
+			n = lower_record_members(m, cm->type.rec, base + cm->off, first, n);
+			continue;
+		}
+		/* The recursion may grow m->elems: index it only afterwards. */
+		et = lower_meta_type(m, &cm->type);
+		if (cm->type.kind == TYPE_PTR)
+			et.is_signed = 1; /* bpftrace 0.17 prints pointer members as signed */
+		m->elems[first + n].offset = base + cm->off;
+		m->elems[first + n].type = et;
+		m->elems[first + n].name = strdup(cm->name);
+		n++;
+	}
+	return n;
+}
+
+/* How many named members lower_record_members gives r. */
+static uint32_t lower_record_count(struct crecord *r)
+{
+	uint32_t n = 0;
+
+	if (!r || !ctypes_complete(r))
+		return 0;
+	for (uint32_t i = 0; i < r->nmembers; i++) {
+		const struct cmember *cm = &r->members[i];
+
+		if (cm->bit_size)
+			continue;
+		n += !*cm->name && cm->type.kind == TYPE_RECORD ? lower_record_count(cm->type.rec)
+								: 1;
+	}
+	return n < AOT_META_MAX_TUPLE ? n : AOT_META_MAX_TUPLE;
 }
 
 static struct aot_type lower_meta_type(struct aot_meta *m, const struct type *t)
@@ -74,6 +128,31 @@ static struct aot_type lower_meta_type(struct aot_meta *m, const struct type *t)
 			m->elems[first + i].type = et;
 		}
 		break;
+	case TYPE_RECORD:
+		at = (struct aot_type){ .kind = AOT_K_RECORD, .size = t->rec ? t->rec->size : 0 };
+		at.nelems = lower_record_count(t->rec);
+		first = aot_meta_add_elems(m, at.nelems);
+		if (first < 0)
+			return (struct aot_type){ 0 };
+		at.elems = (uint32_t)first;
+		lower_record_members(m, t->rec, 0, first, 0);
+		break;
+	case TYPE_ARRAY: {
+		struct aot_type et;
+
+		if (!t->pointee || !t->nelems)
+			return (struct aot_type){ 0 };
+		first = aot_meta_add_elems(m, 1);
+		if (first < 0)
+			return (struct aot_type){ 0 };
+		et = lower_meta_type(m, t->pointee);
+		at = (struct aot_type){ .kind = AOT_K_ARRAY,
+					.size = et.size * t->nelems,
+					.nelems = t->nelems,
+					.elems = (uint32_t)first };
+		m->elems[first].type = et;
+		break;
+	}
 	default:
 		at.kind = AOT_K_NONE;
 	}

@@ -244,7 +244,7 @@ static void corrupt(const uint8_t *buf, size_t size, size_t off, uint32_t v, con
 #define HDR_ELEMS 48
 #define HDR_STRTAB 56
 #define MAP_SIZE 80 /* 16 + two types + lhist min, max, step */
-#define ELEM_SIZE 24
+#define ELEM_SIZE 28
 #define FMT_SIZE 28
 
 static void test_corruptions(void **state)
@@ -312,6 +312,8 @@ static void test_corruptions(void **state)
 	corrupt(buf, size, fmts + 8 + 4, 20, "outside its tuple"); /* args size < elements */
 	corrupt(buf, size, elems + ELEM_SIZE * 1, 40, "outside its tuple");
 	corrupt(buf, size, elems + ELEM_SIZE * 2 + 4 + 16, 2, "outside its tuple"); /* inner -> 2 */
+	corrupt(buf, size, elems + 24, 0x7fffffff, "outside the string table");	    /* a name */
+	corrupt(buf, size, elems + 4, AOT_K_ARRAY, "do not fill");		    /* array kind */
 	aot_meta_free(m);
 	free(buf);
 }
