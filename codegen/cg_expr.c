@@ -126,6 +126,14 @@ LLVMValueRef cg_helper(struct cg *cg, enum cg_helper id, LLVMTypeRef ret, LLVMVa
 	fty = LLVMFunctionType(ret, params, nargs, false);
 	fp = LLVMConstIntToPtr(cg_i64(cg, id), cg->t_ptr);
 	call = LLVMBuildCall2(cg->b, fty, fp, args, nargs, "");
+	/*
+	 * The verifier turns map updates and deletes into direct calls of the map's own function,
+	 * which returned int in older kernels (6.1; long in 6.12): an error's upper 32 bits are
+	 * zero, so -E2BIG would read as 4294967289. Only the low 32 bits count.
+	 */
+	if (id == CG_H_MAP_UPDATE || id == CG_H_MAP_DELETE)
+		call = LLVMBuildSExt(cg->b, LLVMBuildTrunc(cg->b, call, cg->t_i32, ""), cg->t_i64,
+				     "");
 	if (ret == cg->t_i64)
 		cg_helper_check(cg, id, call);
 	return call;
