@@ -123,10 +123,13 @@ static void runtime_signals_restore(struct rt *rt, const sigset_t *old)
  * slow (tens of milliseconds per tracepoint link). The handler leaves our file descriptors to a
  * child that holds them until we are gone and then dies, so the kernel's slow release runs in
  * that child, the shell gets its prompt back now, and nothing stays loaded once the child ends.
+ * _Fork, not fork: fork takes glibc's atfork and malloc locks, and the code this handler
+ * interrupted may hold one (printing the maps, or runtime_release_later's own fork), which
+ * hung the process for good; the child below makes only system calls.
  */
 static void runtime_signal_exit_now(int sig)
 {
-	pid_t parent = getpid(), pid = fork();
+	pid_t parent = getpid(), pid = _Fork();
 
 	if (pid == 0) {
 		struct sigaction ign = { .sa_handler = SIG_IGN };
