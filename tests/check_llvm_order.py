@@ -6,7 +6,7 @@
 
 Three things that fail when the order is lost (a linker change, a stale list after an LLVM
 upgrade): most of the listed functions exist in the binary; the ones LLVM's static
-constructors run sit together at the front of the text instead of across all of it; and the
+constructors run sit together instead of across all of the text; and the
 peak RSS of `--version` and of a small compile stay under bounds that the unordered binary
 exceeds (23 and 34 MB on the machine the list was made on; bpftrace 0.17 takes 61 and 89).
 """
