@@ -120,7 +120,7 @@ static LLVMValueRef cg_bi_cgroup(struct cg *cg, struct node *n)
 	return cg_call0(cg, CG_H_GET_CURRENT_CGROUP_ID);
 }
 
-/* A rendered value made of u64s: the layouts of runtime/meta.h. */
+/* A rendered value made of u64s: the layouts of src/common/meta.h. */
 static LLVMValueRef cg_u64s(struct cg *cg, LLVMValueRef a, LLVMValueRef b)
 {
 	LLVMValueRef buf = cg_alloca(cg, b ? 16 : 8, "rendered");

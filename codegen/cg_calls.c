@@ -3,7 +3,7 @@
  * The functions beyond printf, str, exit and delete: map events (print, clear, zero), user-space
  * formats (time, join, system, cat, print of a value), the values only user space renders
  * (stacks, symbols, addresses, buffers), and the helpers with effects (signal, override).
- * Rendered values follow the layouts at the top of runtime/meta.h.
+ * Rendered values follow the layouts at the top of src/common/meta.h.
  */
 #include <string.h>
 

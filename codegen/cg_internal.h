@@ -148,7 +148,7 @@ LLVMMetadataRef cg_di_int(struct cg *cg, uint32_t size, bool is_signed);
 LLVMMetadataRef cg_di_c_int(struct cg *cg);
 /* The BTF-visible type of a stored key or value; name is used for structs it creates. */
 LLVMMetadataRef cg_di_type(struct cg *cg, const struct type *t, const char *name);
-/* A struct of 64-bit fields, as the map value layouts of runtime/meta.h are. */
+/* A struct of 64-bit fields, as the map value layouts of src/common/meta.h are. */
 LLVMMetadataRef cg_di_struct_u64s(struct cg *cg, const char *name, const char *const *fields,
 				  const bool *is_signed, unsigned n);
 LLVMMetadataRef cg_di_ptr(struct cg *cg, LLVMMetadataRef pointee);

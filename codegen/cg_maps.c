@@ -2,7 +2,7 @@
 /*
  * Maps: BTF-defined map globals in ".maps" (the layout libbpf's __uint/__type macros produce),
  * and the helper calls that read, write and aggregate into them, plus the ring buffer that
- * carries printf and exit events to the runtime. Value layouts are those of runtime/meta.h.
+ * carries printf and exit events to the runtime. Value layouts are those of src/common/meta.h.
  */
 #include <errno.h>
 #include <stddef.h>

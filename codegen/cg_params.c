@@ -2,7 +2,7 @@
 /*
  * Positional parameters of an object compiled for later (--emit-elf): $N and $# are reads from
  * AOT_PARAMS_MAP, which the runtime fills from the command line of the host that runs it
- * (layout in runtime/meta.h). Compiled to run at once, they are constants (cg_expr.c).
+ * (layout in src/common/meta.h). Compiled to run at once, they are constants (cg_expr.c).
  */
 #include <stddef.h>
 

@@ -8,8 +8,8 @@
 #include <string.h>
 
 #include "arena.h"
-#include "ast.h"
 #include "probe_internal.h"
+#include "types.h"
 
 /* Hidden arg0..argN are listed only for probes whose arguments have no names. */
 static void list_args(FILE *out, const struct probe_arg *args, uint32_t nargs)
@@ -113,34 +113,18 @@ static void list_match(struct probe_env *env, struct arena *a, const struct prob
 		list_args(out, args, nargs);
 }
 
-int probe_list_program(struct probe_env *env, const struct node *root, bool verbose, void *out_file)
+void probe_list_match(struct probe_env *env, struct arena *a, const struct probe_match *m,
+		      bool verbose, const char **prev, void *out_file)
 {
-	struct arena *a = arena_new();
-	const char *prev = NULL;
+	size_t plen = strlen(m->pt->name) + 1;
 
-	if (!a)
-		return -ENOMEM;
-	for (const struct node *p = root->body; p; p = p->next) {
-		if (p->kind != NODE_PROBE)
-			continue;
-		for (const struct node *ap = p->args; ap; ap = ap->next) {
-			for (uint32_t i = 0; i < ap->nmatches; i++) {
-				const struct probe_match *m = &ap->matches[i];
-				size_t plen = strlen(m->pt->name) + 1;
-
-				if (!m->is_multi || !m->ntargets) {
-					list_match(env, a, m->pt, m->name,
-						   m->is_multi ? NULL : m->target, verbose, &prev,
-						   out_file);
-					continue;
-				}
-				/* A multi program's targets are named "TYPE:TARGET". */
-				for (uint32_t t = 0; t < m->ntargets; t++)
-					list_match(env, a, m->pt, m->targets[t],
-						   m->targets[t] + plen, verbose, &prev, out_file);
-			}
-		}
+	if (!m->is_multi || !m->ntargets) {
+		list_match(env, a, m->pt, m->name, m->is_multi ? NULL : m->target, verbose, prev,
+			   out_file);
+		return;
 	}
-	arena_free(a);
-	return 0;
+	/* A multi program's targets are named "TYPE:TARGET". */
+	for (uint32_t t = 0; t < m->ntargets; t++)
+		list_match(env, a, m->pt, m->targets[t], m->targets[t] + plen, verbose, prev,
+			   out_file);
 }

@@ -23,6 +23,10 @@ struct probe_links;
 struct probe_env;
 struct probe_env *probe_env__new(void);
 void probe_env__free(struct probe_env *env);
+/* The running kernel's BTF, parsed once per run; NULL with err set if it has none. */
+struct btf;
+struct probe_err;
+struct btf *probe_env_vmlinux_btf(struct probe_env *env, struct probe_err *err);
 
 /* A reason a probe type cannot do something, with a hint for the user. */
 struct probe_err {
@@ -133,12 +137,12 @@ int probe_list(struct probe_env *env, const char *pattern, bool verbose, void *o
 int probe_info(struct probe_env *env, void *out_file);
 
 /*
- * aotrace -l with a script: prints every concrete probe the script's attach points expanded to
- * (root is the program's AST after the expand pass), multi programs' targets one by one.
+ * aotrace -l with a script: prints one concrete probe an attach point expanded to (a multi
+ * program's targets one by one), with args when verbose. *prev is the name printed last (NULL
+ * at first): a probe named as the one before it is not printed again.
  */
-struct node;
-int probe_list_program(struct probe_env *env, const struct node *root, bool verbose,
-		       void *out_file);
+void probe_list_match(struct probe_env *env, struct arena *a, const struct probe_match *m,
+		      bool verbose, const char **prev, void *out_file);
 
 /* Shell-style wildcard match ('*', '?', '[...]'), as bpftrace matches probe names. */
 bool probe_wildcard_match(const char *pattern, const char *s);

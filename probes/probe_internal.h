@@ -118,9 +118,6 @@ struct btf;
 void probe_btf_names(const struct btf *btf, unsigned kind, const char *prefix, const char *pattern,
 		     struct probe_names *l);
 
-/* The running kernel's BTF, parsed once per run; NULL with err set if it has none. */
-struct btf *probe_env_vmlinux_btf(struct probe_env *env, struct probe_err *err);
-
 /* The tracefs mount point, looked up once per run; NULL with err set if there is none. */
 const char *probe_env_tracefs(struct probe_env *env, struct probe_err *err);
 

@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ast.h"
+#include "types.h"
 #include "meta.h"
 #include "probe_internal.h"
 

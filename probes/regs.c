@@ -9,7 +9,7 @@
 #include <stddef.h>
 
 #include "arena.h"
-#include "ast.h"
+#include "types.h"
 #include "probe_internal.h"
 
 /* struct pt_regs on x86-64 (arch/x86/include/uapi/asm/ptrace.h), in 8-byte slots. */

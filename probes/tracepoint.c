@@ -13,7 +13,7 @@
 #include <sys/stat.h>
 
 #include "arena.h"
-#include "ast.h"
+#include "types.h"
 #include "meta.h"
 #include "probe_internal.h"
 

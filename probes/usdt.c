@@ -15,7 +15,7 @@
 #include <string.h>
 
 #include "arena.h"
-#include "ast.h"
+#include "types.h"
 #include "meta.h"
 #include "probe_internal.h"
 

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Positional parameters of an object compiled for later: the runtime writes the ARGS of this
- * run into AOT_PARAMS_MAP before anything attaches (layout and rules in runtime/meta.h).
+ * run into AOT_PARAMS_MAP before anything attaches (layout and rules in src/common/meta.h).
  */
 #include <errno.h>
 #include <stdio.h>

@@ -11,6 +11,8 @@
 #include <stddef.h>
 #include <stdio.h>
 
+#include "policy.h"
+
 enum aot_output_format { AOT_OUT_TEXT = 0, AOT_OUT_JSON };
 
 /* -B: when the program output is written out. */
@@ -19,16 +21,6 @@ enum aot_buffering {
 	AOT_BUF_LINE,	     /* after each line */
 	AOT_BUF_FULL,	     /* when the buffer is full, and at the end */
 	AOT_BUF_NONE,	     /* at once */
-};
-
-/*
- * --missing-probes: what to do with a probe whose target this kernel does not have (compiled
- * on another host: a tracepoint, kprobe or kfunc that does not exist here).
- */
-enum aot_missing_policy {
-	AOT_MISSING_WARN = 0, /* skip it with a warning */
-	AOT_MISSING_ERROR,    /* fail the run */
-	AOT_MISSING_IGNORE,   /* skip it silently */
 };
 
 /* The most ring buffer pages per CPU BPFTRACE_PERF_RB_PAGES may ask for. */

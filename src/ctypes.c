@@ -13,7 +13,7 @@
 
 #include "arena.h"
 #include "ctypes.h"
-#include "probe_internal.h"
+#include "probe.h"
 
 struct ctypes {
 	struct arena *a;

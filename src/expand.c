@@ -15,7 +15,7 @@
 #include "frontend.h"
 #include "meta.h"
 #include "probe.h"
-#include "runtime.h"
+#include "policy.h"
 
 struct expand_ctx {
 	struct program *prog;
@@ -382,4 +382,22 @@ int expand_probes(struct program *prog, struct probe_env *env, struct diags *d)
 	if (d->nerrors == errors)
 		expand_check_limit(&ctx);
 	return d->nerrors > errors ? -EINVAL : 0;
+}
+
+int expand_list(struct probe_env *env, const struct node *root, bool verbose, FILE *out)
+{
+	struct arena *a = arena_new();
+	const char *prev = NULL;
+
+	if (!a)
+		return -ENOMEM;
+	for (const struct node *p = root->body; p; p = p->next) {
+		if (p->kind != NODE_PROBE)
+			continue;
+		for (const struct node *ap = p->args; ap; ap = ap->next)
+			for (uint32_t i = 0; i < ap->nmatches; i++)
+				probe_list_match(env, a, &ap->matches[i], verbose, &prev, out);
+	}
+	arena_free(a);
+	return 0;
 }

@@ -70,6 +70,11 @@ int parse_program(struct program *prog, struct diags *d);
 
 /* Splits attach points, asks each probe type to match, fills node->matches and meta probes. */
 int expand_probes(struct program *prog, struct probe_env *env, struct diags *d);
+/*
+ * aotrace -l with a script: prints every concrete probe the expanded attach points of root
+ * stand for, as -l prints them (with args when verbose). 0 or -ENOMEM.
+ */
+int expand_list(struct probe_env *env, const struct node *root, bool verbose, FILE *out);
 
 /* ---- sema ---- */
 

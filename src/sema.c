@@ -205,7 +205,7 @@ static bool sema_is_number(const char *s)
 
 /*
  * An object compiled for later (--emit-elf) reads $N and $# where it runs, from
- * AOT_PARAMS_MAP (codegen/cg_params.c, runtime/meta.h). $N is an int there unless it is used
+ * AOT_PARAMS_MAP (codegen/cg_params.c, src/common/meta.h). $N is an int there unless it is used
  * as a string: str($N), compared with a string, or given a non-numeric value when compiling.
  */
 static void sema_posparam_late(struct sema_ctx *ctx, struct node *n)

@@ -53,7 +53,10 @@ const struct sema_func *sema_func_find(const char *name);
 
 struct type type_int(uint32_t size, bool is_signed);
 struct type type_str(uint32_t size);
-/* A value only user space renders (kstack, ksym, ...): size bytes, laid out per runtime/meta.h. */
+/*
+ * A value only user space renders (kstack, ksym, ...): size bytes, laid out per
+ * src/common/meta.h.
+ */
 struct type type_buf(enum aot_kind render, uint32_t size, uint32_t arg);
 bool type_equal(const struct type *a, const struct type *b);
 /* The type a value takes when stored in a map or variable: ints widen to 64 bits. */

@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0
-"""Checks that the linker laid out aotrace's LLVM functions by src/llvm-order.txt.
+"""Checks that the linker laid out aotrace's LLVM functions by
+bench/llvm-order/llvm-order.txt.
 
     tests/check_llvm_order.py AOTRACE ORDER_FILE
 
@@ -56,7 +57,8 @@ def main():
           (len(present), len(names), 100 * share))
     if share < MIN_PRESENT:
         fails.append('the list is stale: run ./dev llvm-order')
-    # The start-up functions are the first block of the list, sorted by name (src/gen-llvm-order).
+    # The start-up functions are the first block of the list, sorted by name
+    # (bench/llvm-order/gen-llvm-order).
     block = []
     for n in names:
         if block and n < block[-1]:

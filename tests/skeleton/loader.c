@@ -34,7 +34,7 @@ int main(void)
 	       bpf_program__name(skel->progs.tracepoint_syscalls_sys_enter_getppid));
 	for (int i = 0; i < calls; i++)
 		getppid();
-	/* @calls is a scalar count: per-CPU u64 values at key 0 (runtime/meta.h). */
+	/* @calls is a scalar count: per-CPU u64 values at key 0 (src/common/meta.h). */
 	fd = bpf_map__fd(skel->maps.AT_calls);
 	vals = calloc(ncpus, sizeof(*vals));
 	if (vals && !bpf_map_lookup_elem(fd, &key, vals))

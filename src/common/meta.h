@@ -99,7 +99,7 @@
 #define AOT_PROBE_NAME_MAX 128
 
 /*
- * Serialised form (documented in full at the top of runtime/meta.c): a 64-byte header with the
+ * Serialised form (documented in full at the top of src/common/meta.c): a 64-byte header with the
  * magic, version, total size and nparams, then offset + count of fixed-size little-endian
  * records for probes, maps, formats and tuple elements, and a string table. Strings are offsets
  * into the table, AOT_META_NOSTR for NULL (only aot_probe.target and .name may be NULL).

@@ -516,7 +516,7 @@ static int list_script(const struct cli *cli)
 		ret = pass_expand(&pl);
 	diags_print(&d, stderr);
 	if (!ret && !d.nerrors)
-		ret = probe_list_program(pl.env, prog.root, cli->run.verbose > 0, stdout);
+		ret = expand_list(pl.env, prog.root, cli->run.verbose > 0, stdout);
 	probe_env__free(pl.env);
 	aot_meta_free(prog.meta);
 	arena_free(prog.arena);
