@@ -90,7 +90,7 @@ static void cg_helper_check(struct cg *cg, enum cg_helper id, LLVMValueRef ret)
 	int idx;
 
 	if ((size_t)id >= sizeof(cg_checked) / sizeof(cg_checked[0]) || !cg_checked[id].level ||
-	    cg->prog->helper_check < cg_checked[id].level || !cg->events)
+	    cg->prog->opts->helper_check < cg_checked[id].level || !cg->events)
 		return;
 	idx = cg_helper_site(cg, id);
 	if (idx < 0)
@@ -829,12 +829,12 @@ static LLVMValueRef cg_posparam(struct cg *cg, struct node *n)
 {
 	const char *s = "";
 
-	if (cg->prog->emit_elf)
+	if (cg->prog->opts->emit_elf)
 		return cg_params_read(cg, n);
 	if (n->is_count)
-		return cg_i64(cg, (uint64_t)cg->prog->nparams);
-	if (n->num >= 1 && n->num <= (uint64_t)cg->prog->nparams)
-		s = cg->prog->params[n->num - 1];
+		return cg_i64(cg, (uint64_t)cg->prog->opts->nparams);
+	if (n->num >= 1 && n->num <= (uint64_t)cg->prog->opts->nparams)
+		s = cg->prog->opts->params[n->num - 1];
 	if (n->type.kind == TYPE_STR)
 		return cg_str_lit(cg, s, strlen(s), n->type.size);
 	return cg_i64(cg, (uint64_t)strtoll(s, NULL, 0));

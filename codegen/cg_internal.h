@@ -55,7 +55,6 @@ enum cg_helper {
 #define CG_MAP_RINGBUF 27
 #define CG_BPF_ANY 0
 #define CG_BPF_NOEXIST 1
-#define CG_MAP_MAX_ENTRIES 4096
 #define CG_EVENTS_SIZE (256 * 1024)
 
 #define CG_MAX_LOOP_DEPTH 16
@@ -87,7 +86,6 @@ struct cg_temp {
 struct cg {
 	struct program *prog;
 	struct diags *d;
-	const struct cg_opts *opts;
 
 	LLVMContextRef ctx;
 	LLVMModuleRef mod;

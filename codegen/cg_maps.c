@@ -156,7 +156,7 @@ static struct type cg_hist_key_type(struct cg *cg, const struct map_info *mi)
 
 static uint32_t cg_max_entries(struct cg *cg)
 {
-	return cg->prog->map_keys_max ? cg->prog->map_keys_max : CG_MAP_MAX_ENTRIES;
+	return cg->prog->opts->map_keys_max;
 }
 
 /* The maps of builtins: elapsed's start time, kstack's and ustack's stack traces. */

@@ -133,14 +133,14 @@ static void cg_dump_module(struct cg *cg, const char *what)
 {
 	char *s = LLVMPrintModuleToString(cg->mod);
 
-	fprintf(cg->opts->dump_out, "; ---- %s ----\n%s", what, s);
+	fprintf(cg->prog->opts->dump_out, "; ---- %s ----\n%s", what, s);
 	LLVMDisposeMessage(s);
 }
 
 /* --emit-llvm PATH: the module as it is now in PATH.SUFFIX.ll, as bpftrace names the files. */
 static int cg_emit_llvm(struct cg *cg, const char *suffix)
 {
-	const char *base = cg->opts ? cg->opts->emit_llvm : NULL;
+	const char *base = cg->prog->opts->emit_llvm;
 	char *path, *err = NULL;
 
 	if (!base)
@@ -162,10 +162,10 @@ static void cg_dump_asm(struct cg *cg, LLVMTargetMachineRef tm)
 	char *err = NULL;
 
 	if (LLVMTargetMachineEmitToMemoryBuffer(tm, copy, LLVMAssemblyFile, &err, &mb)) {
-		fprintf(cg->opts->dump_out, "; cannot emit assembly: %s\n", err);
+		fprintf(cg->prog->opts->dump_out, "; cannot emit assembly: %s\n", err);
 		LLVMDisposeMessage(err);
 	} else {
-		fprintf(cg->opts->dump_out, "; ---- BPF assembly ----\n%.*s",
+		fprintf(cg->prog->opts->dump_out, "; ---- BPF assembly ----\n%.*s",
 			(int)LLVMGetBufferSize(mb), LLVMGetBufferStart(mb));
 		LLVMDisposeMemoryBuffer(mb);
 	}
@@ -192,7 +192,7 @@ static int cg_optimise_and_emit(struct cg *cg, LLVMTargetMachineRef tm, void **e
 	LLVMMemoryBufferRef mb = NULL;
 	LLVMErrorRef lerr;
 	char *err = NULL;
-	unsigned dump = cg->opts ? cg->opts->dump : 0;
+	unsigned dump = cg->prog->opts->dump;
 
 	if (LLVMVerifyModule(cg->mod, LLVMReturnStatusAction, &err)) {
 		cg_error(cg, (struct loc){ 0 }, "this is a bug in aotrace", "invalid LLVM IR: %s",
@@ -201,7 +201,7 @@ static int cg_optimise_and_emit(struct cg *cg, LLVMTargetMachineRef tm, void **e
 		return -EINVAL;
 	}
 	LLVMDisposeMessage(err);
-	if (dump & CG_DUMP_IR)
+	if (dump & AOT_DUMP_IR)
 		cg_dump_module(cg, "LLVM IR");
 	if (cg_emit_llvm(cg, "original"))
 		return -EIO;
@@ -216,11 +216,11 @@ static int cg_optimise_and_emit(struct cg *cg, LLVMTargetMachineRef tm, void **e
 		LLVMDisposeErrorMessage(err);
 		return -EINVAL;
 	}
-	if (dump & CG_DUMP_IR_OPT)
+	if (dump & AOT_DUMP_IR_OPT)
 		cg_dump_module(cg, "LLVM IR, optimised");
 	if (cg_emit_llvm(cg, "optimized"))
 		return -EIO;
-	if (dump & CG_DUMP_ASM)
+	if (dump & AOT_DUMP_ASM)
 		cg_dump_asm(cg, tm);
 
 	if (LLVMTargetMachineEmitToMemoryBuffer(tm, cg->mod, LLVMObjectFile, &err, &mb)) {
@@ -240,13 +240,10 @@ static int cg_optimise_and_emit(struct cg *cg, LLVMTargetMachineRef tm, void **e
 }
 
 /* One compile from a fresh context; *stack_over: the stack was too small (not an error). */
-static int cg_compile_pass(struct program *prog, const struct cg_opts *opts, struct diags *d,
-			   bool scratch_mode, bool *stack_over, void **elf, size_t *elf_size)
+static int cg_compile_pass(struct program *prog, struct diags *d, bool scratch_mode,
+			   bool *stack_over, void **elf, size_t *elf_size)
 {
-	static const struct cg_opts no_opts = { .sz = sizeof(no_opts) };
-	struct cg cg = {
-		.prog = prog, .d = d, .opts = opts ? opts : &no_opts, .scratch_mode = scratch_mode
-	};
+	struct cg cg = { .prog = prog, .d = d, .scratch_mode = scratch_mode };
 	LLVMTargetMachineRef tm = NULL;
 	LLVMTargetDataRef td;
 	size_t errors = d->nerrors;
@@ -255,8 +252,6 @@ static int cg_compile_pass(struct program *prog, const struct cg_opts *opts, str
 
 	*elf = NULL;
 	*elf_size = 0;
-	if (cg.opts->dump && !cg.opts->dump_out)
-		cg.opts = &no_opts;
 
 	cg.ctx = LLVMContextCreate();
 	LLVMContextSetDiagnosticHandler(cg.ctx, cg_llvm_diag, &cg);
@@ -329,20 +324,19 @@ out:
  * does not is compiled again from the start (codegen keeps its state in struct cg and the
  * LLVM context, apart from alias planning, which gives the same result twice) in scratch mode.
  */
-int cg_compile(struct program *prog, const struct cg_opts *opts, struct diags *d, void **elf,
-	       size_t *elf_size)
+int cg_compile(struct program *prog, struct diags *d, void **elf, size_t *elf_size)
 {
 	bool stack_over = false;
 	int ret;
 
-	ret = cg_compile_pass(prog, opts, d, false, &stack_over, elf, elf_size);
+	ret = cg_compile_pass(prog, d, false, &stack_over, elf, elf_size);
 	if (ret < 0 || !stack_over)
 		return ret;
 	free(*elf);
-	if (opts && opts->dump && opts->dump_out)
-		fprintf(opts->dump_out,
+	if (prog->opts->dump)
+		fprintf(prog->opts->dump_out,
 			"; ---- more than 512 bytes of stack: compiling again with "
 			"big buffers in the %s map ----\n",
 			AOT_SCRATCH_MAP);
-	return cg_compile_pass(prog, opts, d, true, &stack_over, elf, elf_size);
+	return cg_compile_pass(prog, d, true, &stack_over, elf, elf_size);
 }

@@ -23,8 +23,16 @@ void probe_env__free(struct probe_env *env)
 	if (!env)
 		return;
 	free(env->tracefs);
+	free(env->btf_path);
 	btf__free(env->vmlinux_btf);
 	free(env);
+}
+
+int probe_env__set_btf_path(struct probe_env *env, const char *path)
+{
+	free(env->btf_path);
+	env->btf_path = path ? strdup(path) : NULL;
+	return path && !env->btf_path ? -ENOMEM : 0;
 }
 
 void probe_err_set(struct probe_err *err, const char *hint, const char *fmt, ...)
@@ -67,17 +75,8 @@ const char *probe_env_tracefs(struct probe_env *env, struct probe_err *err)
 struct btf *probe_env_vmlinux_btf(struct probe_env *env, struct probe_err *err)
 {
 	if (!env->vmlinux_btf && !env->vmlinux_btf_err) {
-		/*
-		 * AOTRACE_BTF (or BPFTRACE_BTF): the types of another kernel (a saved
-		 * /sys/kernel/btf/vmlinux), to build an object for it; CO-RE relocations make it
-		 * read right on others too.
-		 */
-		const char *path = getenv("AOTRACE_BTF");
-
-		if (!path || !*path)
-			path = getenv("BPFTRACE_BTF"); /* bpftrace's name for it */
-
-		env->vmlinux_btf = path && *path ? btf__parse(path, NULL) : btf__load_vmlinux_btf();
+		env->vmlinux_btf =
+			env->btf_path ? btf__parse(env->btf_path, NULL) : btf__load_vmlinux_btf();
 		env->vmlinux_btf_err = env->vmlinux_btf ? 0 : -errno;
 	}
 	if (!env->vmlinux_btf)

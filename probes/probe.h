@@ -23,7 +23,16 @@ struct probe_links;
 struct probe_env;
 struct probe_env *probe_env__new(void);
 void probe_env__free(struct probe_env *env);
-/* The running kernel's BTF, parsed once per run; NULL with err set if it has none. */
+/*
+ * Kernel types from this BTF file (a copy of another host's /sys/kernel/btf/vmlinux) instead of
+ * the running kernel's, for a compiler building an object for that host (AOTRACE_BTF); path
+ * may be NULL. Before the first lookup. 0 or -ENOMEM.
+ */
+int probe_env__set_btf_path(struct probe_env *env, const char *path);
+/*
+ * The running kernel's BTF (or the file probe_env__set_btf_path named), parsed once per run;
+ * NULL with err set if it has none.
+ */
 struct btf;
 struct probe_err;
 struct btf *probe_env_vmlinux_btf(struct probe_env *env, struct probe_err *err);

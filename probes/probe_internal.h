@@ -12,6 +12,7 @@
 struct probe_env {
 	char *tracefs; /* "/sys/kernel/tracing", found on first use; NULL until then */
 	int tracefs_err;
+	char *btf_path;		 /* types of another kernel: probe_env__set_btf_path */
 	struct btf *vmlinux_btf; /* parsed on first use */
 	int vmlinux_btf_err;
 };

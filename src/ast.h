@@ -12,6 +12,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "aotcc.h"
 #include "types.h"
 
 struct arena;
@@ -210,38 +211,21 @@ struct node {
 	uint32_t npath;
 };
 
-/* --expand: how a wildcard becomes programs (multi links are chosen apart: --no-multi). */
-enum prog_expand {
-	EXPAND_AUTO = 0, /* aliases where the run is ours and the kernel can, full otherwise */
-	EXPAND_FULL,	 /* one function per match: loadable by any libbpf loader */
-	EXPAND_ALIAS,	 /* one function per distinct body, an ELF alias per match */
-};
-
-/* A whole compilation: everything lives in the arena and dies with it. */
+/*
+ * A whole compilation as the passes share it: what it was asked for (opts) and what the passes
+ * made of it. Everything lives in the arena and dies with it.
+ */
 struct program {
 	struct arena *arena;
 	struct source *src;
+	const struct aot_compile_opts *opts; /* every setting resolved (aotcc.h) */
+	/* made by the passes */
 	struct node *root;
 	struct map_info *maps;
 	uint32_t nmaps;
 	struct aot_meta *meta; /* maps and formats from sema, probes from expansion */
-	char **params;	       /* positional parameters $1..$N */
-	int nparams;
-	uint32_t strlen_max; /* BPFTRACE_STRLEN, default 64 */
-	bool no_multi;	     /* --no-multi: one program per wildcard match, never multi links */
-	uint32_t expand;     /* --expand: enum prog_expand */
-	uint32_t max_probes; /* --max-probes; 0: BPFTRACE_MAX_PROBES or 512 */
-	uint32_t missing;    /* --missing-probes: enum aot_missing_policy */
 	struct ctypes
-		*ctypes; /* the type universe (kernel BTF, C definitions), made on first use */
-	bool emit_elf;	 /* compiled for other hosts: warn about what is not portable */
-	uint32_t map_keys_max; /* BPFTRACE_MAP_KEYS_MAX: max_entries of maps; 0: sema reads the env
-				*/
-	bool unsafe;	       /* --unsafe: system(), override(), signal() allowed */
-	uint32_t helper_check; /* -k: 1, warn when map, stack or signal helpers fail; -kk: 2, reads
-				* too (AOT_FMT_HELPER_ERROR events) */
-	/* -I DIR and --include FILE for the C definitions (NULL-terminated, or NULL) */
-	const char *const *include_dirs, *const *includes;
+		*ctypes;   /* the type universe (kernel BTF, C definitions), made on first use */
 	bool uses_elapsed; /* sema: the program reads elapsed (codegen adds AOT_STATE_MAP) */
 	bool uses_kstack, uses_ustack; /* sema: codegen adds the stack trace maps */
 };

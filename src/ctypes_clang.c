@@ -233,7 +233,7 @@ static const char *cc_kernel_dir(struct arena *a)
 static CXTranslationUnit cc_parse(struct cc *cc, CXIndex idx)
 {
 	const struct program *prog = ctypes_program(cc->ct);
-	const char *const *dirs = prog->include_dirs, *const *incs = prog->includes;
+	const char *const *dirs = prog->opts->include_dirs, *const *incs = prog->opts->includes;
 	size_t nuser = 0;
 	const char **args;
 	int n = 0;
@@ -333,7 +333,7 @@ static bool cc_is_include_opt(const struct program *prog, const char *msg)
 {
 	size_t len;
 
-	for (const char *const *p = prog->includes; p && *p; p++) {
+	for (const char *const *p = prog->opts->includes; p && *p; p++) {
 		len = strlen(*p);
 		if (msg[0] == '\'' && !strncmp(msg + 1, *p, len) && msg[len + 1] == '\'')
 			return true;

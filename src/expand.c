@@ -36,8 +36,6 @@ struct expand_empty {
 	struct expand_empty *next;
 };
 
-#define EXPAND_MAX_PROBES_DEFAULT 512 /* bpftrace's BPFTRACE_MAX_PROBES default */
-
 /* A C identifier for the program's function, unique in the object: "tracepoint_syscalls_..." */
 static char *expand_func_name(struct expand_ctx *ctx, const char *probe_name)
 {
@@ -118,11 +116,11 @@ static bool expand_alias_ok(struct expand_ctx *ctx, const struct probe_type *pt,
 {
 	const struct program *prog = ctx->prog;
 
-	if (!pt->can_alias || ntargets < 2 || prog->expand == EXPAND_FULL)
+	if (!pt->can_alias || ntargets < 2 || prog->opts->expand == AOT_EXPAND_FULL)
 		return false;
-	if (prog->expand == EXPAND_ALIAS)
+	if (prog->opts->expand == AOT_EXPAND_ALIAS)
 		return true;
-	if (prog->emit_elf)
+	if (prog->opts->emit_elf)
 		return false;
 	if (ctx->cookies < 0)
 		ctx->cookies = probe_kfunc_cookies_supported(ctx->env);
@@ -139,23 +137,9 @@ static void expand_count(struct expand_ctx *ctx, struct node *ap, uint32_t n)
 /* The probe limit, as bpftrace's BPFTRACE_MAX_PROBES: an error naming the widest wildcard. */
 static int expand_check_limit(struct expand_ctx *ctx)
 {
-	const char *env = getenv("BPFTRACE_MAX_PROBES");
-	uint32_t max = ctx->prog->max_probes;
+	uint32_t max = ctx->prog->opts->max_probes;
 	struct node *ap = ctx->widest;
 
-	if (!max && env) {
-		char *end;
-		unsigned long v = strtoul(env, &end, 10);
-
-		if (!*env || *end || !v || v > UINT32_MAX) {
-			diag_error(ctx->d, (struct loc){ 0 }, "give a number of probes, e.g. 2048",
-				   "BPFTRACE_MAX_PROBES='%s' is not a positive number", env);
-			return -EINVAL;
-		}
-		max = (uint32_t)v;
-	}
-	if (!max)
-		max = EXPAND_MAX_PROBES_DEFAULT;
 	if (ctx->nprobes <= max)
 		return 0;
 	diag_error(ctx->d, ap ? ap->loc : (struct loc){ 0 },
@@ -224,7 +208,7 @@ static char *expand_params(struct expand_ctx *ctx, struct node *ap, const char *
 
 		out = arena_printf(a, "%s%.*s", out, (int)(p - s), s);
 		if (p[1] == '#') {
-			out = arena_printf(a, "%s%d", out, ctx->prog->nparams);
+			out = arena_printf(a, "%s%d", out, ctx->prog->opts->nparams);
 			s = p + 2;
 			continue;
 		}
@@ -235,14 +219,14 @@ static char *expand_params(struct expand_ctx *ctx, struct node *ap, const char *
 				   ap->str);
 			return NULL;
 		}
-		if (n > (unsigned long)ctx->prog->nparams) {
+		if (n > (unsigned long)ctx->prog->opts->nparams) {
 			diag_error(ctx->d, ap->loc,
 				   "positional parameters follow the program: aotrace -e PROGRAM "
 				   "ARG1 ARG2 ..., or aotrace SCRIPT ARG1 ...",
 				   "attach point '%s' uses $%lu, which is not given", ap->str, n);
 			return NULL;
 		}
-		out = arena_printf(a, "%s%s", out, ctx->prog->params[n - 1]);
+		out = arena_printf(a, "%s%s", out, ctx->prog->opts->params[n - 1]);
 		s = end;
 	}
 	return arena_printf(a, "%s%s", out, s);
@@ -295,8 +279,8 @@ static int expand_attach(struct expand_ctx *ctx, struct node *ap)
 		 * A multi program resolves its pattern where it attaches, so an object for other
 		 * hosts can be built here even when this kernel cannot list the targets.
 		 */
-		if (ret == -EOPNOTSUPP && ctx->prog->emit_elf && pt->multi_section &&
-		    !ctx->prog->no_multi && probe_has_wildcard(ap->target)) {
+		if (ret == -EOPNOTSUPP && ctx->prog->opts->emit_elf && pt->multi_section &&
+		    !ctx->prog->opts->no_multi && probe_has_wildcard(ap->target)) {
 			diag_warn(ctx->d, ap->loc, "the targets are found on the host that runs it",
 				  "%s; compiling %s:%s unchecked", err.msg, pt->name, ap->target);
 			expand_count(ctx, ap, 1);
@@ -313,7 +297,7 @@ static int expand_attach(struct expand_ctx *ctx, struct node *ap)
 			 * if another attach point of its probe matches (expand_probes says so).
 			 */
 			if (probe_has_wildcard(ap->target) &&
-			    ctx->prog->missing != AOT_MISSING_ERROR)
+			    ctx->prog->opts->missing != AOT_MISSING_ERROR)
 				return expand_keep_empty(ctx, ap, pt, &err);
 			expand_nomatch(ctx, ap, pt, &err, false);
 			return -ENOENT;
@@ -324,7 +308,7 @@ static int expand_attach(struct expand_ctx *ctx, struct node *ap)
 	 * A wildcard on a multi-capable type is one program for all its targets: one link
 	 * where the kernel has multi links, one link per target of the same program where not.
 	 */
-	if (pt->multi_section && !ctx->prog->no_multi && probe_has_wildcard(ap->target)) {
+	if (pt->multi_section && !ctx->prog->opts->no_multi && probe_has_wildcard(ap->target)) {
 		expand_count(ctx, ap, 1);
 		return expand_multi(ctx, ap, pt, targets, ntargets);
 	}
@@ -376,7 +360,7 @@ int expand_probes(struct program *prog, struct probe_env *env, struct diags *d)
 		if (!matched && ctx.empty)
 			expand_nomatch(&ctx, ctx.empty->ap, ctx.empty->pt, &ctx.empty->err, false);
 		for (struct expand_empty *e = ctx.empty; matched && e; e = e->next)
-			if (prog->missing == AOT_MISSING_WARN)
+			if (prog->opts->missing == AOT_MISSING_WARN)
 				expand_nomatch(&ctx, e->ap, e->pt, &e->err, true);
 	}
 	if (d->nerrors == errors)

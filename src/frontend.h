@@ -1,12 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * The front end's passes, in pipeline order. Each pass reads the program, reports into diags,
- * and returns 0 or -EINVAL once it has reported errors; the driver stops there.
- *
- *   lexer   source text            -> tokens (on demand, for the parser)
- *   parser  tokens                  -> AST with locations             (prog->root)
- *   expand  AST attach points       -> concrete probe matches          (node->matches, meta probes)
- *   sema    AST + matches           -> types, resolved names, layouts  (node->type, maps, meta)
+ * and returns 0 or -EINVAL once it has reported errors; the pipeline stops there. What each
+ * consumes and produces is said once, in the pass table of src/pipeline.c.
  */
 #ifndef AOT_FRONTEND_H
 #define AOT_FRONTEND_H
@@ -79,5 +75,14 @@ int expand_list(struct probe_env *env, const struct node *root, bool verbose, FI
 /* ---- sema ---- */
 
 int sema_check(struct program *prog, struct probe_env *env, struct diags *d);
+
+/* ---- the pipeline's inside (pipeline.c, settings.c), for the compiler's own tests ---- */
+
+/* Fills what opts leaves unset with its default; -EINVAL for a setting out of range. */
+int aot_compile_opts_resolve(struct aot_compile_opts *opts);
+/* What the passes share: the AST and what they annotated it with. */
+struct program *aot_program__ast(struct aot_program *prog);
+/* The probe types' lookups the passes used (kernel BTF among them). */
+struct probe_env *aot_program__env(struct aot_program *prog);
 
 #endif

@@ -224,8 +224,8 @@ static void sema_posparam_late(struct sema_ctx *ctx, struct node *n)
 		ctx->prog->meta->nparams = (uint32_t)n->num;
 	if (n->type.kind == TYPE_STR)
 		return;
-	if (n->num <= (uint64_t)ctx->prog->nparams &&
-	    !sema_is_number(ctx->prog->params[n->num - 1]))
+	if (n->num <= (uint64_t)ctx->prog->opts->nparams &&
+	    !sema_is_number(ctx->prog->opts->params[n->num - 1]))
 		n->type = type_str(AOT_PARAM_STR_MAX);
 	else
 		n->type = type_int(8, true);
@@ -233,7 +233,7 @@ static void sema_posparam_late(struct sema_ctx *ctx, struct node *n)
 
 void sema_posparam_as_str(struct sema_ctx *ctx, struct node *n)
 {
-	if (ctx->prog->emit_elf && n->kind == NODE_POSPARAM && !n->is_count)
+	if (ctx->prog->opts->emit_elf && n->kind == NODE_POSPARAM && !n->is_count)
 		n->type = type_str(AOT_PARAM_STR_MAX);
 }
 
@@ -244,17 +244,17 @@ static void sema_posparam(struct sema_ctx *ctx, struct node *n)
 	char *end;
 	long long v;
 
-	if (ctx->prog->emit_elf) {
+	if (ctx->prog->opts->emit_elf) {
 		sema_posparam_late(ctx, n);
 		return;
 	}
 	if (n->is_count) {
 		n->kind = NODE_INT;
-		n->num = (uint64_t)ctx->prog->nparams;
+		n->num = (uint64_t)ctx->prog->opts->nparams;
 		n->type = type_int(8, true);
 		return;
 	}
-	if (n->num == 0 || n->num > (uint64_t)ctx->prog->nparams) {
+	if (n->num == 0 || n->num > (uint64_t)ctx->prog->opts->nparams) {
 		sema_error(
 			ctx, n->loc,
 			"pass positional parameters after the script: aotrace script.bt ARG1 ARG2",
@@ -264,7 +264,7 @@ static void sema_posparam(struct sema_ctx *ctx, struct node *n)
 	}
 	if (n->num > ctx->prog->meta->nparams)
 		ctx->prog->meta->nparams = (uint32_t)n->num;
-	val = ctx->prog->params[n->num - 1];
+	val = ctx->prog->opts->params[n->num - 1];
 	v = strtoll(val, &end, 0);
 	if (*val && !*end) {
 		n->kind = NODE_INT;
@@ -341,7 +341,7 @@ static void sema_args_field(struct sema_ctx *ctx, struct node *n, bool hidden)
 		return;
 	n->field_off = first->offset;
 	n->is_user = first->is_user_ptr;
-	n->type = first->is_dataloc ? type_str(ctx->prog->strlen_max) : first->type;
+	n->type = first->is_dataloc ? type_str(ctx->prog->opts->strlen_max) : first->type;
 	/*
 	 * In user-space probes, arg0..N and retval point into the traced process. The address
 	 * space travels with the value into variables and maps: str($p), str(@m[tid]).
@@ -1068,21 +1068,6 @@ int sema_check(struct program *prog, struct probe_env *env, struct diags *d)
 	struct sema_ctx ctx = { .prog = prog, .env = env, .d = d, .a = prog->arena };
 	size_t errors = d->nerrors;
 
-	if (!prog->strlen_max)
-		prog->strlen_max = 64;
-	if (!prog->map_keys_max) {
-		const char *env_keys = getenv("BPFTRACE_MAP_KEYS_MAX");
-		char *end;
-		unsigned long v = env_keys ? strtoul(env_keys, &end, 0) : 0;
-
-		if (env_keys && (!*env_keys || *end || !v || v > UINT32_MAX)) {
-			diag_error(d, (struct loc){ 0 }, "give a number of keys, such as 4096",
-				   "BPFTRACE_MAP_KEYS_MAX is not a positive number: '%s'",
-				   env_keys);
-			return -EINVAL;
-		}
-		prog->map_keys_max = env_keys ? (uint32_t)v : 4096;
-	}
 	sema_record_cdefs(&ctx);
 	sema_walk(&ctx);
 	ctx.report = true;

@@ -391,7 +391,7 @@ static void sema_reg(struct sema_ctx *ctx, struct node *n)
 
 static void sema_unsafe(struct sema_ctx *ctx, struct node *n)
 {
-	if (!ctx->prog->unsafe)
+	if (!ctx->prog->opts->unsafe)
 		sema_error(ctx, n->loc, "run with --unsafe to allow it",
 			   "%s() is an unsafe function", n->name);
 }
@@ -547,7 +547,7 @@ static void sema_call_check(struct sema_ctx *ctx, struct node *n, const struct s
 		if (a->next)
 			sema_need_int(ctx, a->next, "the length of str()");
 		n->is_user = a->is_user || a->type.is_user;
-		n->type = type_str(ctx->prog->strlen_max);
+		n->type = type_str(ctx->prog->opts->strlen_max);
 		return;
 	case FN_TIME:
 		if (a)
@@ -578,7 +578,7 @@ static void sema_call_check(struct sema_ctx *ctx, struct node *n, const struct s
 		n->type = type_buf(AOT_K_TIMESTAMP, 8, (uint32_t)n->num - 1);
 		return;
 	case FN_BUF: {
-		uint32_t size = ctx->prog->strlen_max;
+		uint32_t size = ctx->prog->opts->strlen_max;
 
 		sema_args(ctx, a);
 		if (a->type.kind == TYPE_STR && !a->next) {
@@ -655,7 +655,7 @@ static void sema_call_check(struct sema_ctx *ctx, struct node *n, const struct s
 	case FN_PATH:
 		sema_args(ctx, a);
 		sema_need_int(ctx, a, "path()");
-		n->type = type_str(ctx->prog->strlen_max);
+		n->type = type_str(ctx->prog->opts->strlen_max);
 		return;
 	case FN_MACADDR:
 		sema_args(ctx, a);

@@ -78,7 +78,7 @@ void sema_record_cdefs(struct sema_ctx *ctx)
 		else if (p->kind == NODE_PROBE)
 			sema_record_wanted(ctx, p, &wanted, &n, &cap);
 	}
-	if (ctx->prog->includes && ctx->prog->includes[0])
+	if (ctx->prog->opts->includes && ctx->prog->opts->includes[0])
 		any = true; /* --include FILE */
 	if (!any)
 		return;
@@ -206,7 +206,7 @@ void sema_record_field(struct sema_ctx *ctx, struct node *n)
 	n->type = m->type;
 	if (n->type.kind == TYPE_PTR)
 		n->type.is_user = n->type.is_user || user;
-	if (ctx->prog->emit_elf && !r->btf_id && ctx->report)
+	if (ctx->prog->opts->emit_elf && !r->btf_id && ctx->report)
 		diag_warn(
 			ctx->d, n->loc, "the offset is fixed: define only records the kernel lacks",
 			"struct %s comes from the script, not the kernel's BTF: its layout is not "

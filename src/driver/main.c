@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * aotrace's driver: the command line, then the pipeline as one table of passes from source text
- * to an ELF object, which is either written out (--emit-elf) or handed to the runtime.
+ * aotrace's driver: the command line becomes the compiler's options, the compiler (aotcc.h) makes
+ * an ELF object of the program, and the object is either written out (--emit-elf) or handed to
+ * the runtime.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -10,11 +11,9 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "arena.h"
+#include "aotcc.h"
 #include "cli.h"
-#include "codegen.h"
-#include "frontend.h"
-#include "meta.h"
+#include "diag.h"
 #include "probe.h"
 #include "runtime.h"
 
@@ -31,25 +30,19 @@ enum {
 };
 
 struct cli {
-	const char *prog_text;		       /* -e */
-	const char *file;		       /* script path or "-" */
-	const char *emit_elf;		       /* --emit-elf */
-	const char *emit_llvm;		       /* --emit-llvm */
-	unsigned dump;			       /* enum cg_dump, plus DUMP_AST */
-	bool list;			       /* -l [PATTERN] */
-	bool no_multi;			       /* --no-multi */
-	uint32_t expand;		       /* --expand: enum prog_expand */
-	uint32_t max_probes;		       /* --max-probes */
-	bool unsafe;			       /* --unsafe */
-	uint32_t helper_check;		       /* -k: 1, -kk: 2 */
-	uint32_t map_keys_max;		       /* --map-keys-max */
-	const char **include_dirs, **includes; /* -I DIR, --include FILE (NULL-terminated) */
-	char **params;
-	int nparams;
+	const char *prog_text; /* -e */
+	const char *file;      /* script path or "-" */
+	const char *emit_elf;  /* --emit-elf */
+	bool list;	       /* -l [PATTERN] */
+	/* -I DIR, --include FILE (NULL-terminated): what compile.include_dirs/includes point at */
+	const char **include_dirs, **includes;
+	struct aot_compile_opts compile; /* the compiler's options, set where they are parsed */
 	struct aot_cli_run run; /* -o -f -B -p -c -v -q --missing-probes --explain: runtime/cli.c */
 };
 
-#define DUMP_AST (1u << 16)
+/* "(default N, or VARIABLE)", N as aotcc.h decides it */
+#define CLI_STR_(x) #x
+#define CLI_DEFAULT(n, env) "(default " CLI_STR_(n) ", or " env ")"
 
 /*
  * One table for getopt and --help, so the two cannot drift apart: the compiler's options here,
@@ -76,13 +69,15 @@ static const struct aot_cli_opt cli_opts[] = {
 	{ "unsafe", no_argument, 258, NULL,
 	  "allow functions that act on the system: system(), signal(), override()" },
 	{ "map-keys-max", required_argument, 259, "N",
-	  "maps hold at most N keys (default 4096, or BPFTRACE_MAP_KEYS_MAX)" },
+	  "maps hold at most N keys " CLI_DEFAULT(AOT_MAP_KEYS_MAX_DEFAULT,
+						  "BPFTRACE_MAP_KEYS_MAX") },
 	{ "no-multi", no_argument, 257, NULL,
 	  "one program per wildcard match instead of one program with a multi link" },
 	{ "expand", required_argument, 270, "HOW",
 	  "kfunc wildcards: auto, full (one function per match) or alias (one per body, cloned at load)" },
 	{ "max-probes", required_argument, 271, "N",
-	  "refuse to attach more than N probes (default 512, or BPFTRACE_MAX_PROBES)" },
+	  "refuse to attach more than N probes " CLI_DEFAULT(AOT_MAX_PROBES_DEFAULT,
+							     "BPFTRACE_MAX_PROBES") },
 };
 static const struct aot_cli_opt cli_info_opts[] = {
 	{ "info", no_argument, 273, NULL,
@@ -101,8 +96,8 @@ static void cli_usage(FILE *f, const struct aot_cli_table *tables)
 		   "Compile a bpftrace program ahead of time into a BPF ELF object, and run it.\n\n"
 		   "options:\n");
 	aot_cli_help(f, tables);
-	fprintf(f, "\nenvironment:\n  %-26s %s\n", "BPFTRACE_STRLEN",
-		"bytes of a string value, including the NUL (default 64, at most 200)");
+	fprintf(f, "\nenvironment:\n  %-26s %s (default %u, at most %u)\n", "BPFTRACE_STRLEN",
+		"bytes of a string value, including the NUL", AOT_STRLEN_DEFAULT, AOT_STRLEN_LIMIT);
 	aot_cli_help_env(f);
 	fprintf(f, "\nexit status: 0 success, 1 errors in the program, 2 usage error,\n"
 		   "             3 the kernel refused the program (load, verifier, attach)\n");
@@ -113,11 +108,11 @@ static int cli_parse_dump(const char *arg, unsigned *dump)
 	static const struct {
 		const char *name;
 		unsigned bits;
-	} stages[] = { { "ast", DUMP_AST },
-		       { "ir", CG_DUMP_IR },
-		       { "ir-opt", CG_DUMP_IR_OPT },
-		       { "asm", CG_DUMP_ASM },
-		       { "all", DUMP_AST | CG_DUMP_IR | CG_DUMP_IR_OPT | CG_DUMP_ASM } };
+	} stages[] = { { "ast", AOT_DUMP_AST },
+		       { "ir", AOT_DUMP_IR },
+		       { "ir-opt", AOT_DUMP_IR_OPT },
+		       { "asm", AOT_DUMP_ASM },
+		       { "all", AOT_DUMP_AST | AOT_DUMP_IR | AOT_DUMP_IR_OPT | AOT_DUMP_ASM } };
 	char *copy = strdup(arg), *save = NULL, *tok;
 	int ret = 0;
 
@@ -173,13 +168,13 @@ static int cli_parse(int argc, char **argv, struct cli *cli)
 			cli->emit_elf = optarg;
 			break;
 		case 274:
-			cli->emit_llvm = optarg;
+			cli->compile.emit_llvm = optarg;
 			break;
 		case 275:
 			break; /* what bpftrace's flag asks for is how USDT semaphores always work
 				  here */
 		case 'd':
-			if (cli_parse_dump(optarg, &cli->dump))
+			if (cli_parse_dump(optarg, &cli->compile.dump))
 				return -EINVAL;
 			break;
 		case 'l':
@@ -192,14 +187,14 @@ static int cli_parse(int argc, char **argv, struct cli *cli)
 			cli->includes[ninc++] = optarg;
 			break;
 		case 257:
-			cli->no_multi = true;
+			cli->compile.no_multi = true;
 			break;
 		case 258:
-			cli->unsafe = true;
+			cli->compile.unsafe = true;
 			break;
 		case 'k':
-			if (cli->helper_check < 2)
-				cli->helper_check++;
+			if (cli->compile.helper_check < 2)
+				cli->compile.helper_check++;
 			break;
 		case 259: {
 			char *end;
@@ -211,16 +206,16 @@ static int cli_parse(int argc, char **argv, struct cli *cli)
 					1ul << 24);
 				return -EINVAL;
 			}
-			cli->map_keys_max = (uint32_t)v;
+			cli->compile.map_keys_max = (uint32_t)v;
 			break;
 		}
 		case 270:
 			if (!strcmp(optarg, "auto")) {
-				cli->expand = EXPAND_AUTO;
+				cli->compile.expand = AOT_EXPAND_AUTO;
 			} else if (!strcmp(optarg, "full")) {
-				cli->expand = EXPAND_FULL;
+				cli->compile.expand = AOT_EXPAND_FULL;
 			} else if (!strcmp(optarg, "alias")) {
-				cli->expand = EXPAND_ALIAS;
+				cli->compile.expand = AOT_EXPAND_ALIAS;
 			} else {
 				fprintf(stderr, "aotrace: --expand takes auto, full or alias\n");
 				return -EINVAL;
@@ -234,7 +229,7 @@ static int cli_parse(int argc, char **argv, struct cli *cli)
 				fprintf(stderr, "aotrace: --max-probes takes a positive number\n");
 				return -EINVAL;
 			}
-			cli->max_probes = (uint32_t)v;
+			cli->compile.max_probes = (uint32_t)v;
 			break;
 		}
 		case 273: {
@@ -264,11 +259,7 @@ static int cli_parse(int argc, char **argv, struct cli *cli)
 		 */
 		if (!cli->prog_text)
 			cli->file = optind < argc ? argv[optind++] : NULL;
-		cli->params = argv + optind;
-		cli->nparams = argc - optind;
-		return 0;
-	}
-	if (!cli->prog_text) {
+	} else if (!cli->prog_text) {
 		if (optind >= argc) {
 			fprintf(stderr,
 				"aotrace: no program given: a script FILE, '-' for stdin, or -e PROGRAM\n");
@@ -277,8 +268,14 @@ static int cli_parse(int argc, char **argv, struct cli *cli)
 		}
 		cli->file = argv[optind++];
 	}
-	cli->params = argv + optind;
-	cli->nparams = argc - optind;
+	cli->compile.params = argv + optind;
+	cli->compile.nparams = argc - optind;
+	cli->compile.include_dirs = cli->include_dirs;
+	cli->compile.includes = cli->includes;
+	/* Run-time options the compiler also heeds: it expands probes and reports warnings. */
+	cli->compile.missing = cli->run.missing;
+	cli->compile.no_warnings = cli->run.no_warnings;
+	cli->compile.emit_elf = cli->emit_elf != NULL;
 	return 0;
 }
 
@@ -339,56 +336,6 @@ static int load_source(const struct cli *cli, struct source *src)
 	return src->name ? ret : -ENOMEM;
 }
 
-struct pipeline {
-	struct program *prog;
-	struct probe_env *env;
-	struct diags *d;
-	const struct cli *cli;
-	void *elf;
-	size_t elf_size;
-};
-
-static int pass_parse(struct pipeline *pl)
-{
-	int ret = parse_program(pl->prog, pl->d);
-
-	if (!ret && (pl->cli->dump & DUMP_AST))
-		ast_dump(pl->prog->root, stdout);
-	return ret;
-}
-
-static int pass_expand(struct pipeline *pl)
-{
-	return expand_probes(pl->prog, pl->env, pl->d);
-}
-
-static int pass_sema(struct pipeline *pl)
-{
-	return sema_check(pl->prog, pl->env, pl->d);
-}
-
-static int pass_codegen(struct pipeline *pl)
-{
-	struct cg_opts opts = { .sz = sizeof(opts),
-				.dump = pl->cli->dump & ~DUMP_AST,
-				.dump_out = stdout,
-				.emit_llvm = pl->cli->emit_llvm };
-
-	return cg_compile(pl->prog, &opts, pl->d, &pl->elf, &pl->elf_size);
-}
-
-/* The pipeline; each pass stops it if it reported an error. */
-static const struct pass {
-	const char *name;
-	const char *does;
-	int (*run)(struct pipeline *pl);
-} passes[] = {
-	{ "parse", "source text -> AST with locations", pass_parse },
-	{ "expand", "attach points -> concrete probes, one program each", pass_expand },
-	{ "sema", "AST -> typed AST, explicit casts, map and printf layouts", pass_sema },
-	{ "codegen", "typed AST -> LLVM IR -> BPF ELF object in memory", pass_codegen },
-};
-
 static int write_file(const char *path, const void *buf, size_t size)
 {
 	FILE *f = fopen(path, "wb");
@@ -403,130 +350,100 @@ static int write_file(const char *path, const void *buf, size_t size)
 	return ret;
 }
 
-static int compile_and_run(const struct cli *cli, struct source *src)
+/*
+ * The program of src compiled up to pass last, with the environment's settings under the
+ * command line's, and its diagnostics printed. NULL with *status set when it did not compile.
+ */
+static struct aot_program *compile(struct cli *cli, const struct source *src, enum aot_pass last,
+				   int *status)
 {
-	struct diags d;
-	struct program prog = { .src = src, .params = cli->params, .nparams = cli->nparams };
-	struct pipeline pl = { .prog = &prog, .d = &d, .cli = cli };
-	const char *strlen_env = getenv("BPFTRACE_STRLEN");
-	int status = EXIT_OK, ret = 0;
+	struct aot_program *prog;
+	int ret;
 
-	diags_init(&d, src);
-	d.no_warnings = cli->run.no_warnings;
-	prog.arena = arena_new();
-	prog.meta = aot_meta_new();
-	pl.env = probe_env__new();
-	if (!prog.arena || !prog.meta || !pl.env) {
-		fprintf(stderr, "aotrace: out of memory\n");
-		status = EXIT_PROGRAM;
-		goto out;
+	if (aot_compile_opts_from_env(&cli->compile, stderr)) {
+		*status = EXIT_USAGE;
+		return NULL;
 	}
-	prog.strlen_max = 64;
-	prog.no_multi = cli->no_multi;
-	prog.expand = cli->expand;
-	prog.max_probes = cli->max_probes;
-	prog.missing = cli->run.missing;
-	prog.unsafe = cli->unsafe;
-	prog.helper_check = cli->helper_check;
-	prog.include_dirs = cli->include_dirs;
-	prog.includes = cli->includes;
-	prog.map_keys_max = cli->map_keys_max;
-	prog.emit_elf = cli->emit_elf != NULL;
-	if (strlen_env) {
-		long v = strtol(strlen_env, NULL, 10);
-
-		if (v < 1 || v > 200) {
-			fprintf(stderr, "aotrace: BPFTRACE_STRLEN must be between 1 and 200\n");
-			status = EXIT_USAGE;
-			goto out;
-		}
-		prog.strlen_max = (uint32_t)v;
+	prog = aot_program__new(src->name, src->text, src->len, &cli->compile);
+	if (!prog) {
+		fprintf(stderr, "aotrace: cannot compile: %s\n", strerror(errno));
+		*status = EXIT_PROGRAM;
+		return NULL;
 	}
-
-	for (size_t i = 0; i < sizeof(passes) / sizeof(passes[0]); i++) {
-		ret = passes[i].run(&pl);
-		if (ret || d.nerrors)
-			break;
-	}
-	diags_print(&d, stderr);
-	if (ret || d.nerrors) {
-		if (!d.nerrors)
+	ret = aot_program__run(prog, last);
+	diags_print(aot_program__diags(prog), stderr);
+	if (ret) {
+		if (!aot_program__diags(prog)->nerrors)
 			fprintf(stderr, "aotrace: %s failed: %s\n", "compilation", strerror(-ret));
-		status = EXIT_PROGRAM;
-		goto out;
+		aot_program__free(prog);
+		*status = EXIT_PROGRAM;
+		return NULL;
 	}
+	return prog;
+}
 
-	if (cli->emit_elf) {
-		status = write_file(cli->emit_elf, pl.elf, pl.elf_size) ? EXIT_USAGE : EXIT_OK;
-		goto out;
-	}
-	if (cli->dump & (CG_DUMP_IR | CG_DUMP_IR_OPT | CG_DUMP_ASM | DUMP_AST))
-		goto out;
-	{
-		int exit_code = 0;
-		struct aot_run_opts ro = {
-			.sz = sizeof(ro),
-			.params = cli->params,
-			.nparams = cli->nparams,
-			.obj_name = src->name,
-			.source = src->text,
-			.exit_code = &exit_code,
-		};
-		struct aot_cli_state cst;
+/* The object handed to the runtime: run, or explained with --explain. */
+static int run_object(struct cli *cli, const struct source *src, const void *elf, size_t size)
+{
+	int status, exit_code = 0;
+	struct aot_run_opts ro = {
+		.sz = sizeof(ro),
+		.params = cli->compile.params,
+		.nparams = cli->compile.nparams,
+		.obj_name = src->name,
+		.source = src->text,
+		.exit_code = &exit_code,
+	};
+	struct aot_cli_state cst;
 
-		/* The compiler's memory is not needed while the program runs. */
-		probe_env__free(pl.env);
-		pl.env = NULL;
-		if (aot_cli_run_begin("aotrace", &cli->run, &ro, &cst))
-			status = EXIT_USAGE;
-		else if (cli->run.explain)
-			status = aot_explain(pl.elf, pl.elf_size, &ro) ? EXIT_PROGRAM : EXIT_OK;
-		else
-			status = aot_run(pl.elf, pl.elf_size, &ro) ? EXIT_KERNEL : exit_code;
-		aot_cli_run_end(&cst);
-	}
-out:
-	free(pl.elf);
-	probe_env__free(pl.env);
-	aot_meta_free(prog.meta);
-	arena_free(prog.arena);
-	diags_free(&d);
+	if (aot_cli_run_begin("aotrace", &cli->run, &ro, &cst))
+		return EXIT_USAGE;
+	if (cli->run.explain)
+		status = aot_explain(elf, size, &ro) ? EXIT_PROGRAM : EXIT_OK;
+	else
+		status = aot_run(elf, size, &ro) ? EXIT_KERNEL : exit_code;
+	aot_cli_run_end(&cst);
+	return status;
+}
+
+static int compile_and_run(struct cli *cli, const struct source *src)
+{
+	int status = EXIT_OK;
+	struct aot_program *prog = compile(cli, src, AOT_PASS_ALL, &status);
+	size_t size;
+	void *elf;
+
+	if (!prog)
+		return status;
+	/* The compiler's memory is not needed while the program runs. */
+	elf = aot_program__take_elf(prog, &size);
+	aot_program__free(prog);
+	if (cli->emit_elf)
+		status = write_file(cli->emit_elf, elf, size) ? EXIT_USAGE : EXIT_OK;
+	else if (!cli->compile.dump)
+		status = run_object(cli, src, elf, size);
+	free(elf);
 	return status;
 }
 
 /* aotrace -l with a program (-e or a script file): its probes after expansion, one a line. */
-static int list_script(const struct cli *cli)
+static int list_script(struct cli *cli)
 {
 	struct source src = { 0 };
-	struct diags d;
-	struct program prog = { .src = &src, .params = cli->params, .nparams = cli->nparams };
-	struct pipeline pl = { .prog = &prog, .d = &d, .cli = cli };
-	int ret = load_source(cli, &src);
+	struct aot_program *prog = NULL;
+	int status = EXIT_PROGRAM;
 
-	diags_init(&d, &src);
-	d.no_warnings = cli->run.no_warnings;
-	prog.arena = arena_new();
-	prog.meta = aot_meta_new();
-	prog.strlen_max = 64;
-	prog.no_multi = cli->no_multi;
-	pl.env = probe_env__new();
-	if (!ret)
-		ret = !prog.arena || !prog.meta || !pl.env ? -ENOMEM : pass_parse(&pl);
-	if (!ret && !d.nerrors)
-		ret = pass_expand(&pl);
-	diags_print(&d, stderr);
-	if (!ret && !d.nerrors)
-		ret = expand_list(pl.env, prog.root, cli->run.verbose > 0, stdout);
-	probe_env__free(pl.env);
-	aot_meta_free(prog.meta);
-	arena_free(prog.arena);
-	diags_free(&d);
+	if (!load_source(cli, &src))
+		prog = compile(cli, &src, AOT_PASS_EXPAND, &status);
+	if (prog && !aot_program__list(prog, cli->run.verbose > 0, stdout))
+		status = EXIT_OK;
+	aot_program__free(prog);
 	free(src.name);
 	free(src.text);
-	return ret || d.nerrors ? EXIT_PROGRAM : EXIT_OK;
+	return status;
 }
 
-static int list_probes(const struct cli *cli)
+static int list_probes(struct cli *cli)
 {
 	struct probe_env *env;
 	struct stat st;
@@ -548,7 +465,7 @@ static int list_probes(const struct cli *cli)
 
 int main(int argc, char **argv)
 {
-	struct cli cli = { 0 };
+	struct cli cli = { .compile = { .sz = sizeof(struct aot_compile_opts) } };
 	struct source src = { 0 };
 	int status;
 

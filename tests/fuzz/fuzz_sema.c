@@ -53,15 +53,13 @@ static bool fuzz_program_allowed(const struct program *prog)
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static char *params[] = { "42", "str", "-1" };
-	struct fuzz_front f;
+	AOT_COMPILE_OPTS(opts, .params = params, .nparams = 3, .env = fuzz_env);
+	struct aot_program *prog = fuzz_program(data, size, &opts);
 
-	if (fuzz_front_init(&f, data, size))
+	if (!prog)
 		return 0;
-	f.prog.params = params;
-	f.prog.nparams = 3;
-	if (!parse_program(&f.prog, &f.d) && !f.d.nerrors && fuzz_program_allowed(&f.prog) &&
-	    !expand_probes(&f.prog, fuzz_env, &f.d) && !f.d.nerrors)
-		sema_check(&f.prog, fuzz_env, &f.d);
-	fuzz_front_free(&f, fuzz_sink());
+	if (!aot_program__run(prog, AOT_PASS_PARSE) && fuzz_program_allowed(aot_program__ast(prog)))
+		aot_program__run(prog, AOT_PASS_SEMA);
+	fuzz_program_free(prog, fuzz_sink());
 	return 0;
 }

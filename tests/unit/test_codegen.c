@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Unit tests of code generation: programs through the whole front end and cg_compile(), then
+ * Unit tests of code generation: programs through the whole pipeline, codegen included, then
  * asserting on the ELF as libbpf sees it (programs, sections, map types and sizes, BTF, the
  * metadata section), and, when running as root, that the kernel loads it and that a BEGIN
  * program's test run writes the ring buffer record the metadata describes.
@@ -22,7 +22,6 @@
 #include <gelf.h>
 
 #include "arena.h"
-#include "codegen.h"
 #include "frontend.h"
 #include "meta.h"
 #include "probe.h"
@@ -31,14 +30,14 @@
 /* Through codegen, the ELF opened with libbpf. */
 static struct tl_build *build_strlen(const char *text, uint32_t strlen_max)
 {
-	struct tl_opts o = { .strlen_max = strlen_max, .codegen = true };
+	AOT_COMPILE_OPTS(o, .strlen_max = strlen_max);
 
-	return tl_build(text, &o);
+	return tl_build(text, &o, AOT_PASS_ALL);
 }
 
 static struct tl_build *build(const char *text)
 {
-	return build_strlen(text, 64);
+	return build_strlen(text, 0);
 }
 
 /* The bytes of an ELF section by name, or NULL. */
@@ -50,7 +49,7 @@ static const void *elf_section(struct tl_build *c, const char *name, size_t *siz
 	const void *ret = NULL;
 
 	elf_version(EV_CURRENT);
-	e = elf_memory(c->elf, c->elf_size);
+	e = elf_memory((char *)c->elf, c->elf_size);
 	assert_non_null(e);
 	assert_int_equal(elf_getshdrstrndx(e, &shstrndx), 0);
 	while ((scn = elf_nextscn(e, scn))) {
@@ -295,10 +294,10 @@ static void test_begin_test_run_record(void **state)
 		skip();
 	}
 	assert_int_equal(bpf_object__load(c->obj), 0);
-	f = &c->prog.meta->fmts[0];
+	f = &c->prog->meta->fmts[0];
 	assert_int_equal(f->args.nelems, 2);
-	seen.off_num = c->prog.meta->elems[f->args.elems].offset;
-	seen.off_str = c->prog.meta->elems[f->args.elems + 1].offset;
+	seen.off_num = c->prog->meta->elems[f->args.elems].offset;
+	seen.off_str = c->prog->meta->elems[f->args.elems + 1].offset;
 	rb = ring_buffer__new(bpf_map__fd(bpf_object__find_map_by_name(c->obj, AOT_EVENTS_MAP)),
 			      on_record, &seen, NULL);
 	assert_non_null(rb);
@@ -358,29 +357,29 @@ static void test_tuple_key_padding(void **state)
 	tl_free(c);
 }
 
-/* -d ir, ir-opt and asm print each stage to the stream given. */
+/* -d ir, ir-opt and asm print each stage to the stream given, and change nothing in the ELF. */
 static void test_dumps(void **state)
 {
-	struct tl_build *c = build("BEGIN { printf(\"%d\\n\", pid); }");
-	struct cg_opts opts = { .sz = sizeof(opts),
-				.dump = CG_DUMP_IR | CG_DUMP_IR_OPT | CG_DUMP_ASM };
-	char *text = NULL;
+	const char *text = "BEGIN { printf(\"%d\\n\", pid); }";
+	struct tl_build *c = build(text), *dumped;
+	char *out = NULL;
 	size_t len = 0;
-	void *elf = NULL;
-	size_t size = 0;
+	AOT_COMPILE_OPTS(o, .dump = AOT_DUMP_IR | AOT_DUMP_IR_OPT | AOT_DUMP_ASM,
+			 .dump_out = open_memstream(&out, &len));
 
 	(void)state;
 	assert_int_equal(c->ret, 0);
-	opts.dump_out = open_memstream(&text, &len);
-	assert_int_equal(cg_compile(&c->prog, &opts, &c->d, &elf, &size), 0);
-	fclose(opts.dump_out);
-	assert_non_null(strstr(text, "define i32 @BEGIN(ptr %ctx)"));
-	assert_non_null(strstr(text, "LLVM IR, optimised"));
-	assert_non_null(strstr(text, "BPF assembly"));
-	assert_non_null(strstr(text, "call 14"));
-	assert_int_equal(size, c->elf_size);
-	free(text);
-	free(elf);
+	dumped = tl_build(text, &o, AOT_PASS_ALL);
+	fclose(o.dump_out);
+	assert_int_equal(dumped->ret, 0);
+	assert_non_null(strstr(out, "define i32 @BEGIN(ptr %ctx)"));
+	assert_non_null(strstr(out, "LLVM IR, optimised"));
+	assert_non_null(strstr(out, "BPF assembly"));
+	assert_non_null(strstr(out, "call 14"));
+	assert_int_equal(dumped->elf_size, c->elf_size);
+	assert_memory_equal(dumped->elf, c->elf, c->elf_size);
+	free(out);
+	tl_free(dumped);
 	tl_free(c);
 }
 

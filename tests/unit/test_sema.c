@@ -22,14 +22,14 @@
 /* Through sema, with positional parameters. */
 static struct tl_build *compile(const char *text, char **params, int nparams)
 {
-	struct tl_opts o = { .params = params, .nparams = nparams };
+	AOT_COMPILE_OPTS(o, .params = params, .nparams = nparams);
 
-	return tl_build(text, &o);
+	return tl_build(text, &o, AOT_PASS_SEMA);
 }
 
 static struct node *first_stmt(struct tl_build *c)
 {
-	return c->prog.root->body->body->body;
+	return c->prog->root->body->body->body;
 }
 
 static void test_aggregations_and_tuple_keys(void **state)
@@ -55,13 +55,13 @@ static void test_aggregations_and_tuple_keys(void **state)
 	assert_int_equal(y->key.offsets[1], 8);
 	assert_int_equal(y->key.elems[1].kind, TYPE_STR);
 	assert_int_equal(y->key.size, 16); /* 8 + 3, padded to the 8-byte alignment */
-	assert_int_equal(c->prog.meta->nmaps, 3);
-	my = &c->prog.meta->maps[y->meta_idx];
+	assert_int_equal(c->prog->meta->nmaps, 3);
+	my = &c->prog->meta->maps[y->meta_idx];
 	assert_int_equal(my->agg, AOT_AGG_SUM);
 	assert_int_equal(my->key.kind, AOT_K_TUPLE);
 	assert_int_equal(my->key.nelems, 2);
-	assert_int_equal(c->prog.meta->elems[my->key.elems + 1].offset, 8);
-	assert_true(c->prog.meta->maps[tl_find_map(c, "@z")->meta_idx].value.is_signed);
+	assert_int_equal(c->prog->meta->elems[my->key.elems + 1].offset, 8);
+	assert_true(c->prog->meta->maps[tl_find_map(c, "@z")->meta_idx].value.is_signed);
 	tl_free(c);
 }
 
@@ -94,11 +94,11 @@ static void test_printf_layout(void **state)
 
 	(void)state;
 	assert_int_equal(c->ret, 0);
-	assert_int_equal(c->prog.meta->nfmts, 1);
-	f = &c->prog.meta->fmts[0];
+	assert_int_equal(c->prog->meta->nfmts, 1);
+	f = &c->prog->meta->fmts[0];
 	assert_string_equal(f->fmt, "%d %s %x\n");
 	assert_int_equal(f->args.nelems, 3);
-	e = &c->prog.meta->elems[f->args.elems];
+	e = &c->prog->meta->elems[f->args.elems];
 	assert_int_equal(e[0].type.kind, AOT_K_INT);
 	assert_int_equal(e[0].type.size, 8);
 	assert_int_equal(e[1].type.kind, AOT_K_STR);
@@ -145,7 +145,7 @@ static void test_unknown_names(void **state)
 	assert_true(tl_has_error(c, "unknown function 'bar'"));
 	assert_true(tl_has_error(c, "variable $y is used before it is assigned"));
 	/* Every error of the pass is reported, not just the first. */
-	assert_int_equal(c->d.nerrors, 3);
+	assert_int_equal(c->d->nerrors, 3);
 	tl_free(c);
 }
 
@@ -183,7 +183,7 @@ static void test_positional_parameters(void **state)
 	assert_int_equal(tl_find_map(c, "@b")->value.kind, TYPE_STR);
 	assert_int_equal(first_stmt(c)->rhs->kind, NODE_INT);
 	assert_int_equal(first_stmt(c)->rhs->num, 42);
-	assert_int_equal(c->prog.meta->nparams, 2);
+	assert_int_equal(c->prog->meta->nparams, 2);
 	tl_free(c);
 	c = compile("BEGIN { @a = $3; }", params, 2);
 	assert_true(tl_has_error(c, "positional parameter $3 was not given"));
@@ -236,14 +236,14 @@ static void test_wildcard_probe_names(void **state)
 	}
 	c = compile("tracepoint:syscalls:sys_enter_open* { @[probe] = count(); }", NULL, 0);
 	assert_int_equal(c->ret, 0);
-	for (struct node *ap = c->prog.root->body->args; ap; ap = ap->next)
+	for (struct node *ap = c->prog->root->body->args; ap; ap = ap->next)
 		n += ap->nmatches;
 	assert_true(n >= 2);
-	assert_int_equal(c->prog.meta->nprobes, n);
+	assert_int_equal(c->prog->meta->nprobes, n);
 	/* Each match is its own program with a unique function name and a canonical section. */
-	assert_string_not_equal(c->prog.meta->probes[0].prog, c->prog.meta->probes[1].prog);
+	assert_string_not_equal(c->prog->meta->probes[0].prog, c->prog->meta->probes[1].prog);
 	assert_non_null(
-		strstr(c->prog.root->body->args->matches[0].section, "tracepoint/syscalls/"));
+		strstr(c->prog->root->body->args->matches[0].section, "tracepoint/syscalls/"));
 	tl_free(c);
 }
 
@@ -286,14 +286,14 @@ static void test_hist_lhist_stats(void **state)
 	assert_int_equal(c->ret, 0);
 	h = tl_find_map(c, "@h");
 	assert_int_equal(h->value.kind, TYPE_HIST);
-	assert_int_equal(c->prog.meta->maps[h->meta_idx].agg, AOT_AGG_HIST);
-	ml = &c->prog.meta->maps[tl_find_map(c, "@l")->meta_idx];
+	assert_int_equal(c->prog->meta->maps[h->meta_idx].agg, AOT_AGG_HIST);
+	ml = &c->prog->meta->maps[tl_find_map(c, "@l")->meta_idx];
 	assert_int_equal(ml->agg, AOT_AGG_LHIST);
 	assert_int_equal(ml->lhist_min, 0);
 	assert_int_equal(ml->lhist_max, 100);
 	assert_int_equal(ml->lhist_step, 10);
-	assert_int_equal(c->prog.meta->maps[tl_find_map(c, "@s")->meta_idx].agg, AOT_AGG_STATS);
-	assert_true(c->prog.meta->maps[tl_find_map(c, "@s")->meta_idx].value.is_signed);
+	assert_int_equal(c->prog->meta->maps[tl_find_map(c, "@s")->meta_idx].agg, AOT_AGG_STATS);
+	assert_true(c->prog->meta->maps[tl_find_map(c, "@s")->meta_idx].value.is_signed);
 	tl_free(c);
 
 	c = compile(
@@ -318,11 +318,11 @@ static void test_map_functions(void **state)
 	(void)state;
 	assert_int_equal(c->ret, 0);
 	/* print(5) and time() are formats */
-	assert_int_equal(c->prog.meta->nfmts, 2);
-	assert_int_equal(c->prog.meta->fmts[0].kind, AOT_FMT_PRINT_VALUE);
-	assert_int_equal(c->prog.meta->fmts[0].args.nelems, 1);
-	assert_int_equal(c->prog.meta->fmts[1].kind, AOT_FMT_TIME);
-	assert_string_equal(c->prog.meta->fmts[1].fmt, "%H:%M:%S\n");
+	assert_int_equal(c->prog->meta->nfmts, 2);
+	assert_int_equal(c->prog->meta->fmts[0].kind, AOT_FMT_PRINT_VALUE);
+	assert_int_equal(c->prog->meta->fmts[0].args.nelems, 1);
+	assert_int_equal(c->prog->meta->fmts[1].kind, AOT_FMT_TIME);
+	assert_string_equal(c->prog->meta->fmts[1].fmt, "%H:%M:%S\n");
 	tl_free(c);
 
 	c = compile("BEGIN { clear(@never); zero(@a[1]); print(@x, 1); @x = 1; print(1, 2); "
@@ -346,18 +346,18 @@ static void test_rendered_values(void **state)
 
 	(void)state;
 	assert_int_equal(c->ret, 0);
-	assert_true(c->prog.uses_kstack && c->prog.uses_ustack);
+	assert_true(c->prog->uses_kstack && c->prog->uses_ustack);
 	k = tl_find_map(c, "@k");
 	assert_int_equal(k->key.kind, TYPE_BUF);
-	mk = &c->prog.meta->maps[k->meta_idx];
+	mk = &c->prog->meta->maps[k->meta_idx];
 	assert_int_equal(mk->key.kind, AOT_K_KSTACK);
 	assert_int_equal(mk->key.nelems, 5);
 	assert_int_equal(mk->key.elems, AOT_STACK_MODE_PERF);
 	assert_int_equal(tl_find_map(c, "@u")->key.size, 16);
-	assert_int_equal(c->prog.meta->maps[tl_find_map(c, "@t")->meta_idx].value.kind,
+	assert_int_equal(c->prog->meta->maps[tl_find_map(c, "@t")->meta_idx].value.kind,
 			 AOT_K_TIMESTAMP);
 	assert_string_equal(
-		c->prog.meta->fmts[c->prog.meta->maps[tl_find_map(c, "@t")->meta_idx].value.elems]
+		c->prog->meta->fmts[c->prog->meta->maps[tl_find_map(c, "@t")->meta_idx].value.elems]
 			.fmt,
 		"%H");
 	assert_int_equal(tl_find_map(c, "@n")->value.render, AOT_K_INET);
@@ -459,7 +459,7 @@ static void test_exit_code(void **state)
 	assert_int_equal(c->ret, 0);
 	assert_null(first_stmt(c)->lhs->args);
 	/* the code goes into the event as an int64 */
-	assert_int_equal(c->prog.root->body->next->body->body->lhs->args->type.size, 8);
+	assert_int_equal(c->prog->root->body->next->body->body->lhs->args->type.size, 8);
 	tl_free(c);
 
 	c = compile("BEGIN { exit(\"a\"); exit(1, 2); $x = exit(1); }", NULL, 0);
@@ -509,7 +509,7 @@ static void test_pointer_arithmetic(void **state)
 /* The probe_arg sarg N of the first match of a program's first probe. */
 static const struct probe_arg *stack_arg(struct tl_build *c, const char *name)
 {
-	const struct probe_match *m = &c->prog.root->body->args->matches[0];
+	const struct probe_match *m = &c->prog->root->body->args->matches[0];
 
 	for (uint32_t i = 0; i < m->nargs; i++)
 		if (m->args[i].hidden && !strcmp(m->args[i].name, name))

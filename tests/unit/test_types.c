@@ -24,14 +24,14 @@
 
 static struct tl_build *compile(const char *text)
 {
-	return tl_build(text, NULL);
+	return tl_build(text, NULL, AOT_PASS_SEMA);
 }
 
 static bool has_diag(const struct tl_build *c, const char *msg, const char *hint)
 {
-	for (size_t i = 0; i < c->d.n; i++)
-		if (strstr(c->d.v[i].msg, msg) &&
-		    (!hint || (c->d.v[i].hint && strstr(c->d.v[i].hint, hint))))
+	for (size_t i = 0; i < c->d->n; i++)
+		if (strstr(c->d->v[i].msg, msg) &&
+		    (!hint || (c->d->v[i].hint && strstr(c->d->v[i].hint, hint))))
 			return true;
 	return false;
 }
@@ -44,7 +44,7 @@ static bool have_btf(void)
 /* The first member of a C record, found by name, with its offset. */
 static const struct cmember *member(struct tl_build *c, const char *rec, const char *name)
 {
-	struct ctypes *ct = ctypes_get(&c->prog, c->env);
+	struct ctypes *ct = ctypes_get(c->prog, c->env);
 	struct crecord *r = ctypes_record(ct, rec, false);
 	const struct cmember *path[8];
 	uint32_t n;

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * What the compiler's unit tests share: a program compiled from text through the same passes as
- * the driver, up to sema or through codegen, and lookups on the result.
+ * What the compiler's unit tests share: a program compiled from text through the pipeline the
+ * driver uses (aotcc.h), up to a named pass, and lookups on the result.
  */
 #ifndef AOT_TESTLIB_H
 #define AOT_TESTLIB_H
@@ -10,32 +10,29 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "aotcc.h"
 #include "ast.h"
 #include "diag.h"
 
 struct bpf_object;
-struct probe_env;
-
-struct tl_opts {
-	char **params; /* positional parameters */
-	int nparams;
-	uint32_t strlen_max; /* 0: 64 */
-	bool codegen;	     /* also compile to an ELF and open it with libbpf */
-};
 
 struct tl_build {
-	struct source src;
-	struct program prog;
-	struct diags d;
-	struct probe_env *env;
-	void *elf; /* codegen only */
+	struct aot_program *p;
+	struct program *prog;  /* the passes' AST and annotations */
+	const struct diags *d; /* their diagnostics */
+	struct probe_env *env; /* the probe types' lookups they made */
+	const void *elf;       /* through codegen only */
 	size_t elf_size;
-	struct bpf_object *obj;
-	int ret; /* of the last pass run */
+	struct bpf_object *obj; /* the ELF opened with libbpf */
+	int ret;		/* of aot_program__run */
 };
 
-/* opts may be NULL: sema only, no parameters. Diagnostics are printed when codegen fails. */
-struct tl_build *tl_build(const char *text, const struct tl_opts *opts);
+/*
+ * text compiled with opts (NULL: defaults) up to pass last. Through codegen, the ELF is opened
+ * with libbpf, and the diagnostics are printed when it fails.
+ */
+struct tl_build *tl_build(const char *text, const struct aot_compile_opts *opts,
+			  enum aot_pass last);
 void tl_free(struct tl_build *b);
 /* Some error's message contains needle. */
 bool tl_has_error(const struct tl_build *b, const char *needle);

@@ -1,0 +1,84 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The compiler's settings: one table of the numbers a program may leave unset, with where else
+ * each comes from (bpftrace's environment variable), its range and its default. A source fills
+ * only what the sources before it left unset (0): the caller's options, then the environment,
+ * then the defaults when the program is made. A script's config block would be one more source
+ * over the same table, so its values are checked the same way.
+ */
+#include <errno.h>
+#include <stddef.h>
+#include <stdlib.h>
+
+#include "frontend.h"
+
+struct setting {
+	const char *env; /* the environment variable, as bpftrace names it */
+	uint32_t def;	 /* AOT_*_DEFAULT */
+	uint32_t max;	 /* the largest a source may give; the least is 1 */
+	size_t off;	 /* of the uint32_t in struct aot_compile_opts */
+};
+
+static const struct setting settings[] = {
+	{ "BPFTRACE_STRLEN", AOT_STRLEN_DEFAULT, AOT_STRLEN_LIMIT,
+	  offsetof(struct aot_compile_opts, strlen_max) },
+	{ "BPFTRACE_MAP_KEYS_MAX", AOT_MAP_KEYS_MAX_DEFAULT, UINT32_MAX,
+	  offsetof(struct aot_compile_opts, map_keys_max) },
+	{ "BPFTRACE_MAX_PROBES", AOT_MAX_PROBES_DEFAULT, UINT32_MAX,
+	  offsetof(struct aot_compile_opts, max_probes) },
+};
+#define NSETTINGS (sizeof(settings) / sizeof(settings[0]))
+
+static uint32_t *setting_field(struct aot_compile_opts *opts, const struct setting *s)
+{
+	return (uint32_t *)((char *)opts + s->off);
+}
+
+int aot_compile_opts_from_env(struct aot_compile_opts *opts, FILE *err)
+{
+	const char *btf;
+
+	for (size_t i = 0; i < NSETTINGS; i++) {
+		const struct setting *s = &settings[i];
+		uint32_t *field = setting_field(opts, s);
+		const char *env = *field ? NULL : getenv(s->env);
+		unsigned long long v;
+		char *end;
+
+		if (!env)
+			continue;
+		errno = 0;
+		v = strtoull(env, &end, 10);
+		if (errno || end == env || *end || !v || v > s->max) {
+			fprintf(err, "aotrace: %s=%s: expected a number from 1 to %u\n", s->env,
+				env, s->max);
+			return -EINVAL;
+		}
+		*field = (uint32_t)v;
+	}
+	/*
+	 * The kernel types of another host (a saved /sys/kernel/btf/vmlinux), to build an object
+	 * for it: CO-RE relocations make it read right on others too. bpftrace's name second.
+	 */
+	btf = getenv("AOTRACE_BTF");
+	if (!btf || !*btf)
+		btf = getenv("BPFTRACE_BTF");
+	if (!opts->btf_path && btf && *btf)
+		opts->btf_path = btf;
+	return 0;
+}
+
+int aot_compile_opts_resolve(struct aot_compile_opts *opts)
+{
+	for (size_t i = 0; i < NSETTINGS; i++) {
+		uint32_t *field = setting_field(opts, &settings[i]);
+
+		if (!*field)
+			*field = settings[i].def;
+		else if (*field > settings[i].max)
+			return -EINVAL;
+	}
+	if (opts->dump && !opts->dump_out)
+		opts->dump_out = stdout;
+	return 0;
+}
