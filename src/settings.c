@@ -7,6 +7,7 @@
  * over the same table, so its values are checked the same way.
  */
 #include <errno.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdlib.h>
 
@@ -29,6 +30,12 @@ static const struct setting settings[] = {
 };
 #define NSETTINGS (sizeof(settings) / sizeof(settings[0]))
 
+/* The caller's opts may be an older, shorter struct: only the fields it has are ours to set. */
+static bool opts_has(const struct aot_compile_opts *opts, size_t off, size_t size)
+{
+	return off + size <= opts->sz;
+}
+
 static uint32_t *setting_field(struct aot_compile_opts *opts, const struct setting *s)
 {
 	return (uint32_t *)((char *)opts + s->off);
@@ -41,10 +48,13 @@ int aot_compile_opts_from_env(struct aot_compile_opts *opts, FILE *err)
 	for (size_t i = 0; i < NSETTINGS; i++) {
 		const struct setting *s = &settings[i];
 		uint32_t *field = setting_field(opts, s);
-		const char *env = *field ? NULL : getenv(s->env);
+		const char *env;
 		unsigned long long v;
 		char *end;
 
+		if (!opts_has(opts, s->off, sizeof(*field)) || *field)
+			continue;
+		env = getenv(s->env);
 		if (!env)
 			continue;
 		errno = 0;
@@ -63,7 +73,8 @@ int aot_compile_opts_from_env(struct aot_compile_opts *opts, FILE *err)
 	btf = getenv("AOTRACE_BTF");
 	if (!btf || !*btf)
 		btf = getenv("BPFTRACE_BTF");
-	if (!opts->btf_path && btf && *btf)
+	if (opts_has(opts, offsetof(struct aot_compile_opts, btf_path), sizeof(btf)) &&
+	    !opts->btf_path && btf && *btf)
 		opts->btf_path = btf;
 	return 0;
 }
