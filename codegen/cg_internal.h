@@ -215,15 +215,14 @@ LLVMBasicBlockRef cg_block(struct cg *cg, const char *name);
 /* $N or $# of an object compiled for later: read from AOT_PARAMS_MAP where it runs. */
 LLVMValueRef cg_params_read(struct cg *cg, struct node *n);
 
-/* ---- cg_expr.c: expressions ---- */
+/* ---- cg_helpers.c: BPF helper calls ---- */
 
-LLVMValueRef cg_expr(struct cg *cg, struct node *n);
-/* An expression as an i1 truth value. */
-LLVMValueRef cg_cond(struct cg *cg, struct node *n);
+/* A call of helper id; with -k, an event reports where a checked helper failed. */
 LLVMValueRef cg_helper(struct cg *cg, enum cg_helper id, LLVMTypeRef ret, LLVMValueRef *args,
 		       unsigned nargs);
-LLVMValueRef cg_i64(struct cg *cg, uint64_t v);
-LLVMValueRef cg_i32(struct cg *cg, uint32_t v);
+
+/* ---- cg_mem.c: buffers, variables' storage, typed loads and stores ---- */
+
 /*
  * A stack buffer in the entry block, 8-byte aligned. Inside a statement it is a temporary:
  * its lifetime ends with the statement, so the backend can share its stack slot. In scratch
@@ -234,6 +233,9 @@ LLVMValueRef cg_alloca(struct cg *cg, uint32_t size, const char *name);
 LLVMValueRef cg_stack_alloca(struct cg *cg, uint32_t size, const char *name);
 /* Ends the entry block of the function being emitted: on to start (through the scratch lookup). */
 void cg_entry_close(struct cg *cg, LLVMBasicBlockRef start);
+/* Brackets code whose temporaries die at its end; returns the mark to pass to cg_temps_end. */
+uint32_t cg_temps_begin(struct cg *cg);
+void cg_temps_end(struct cg *cg, uint32_t mark);
 /* A zeroed stack buffer. */
 LLVMValueRef cg_alloca_zero(struct cg *cg, uint32_t size, const char *name);
 LLVMValueRef cg_gep(struct cg *cg, LLVMValueRef p, uint64_t off);
@@ -241,6 +243,8 @@ void cg_memset0(struct cg *cg, LLVMValueRef p, uint32_t size, unsigned align);
 void cg_memcpy(struct cg *cg, LLVMValueRef dst, unsigned dalign, LLVMValueRef src, unsigned salign,
 	       uint32_t size);
 unsigned cg_align_at(unsigned base, uint64_t off);
+/* Truncates an i64 to t's width and extends it back, as storing and reloading would. */
+LLVMValueRef cg_int_norm(struct cg *cg, LLVMValueRef v, const struct type *t);
 /* A value of the convention above from memory of type t. */
 LLVMValueRef cg_load(struct cg *cg, LLVMValueRef p, const struct type *t, unsigned align);
 /* Stores val (of type vt) into memory of type dt: truncates, pads with zeros. */
@@ -248,11 +252,19 @@ void cg_store(struct cg *cg, LLVMValueRef p, const struct type *dt, unsigned ali
 	      LLVMValueRef val, const struct type *vt);
 /* A stack buffer of size bytes (len + 1 if 0) holding a constant string. */
 LLVMValueRef cg_str_lit(struct cg *cg, const char *s, size_t len, uint32_t size);
+/* Writes a constant string into a buffer of size bytes, zero-padded. */
+void cg_store_cstr(struct cg *cg, LLVMValueRef p, const char *s, size_t len, uint32_t size);
 /* The storage of a scratch variable. */
 LLVMValueRef cg_var_ptr(struct cg *cg, struct node *n);
 LLVMValueRef cg_var_addr(struct cg *cg, const struct cg_var *v);
-/* Writes a constant string into a buffer of size bytes, zero-padded. */
-void cg_store_cstr(struct cg *cg, LLVMValueRef p, const char *s, size_t len, uint32_t size);
+
+/* ---- cg_expr.c: expressions ---- */
+
+LLVMValueRef cg_expr(struct cg *cg, struct node *n);
+/* An expression as an i1 truth value. */
+LLVMValueRef cg_cond(struct cg *cg, struct node *n);
+LLVMValueRef cg_i64(struct cg *cg, uint64_t v);
+LLVMValueRef cg_i32(struct cg *cg, uint32_t v);
 /* An integer binary operator on i64 values. */
 LLVMValueRef cg_arith(struct cg *cg, int op, LLVMValueRef l, LLVMValueRef r, bool is_signed);
 bool cg_type_is_buf(const struct type *t);
@@ -261,10 +273,6 @@ bool cg_type_is_buf(const struct type *t);
 void cg_ret0_and_continue(struct cg *cg);
 
 /* ---- cg_stmt.c: statements and program functions ---- */
-
-/* Brackets code whose temporaries die at its end; returns the mark to pass to cg_temps_end. */
-uint32_t cg_temps_begin(struct cg *cg);
-void cg_temps_end(struct cg *cg, uint32_t mark);
 
 int cg_probe(struct cg *cg, struct node *probe);
 

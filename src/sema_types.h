@@ -71,16 +71,30 @@ struct type type_tuple(struct arena *a, const struct type *elems, uint32_t n);
 const char *type_name(struct arena *a, const struct type *t);
 bool type_is_agg(const struct type *t);
 
-/* ---- sema.c, shared with sema_calls.c ---- */
+/* ---- sema.c: the walks and statements ---- */
 
-void sema_expr(struct sema_ctx *ctx, struct node *n);
 struct map_info *sema_map(struct sema_ctx *ctx, struct node *n);
-void sema_map_keys(struct sema_ctx *ctx, struct node *n);
+/* The variable name of the current probe; created (untyped) if create, else NULL if none. */
+struct var_info *sema_var(struct sema_ctx *ctx, const char *name, bool create);
 void sema_unsupported(struct sema_ctx *ctx, struct node *n, const char *what);
 /* Does every match of the current probe provide these builtins? Names the first that doesn't. */
 const struct probe_type *sema_probe_lacks(struct sema_ctx *ctx, uint32_t needs);
+
+/* ---- sema_expr.c: expressions ---- */
+
+void sema_expr(struct sema_ctx *ctx, struct node *n);
+void sema_map_keys(struct sema_ctx *ctx, struct node *n);
 bool sema_is_int(const struct type *t);
 void sema_need_int(struct sema_ctx *ctx, struct node *n, const char *what);
+const char *sema_op_name(struct arena *a, int op);
+/* $N used as a string (str($N), $N == "x") in an object that reads $N where it runs. */
+void sema_posparam_as_str(struct sema_ctx *ctx, struct node *n);
+
+/* ---- sema_builtins.c: identifiers ---- */
+
+void sema_builtin(struct sema_ctx *ctx, struct node *n);
+/* args->name (hidden: arg0, retval): the field must exist, with one type, in every match. */
+void sema_args_field(struct sema_ctx *ctx, struct node *n, bool hidden);
 
 /* ---- calls (sema_calls.c) ---- */
 
@@ -89,8 +103,6 @@ void sema_call(struct sema_ctx *ctx, struct node *n, bool is_stmt);
 bool sema_const_int(const struct node *n, int64_t *v);
 /* @m = lhist(...): records the bounds in the map, which must be the same at every use. */
 void sema_lhist_params(struct sema_ctx *ctx, struct map_info *m, struct node *call);
-/* sema.c: $N used as a string (str($N), $N == "x") in an object that reads $N where it runs. */
-void sema_posparam_as_str(struct sema_ctx *ctx, struct node *n);
 
 /* ---- lowering (sema_lower.c) ---- */
 

@@ -1,0 +1,121 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * BPF helper calls, and -k's reports of their failures: with -k (or -kk for reads), a helper's
+ * error return sends an event naming the call site in the script, which the runtime prints.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "arena.h"
+#include "cg_internal.h"
+#include "meta.h"
+
+/* BPF helpers are called through their id as a constant address, as libbpf's headers do. */
+/*
+ * -k and -kk (bpftrace's): the helpers whose failures are reported where they happen, with the
+ * level that turns each on (reads only with -kk, as they fail routinely on unmapped memory).
+ */
+static const struct {
+	const char *name;
+	uint32_t level;
+} cg_checked[] = {
+	[CG_H_MAP_UPDATE] = { "map_update_elem", 1 },
+	[CG_H_MAP_DELETE] = { "map_delete_elem", 1 },
+	[CG_H_GET_STACKID] = { "get_stackid", 1 },
+	[CG_H_OVERRIDE_RETURN] = { "override_return", 1 },
+	[CG_H_SEND_SIGNAL] = { "send_signal", 1 },
+	[CG_H_PROBE_READ_USER] = { "probe_read_user", 2 },
+	[CG_H_PROBE_READ_KERNEL] = { "probe_read_kernel", 2 },
+	[CG_H_PROBE_READ_USER_STR] = { "probe_read_user_str", 2 },
+	[CG_H_PROBE_READ_KERNEL_STR] = { "probe_read_kernel_str", 2 },
+};
+
+/*
+ * The format (AOT_FMT_HELPER_ERROR) naming this call site: made once per site and helper, so
+ * that a body compiled again (scratch mode, one copy per attach point) reuses it.
+ */
+static int cg_helper_site(struct cg *cg, enum cg_helper id)
+{
+	struct aot_meta *m = cg->prog->meta;
+	const struct source *src = cg->d ? cg->d->src : NULL;
+	char *excerpt = diag_excerpt(src, cg->loc), *text;
+	struct aot_fmt f = { .kind = AOT_FMT_HELPER_ERROR };
+	int idx, first;
+
+	text = arena_printf(cg->prog->arena, "%s\n%u\n%u\n%s:%u:%u-%u\n%s", cg_checked[id].name,
+			    cg->loc.line, cg->loc.col, src && src->name ? src->name : "-e",
+			    cg->loc.line, cg->loc.col,
+			    cg->loc.col + (cg->loc.len ? cg->loc.len : 1), excerpt ? excerpt : "");
+	free(excerpt);
+	for (uint32_t i = 0; i < m->nfmts; i++)
+		if (m->fmts[i].kind == AOT_FMT_HELPER_ERROR && !strcmp(m->fmts[i].fmt, text))
+			return (int)i;
+	first = aot_meta_add_elems(m, 1);
+	if (first < 0)
+		return first;
+	m->elems[first] =
+		(struct aot_elem){ .offset = 0,
+				   .type = { .kind = AOT_K_INT, .size = 8, .is_signed = 1 } };
+	f.fmt = text;
+	f.args = (struct aot_type){ .kind = AOT_K_TUPLE, .size = 8, .nelems = 1, .elems = first };
+	idx = aot_meta_add_fmt(m, &f);
+	return idx;
+}
+
+/* -k: when the helper's return ret is an error, an event says where (the runtime prints it). */
+static void cg_helper_check(struct cg *cg, enum cg_helper id, LLVMValueRef ret)
+{
+	LLVMBasicBlockRef failed, done;
+	LLVMValueRef ev, bad;
+	int idx;
+
+	if ((size_t)id >= sizeof(cg_checked) / sizeof(cg_checked[0]) || !cg_checked[id].level ||
+	    cg->prog->opts->helper_check < cg_checked[id].level || !cg->events)
+		return;
+	idx = cg_helper_site(cg, id);
+	if (idx < 0)
+		return;
+	bad = LLVMBuildICmp(cg->b, LLVMIntSLT, ret, cg_i64(cg, 0), "");
+	/* -EEXIST from an update only means another CPU created the entry first (BPF_NOEXIST) */
+	if (id == CG_H_MAP_UPDATE)
+		bad = LLVMBuildAnd(
+			cg->b, bad,
+			LLVMBuildICmp(cg->b, LLVMIntNE, ret, cg_i64(cg, (uint64_t)-EEXIST), ""),
+			"");
+	failed = cg_block(cg, "helper.failed");
+	done = cg_block(cg, "helper.ok");
+	LLVMBuildCondBr(cg->b, bad, failed, done);
+	LLVMPositionBuilderAtEnd(cg->b, failed);
+	ev = cg_alloca(cg, sizeof(struct aot_event_hdr) + 8, "helper.err");
+	cg_event_hdr(cg, ev, AOT_EV_FORMAT, (uint32_t)idx);
+	LLVMBuildStore(cg->b, ret, cg_gep(cg, ev, sizeof(struct aot_event_hdr)));
+	cg_event_output(cg, ev, sizeof(struct aot_event_hdr) + 8);
+	LLVMBuildBr(cg->b, done);
+	LLVMPositionBuilderAtEnd(cg->b, done);
+}
+
+LLVMValueRef cg_helper(struct cg *cg, enum cg_helper id, LLVMTypeRef ret, LLVMValueRef *args,
+		       unsigned nargs)
+{
+	LLVMTypeRef params[5];
+	LLVMTypeRef fty;
+	LLVMValueRef fp, call;
+
+	for (unsigned i = 0; i < nargs && i < 5; i++)
+		params[i] = LLVMTypeOf(args[i]);
+	fty = LLVMFunctionType(ret, params, nargs, false);
+	fp = LLVMConstIntToPtr(cg_i64(cg, id), cg->t_ptr);
+	call = LLVMBuildCall2(cg->b, fty, fp, args, nargs, "");
+	/*
+	 * The verifier turns map updates and deletes into direct calls of the map's own function,
+	 * which returned int in older kernels (6.1; long in 6.12): an error's upper 32 bits are
+	 * zero, so -E2BIG would read as 4294967289. Only the low 32 bits count.
+	 */
+	if (id == CG_H_MAP_UPDATE || id == CG_H_MAP_DELETE)
+		call = LLVMBuildSExt(cg->b, LLVMBuildTrunc(cg->b, call, cg->t_i32, ""), cg->t_i64,
+				     "");
+	if (ret == cg->t_i64)
+		cg_helper_check(cg, id, call);
+	return call;
+}
