@@ -40,8 +40,8 @@ static void cg_shape_walk(const struct probe_match *m, const struct node *n, str
 {
 	for (; n; n = n->next) {
 		if (n->kind == NODE_FIELD && n->lhs && n->lhs->kind == NODE_BUILTIN &&
-		    n->lhs->builtin == BI_ARGS) {
-			bool hidden = n->builtin == BI_ARG || n->builtin == BI_RETVAL;
+		    n->lhs->func == FN_ARGS) {
+			bool hidden = func_defs[n->func].flags & FUNC_HIDDEN_ARG;
 			const struct probe_arg *a = NULL;
 
 			for (uint32_t i = 0; i < m->nargs && !a; i++)
@@ -54,7 +54,7 @@ static void cg_shape_walk(const struct probe_match *m, const struct node *n, str
 				s->unique = true;
 			continue;
 		}
-		if (n->kind == NODE_BUILTIN && n->builtin == BI_ARGS)
+		if (n->kind == NODE_BUILTIN && n->func == FN_ARGS)
 			s->unique = true; /* args as a whole: its layout is the match's */
 		cg_shape_walk(m, n->lhs, s);
 		cg_shape_walk(m, n->rhs, s);

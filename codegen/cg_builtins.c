@@ -1,15 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Builtins (pid, comm, probe, ...) and functions (printf, exit, str) as tables from the id sema
- * resolved to an emit callback. Aggregations (count, sum, ...) live with the maps.
+ * The emitters of builtins (pid, comm, probe, ...) and of printf, exit, str and delete, which the
+ * rows of src/funcs.c name, and the format events printf's family shares. Aggregations (count,
+ * sum, ...) live with the maps.
  */
 #include <string.h>
 
 #include "arena.h"
 #include "cg_internal.h"
 #include "meta.h"
-
-typedef LLVMValueRef (*cg_emit_fn)(struct cg *cg, struct node *n);
 
 static LLVMValueRef cg_call0(struct cg *cg, enum cg_helper id)
 {
@@ -26,49 +25,49 @@ static LLVMValueRef cg_lo32(struct cg *cg, LLVMValueRef v)
 	return LLVMBuildAnd(cg->b, v, cg_i64(cg, 0xffffffff), "");
 }
 
-static LLVMValueRef cg_bi_pid(struct cg *cg, struct node *n)
+LLVMValueRef cg_bi_pid(struct cg *cg, struct node *n)
 {
 	(void)n;
 	return cg_hi32(cg, cg_call0(cg, CG_H_GET_CURRENT_PID_TGID));
 }
 
-static LLVMValueRef cg_bi_tid(struct cg *cg, struct node *n)
+LLVMValueRef cg_bi_tid(struct cg *cg, struct node *n)
 {
 	(void)n;
 	return cg_lo32(cg, cg_call0(cg, CG_H_GET_CURRENT_PID_TGID));
 }
 
-static LLVMValueRef cg_bi_uid(struct cg *cg, struct node *n)
+LLVMValueRef cg_bi_uid(struct cg *cg, struct node *n)
 {
 	(void)n;
 	return cg_lo32(cg, cg_call0(cg, CG_H_GET_CURRENT_UID_GID));
 }
 
-static LLVMValueRef cg_bi_gid(struct cg *cg, struct node *n)
+LLVMValueRef cg_bi_gid(struct cg *cg, struct node *n)
 {
 	(void)n;
 	return cg_hi32(cg, cg_call0(cg, CG_H_GET_CURRENT_UID_GID));
 }
 
-static LLVMValueRef cg_bi_nsecs(struct cg *cg, struct node *n)
+LLVMValueRef cg_bi_nsecs(struct cg *cg, struct node *n)
 {
 	(void)n;
 	return cg_call0(cg, CG_H_KTIME_GET_NS);
 }
 
-static LLVMValueRef cg_bi_cpu(struct cg *cg, struct node *n)
+LLVMValueRef cg_bi_cpu(struct cg *cg, struct node *n)
 {
 	(void)n;
 	return cg_lo32(cg, cg_call0(cg, CG_H_GET_SMP_PROCESSOR_ID));
 }
 
-static LLVMValueRef cg_bi_rand(struct cg *cg, struct node *n)
+LLVMValueRef cg_bi_rand(struct cg *cg, struct node *n)
 {
 	(void)n;
 	return cg_lo32(cg, cg_call0(cg, CG_H_GET_PRANDOM_U32));
 }
 
-static LLVMValueRef cg_bi_comm(struct cg *cg, struct node *n)
+LLVMValueRef cg_bi_comm(struct cg *cg, struct node *n)
 {
 	uint32_t size = n->type.size ? n->type.size : 16;
 	LLVMValueRef buf = cg_alloca(cg, size, "comm");
@@ -79,7 +78,7 @@ static LLVMValueRef cg_bi_comm(struct cg *cg, struct node *n)
 	return buf;
 }
 
-static LLVMValueRef cg_bi_probe(struct cg *cg, struct node *n)
+LLVMValueRef cg_bi_probe(struct cg *cg, struct node *n)
 {
 	const char *name = cg->match ? cg->match->name : "";
 
@@ -89,7 +88,7 @@ static LLVMValueRef cg_bi_probe(struct cg *cg, struct node *n)
 }
 
 /* elapsed: now minus the start time the runtime wrote into AOT_STATE_MAP. */
-static LLVMValueRef cg_bi_elapsed(struct cg *cg, struct node *n)
+LLVMValueRef cg_bi_elapsed(struct cg *cg, struct node *n)
 {
 	LLVMValueRef key = cg_alloca(cg, 4, "key"), p, start, isnull;
 
@@ -108,13 +107,13 @@ static LLVMValueRef cg_bi_elapsed(struct cg *cg, struct node *n)
 	return LLVMBuildSub(cg->b, cg_call0(cg, CG_H_KTIME_GET_NS), start, "elapsed");
 }
 
-static LLVMValueRef cg_bi_curtask(struct cg *cg, struct node *n)
+LLVMValueRef cg_bi_curtask(struct cg *cg, struct node *n)
 {
 	(void)n;
 	return cg_call0(cg, CG_H_GET_CURRENT_TASK);
 }
 
-static LLVMValueRef cg_bi_cgroup(struct cg *cg, struct node *n)
+LLVMValueRef cg_bi_cgroup(struct cg *cg, struct node *n)
 {
 	(void)n;
 	return cg_call0(cg, CG_H_GET_CURRENT_CGROUP_ID);
@@ -131,7 +130,7 @@ static LLVMValueRef cg_u64s(struct cg *cg, LLVMValueRef a, LLVMValueRef b)
 	return buf;
 }
 
-static LLVMValueRef cg_bi_username(struct cg *cg, struct node *n)
+LLVMValueRef cg_bi_username(struct cg *cg, struct node *n)
 {
 	return cg_u64s(cg, cg_bi_uid(cg, n), NULL);
 }
@@ -140,7 +139,7 @@ static LLVMValueRef cg_bi_username(struct cg *cg, struct node *n)
  * func: the traced function's address, for the runtime to name. In kernel probes the helper
  * knows it; a uprobe's pt_regs ip is the probed address.
  */
-static LLVMValueRef cg_bi_func(struct cg *cg, struct node *n)
+LLVMValueRef cg_bi_func(struct cg *cg, struct node *n)
 {
 	LLVMValueRef ip;
 
@@ -152,41 +151,12 @@ static LLVMValueRef cg_bi_func(struct cg *cg, struct node *n)
 	return cg_u64s(cg, ip, NULL);
 }
 
-static LLVMValueRef cg_bi_kstack(struct cg *cg, struct node *n)
-{
-	return cg_stack(cg, n, false);
-}
-
-static LLVMValueRef cg_bi_ustack(struct cg *cg, struct node *n)
-{
-	return cg_stack(cg, n, true);
-}
-
-static const cg_emit_fn cg_builtins[] = {
-	[BI_PID] = cg_bi_pid,		[BI_TID] = cg_bi_tid,	      [BI_UID] = cg_bi_uid,
-	[BI_GID] = cg_bi_gid,		[BI_NSECS] = cg_bi_nsecs,     [BI_CPU] = cg_bi_cpu,
-	[BI_COMM] = cg_bi_comm,		[BI_PROBE] = cg_bi_probe,     [BI_RAND] = cg_bi_rand,
-	[BI_ELAPSED] = cg_bi_elapsed,	[BI_CURTASK] = cg_bi_curtask, [BI_CGROUP] = cg_bi_cgroup,
-	[BI_USERNAME] = cg_bi_username, [BI_FUNC] = cg_bi_func,	      [BI_KSTACK] = cg_bi_kstack,
-	[BI_USTACK] = cg_bi_ustack,
-};
-
-LLVMValueRef cg_builtin(struct cg *cg, struct node *n)
-{
-	size_t nb = sizeof(cg_builtins) / sizeof(cg_builtins[0]);
-
-	if ((size_t)n->builtin < nb && cg_builtins[n->builtin])
-		return cg_builtins[n->builtin](cg, n);
-	cg_error(cg, n->loc, NULL, "builtin %s is not supported yet", n->name);
-	return cg_type_is_buf(&n->type) ? cg_alloca_zero(cg, n->type.size, "") : cg_i64(cg, 0);
-}
-
 const struct probe_arg *cg_probe_arg(struct cg *cg, const struct node *field)
 {
 	const struct probe_match *m = cg->match;
 
 	if (!m || !field || field->kind != NODE_FIELD || !field->lhs ||
-	    field->lhs->kind != NODE_BUILTIN || field->lhs->builtin != BI_ARGS)
+	    field->lhs->kind != NODE_BUILTIN || field->lhs->func != FN_ARGS)
 		return NULL;
 	for (uint32_t i = 0; i < m->nargs; i++)
 		if (!strcmp(m->args[i].name, field->name))
@@ -280,7 +250,7 @@ LLVMValueRef cg_fmt_event(struct cg *cg, struct node *n, struct node *first)
 }
 
 /* exit([code]): tell the runtime, with the exit status, and end this probe's run here. */
-static LLVMValueRef cg_fn_exit(struct cg *cg, struct node *n)
+LLVMValueRef cg_fn_exit(struct cg *cg, struct node *n)
 {
 	const uint32_t hdr = sizeof(struct aot_event_hdr);
 	LLVMValueRef ev = cg_alloca(cg, hdr + 8, "exit");
@@ -295,7 +265,7 @@ static LLVMValueRef cg_fn_exit(struct cg *cg, struct node *n)
 }
 
 /* str(p [, len]): reads a NUL-terminated string from kernel or user memory. */
-static LLVMValueRef cg_fn_str(struct cg *cg, struct node *n)
+LLVMValueRef cg_fn_str(struct cg *cg, struct node *n)
 {
 	uint32_t size = n->type.size;
 	const struct probe_arg *pa;
@@ -334,7 +304,7 @@ static LLVMValueRef cg_fn_str(struct cg *cg, struct node *n)
 	return buf;
 }
 
-static LLVMValueRef cg_fn_delete(struct cg *cg, struct node *n)
+LLVMValueRef cg_fn_delete(struct cg *cg, struct node *n)
 {
 	if (!n->args || n->args->kind != NODE_MAP || !n->args->map) {
 		cg_error(cg, n->loc, NULL, "delete() needs a map element: delete(@m[key])");
@@ -344,34 +314,8 @@ static LLVMValueRef cg_fn_delete(struct cg *cg, struct node *n)
 	return cg_i64(cg, 0);
 }
 
-static LLVMValueRef cg_fn_printf(struct cg *cg, struct node *n)
+/* printf, system, cat: the arguments after the format. */
+LLVMValueRef cg_fn_formatted(struct cg *cg, struct node *n)
 {
 	return cg_fmt_event(cg, n, n->args ? n->args->next : NULL);
-}
-
-static const cg_emit_fn cg_funcs[] = {
-	[FN_DELETE] = cg_fn_delete,
-	[FN_PRINTF] = cg_fn_printf,
-	[FN_EXIT] = cg_fn_exit,
-	[FN_STR] = cg_fn_str,
-};
-
-LLVMValueRef cg_call(struct cg *cg, struct node *n)
-{
-	size_t nf = sizeof(cg_funcs) / sizeof(cg_funcs[0]);
-	bool handled = false;
-	LLVMValueRef v;
-
-	if ((size_t)n->func < nf && cg_funcs[n->func])
-		return cg_funcs[n->func](cg, n);
-	v = cg_call_more(cg, n, &handled);
-	if (handled)
-		return v;
-	if ((n->func >= FN_COUNT && n->func <= FN_AVG) ||
-	    (n->func >= FN_STATS && n->func <= FN_LHIST))
-		cg_error(cg, n->loc, "assign it to a map: @name = count()",
-			 "%s() is only a map's value", n->name);
-	else
-		cg_error(cg, n->loc, NULL, "%s() is not supported yet", n->name);
-	return cg_type_is_buf(&n->type) ? cg_alloca_zero(cg, n->type.size, "") : cg_i64(cg, 0);
 }

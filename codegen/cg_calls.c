@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The functions beyond printf, str, exit and delete: map events (print, clear, zero), user-space
- * formats (time, join, system, cat, print of a value), the values only user space renders
+ * The emitters of the functions beyond printf, str, exit and delete: map events (print, clear,
+ * zero), user-space formats (time, join, print of a value), the values only user space renders
  * (stacks, symbols, addresses, buffers), and the helpers with effects (signal, override).
  * Rendered values follow the layouts at the top of src/common/meta.h.
  */
@@ -40,7 +40,7 @@ static void cg_header_event(struct cg *cg, uint32_t kind, uint32_t index)
 }
 
 /* print(@m [, top [, div]]): AOT_EV_PRINT_MAP with struct { u64 top; u64 div; }. */
-static LLVMValueRef cg_fn_print(struct cg *cg, struct node *n)
+LLVMValueRef cg_fn_print(struct cg *cg, struct node *n)
 {
 	struct node *m = n->args, *top, *div;
 	LLVMValueRef ev;
@@ -57,23 +57,29 @@ static LLVMValueRef cg_fn_print(struct cg *cg, struct node *n)
 	return cg_i64(cg, 0);
 }
 
-static LLVMValueRef cg_fn_clear(struct cg *cg, struct node *n)
+LLVMValueRef cg_fn_clear(struct cg *cg, struct node *n)
 {
-	cg_header_event(cg, n->func == FN_CLEAR ? AOT_EV_CLEAR : AOT_EV_ZERO,
-			n->args->map->meta_idx);
+	cg_header_event(cg, AOT_EV_CLEAR, n->args->map->meta_idx);
 	return cg_i64(cg, 0);
 }
 
-static LLVMValueRef cg_fn_fmt(struct cg *cg, struct node *n)
+LLVMValueRef cg_fn_zero(struct cg *cg, struct node *n)
 {
-	return cg_fmt_event(cg, n, n->func == FN_TIME ? NULL : n->args->next);
+	cg_header_event(cg, AOT_EV_ZERO, n->args->map->meta_idx);
+	return cg_i64(cg, 0);
+}
+
+/* time([fmt]): the format is in the metadata, the event has no arguments. */
+LLVMValueRef cg_fn_time(struct cg *cg, struct node *n)
+{
+	return cg_fmt_event(cg, n, NULL);
 }
 
 /*
  * join(argv [, sep]): AOT_JOIN_MAX strings read straight into the ring buffer record (16 of
  * them would not fit the stack), stopping at the array's NULL.
  */
-static LLVMValueRef cg_fn_join(struct cg *cg, struct node *n)
+LLVMValueRef cg_fn_join(struct cg *cg, struct node *n)
 {
 	const uint32_t hdr = sizeof(struct aot_event_hdr), len = AOT_JOIN_ARG_LEN;
 	const uint32_t size = hdr + AOT_JOIN_MAX * len;
@@ -128,7 +134,7 @@ static LLVMValueRef cg_pid(struct cg *cg)
 }
 
 /* kstack/ustack: the stack id from bpf_get_stackid, a negative errno if it failed. */
-LLVMValueRef cg_stack(struct cg *cg, struct node *n, bool user)
+static LLVMValueRef cg_stack(struct cg *cg, struct node *n, bool user)
 {
 	LLVMValueRef map = user ? cg->ustacks : cg->kstacks, args[3], id;
 
@@ -143,12 +149,17 @@ LLVMValueRef cg_stack(struct cg *cg, struct node *n, bool user)
 	return cg_u64_pair(cg, user ? 16 : 8, id, user ? cg_pid(cg) : NULL);
 }
 
-static LLVMValueRef cg_fn_stack(struct cg *cg, struct node *n)
+LLVMValueRef cg_fn_kstack(struct cg *cg, struct node *n)
 {
-	return cg_stack(cg, n, n->func == FN_USTACK);
+	return cg_stack(cg, n, false);
 }
 
-static LLVMValueRef cg_fn_sym(struct cg *cg, struct node *n)
+LLVMValueRef cg_fn_ustack(struct cg *cg, struct node *n)
+{
+	return cg_stack(cg, n, true);
+}
+
+LLVMValueRef cg_fn_sym(struct cg *cg, struct node *n)
 {
 	LLVMValueRef addr = cg_expr(cg, n->args);
 
@@ -156,7 +167,7 @@ static LLVMValueRef cg_fn_sym(struct cg *cg, struct node *n)
 }
 
 /* strftime(fmt, ns): the time; the format is in the metadata. */
-static LLVMValueRef cg_fn_strftime(struct cg *cg, struct node *n)
+LLVMValueRef cg_fn_strftime(struct cg *cg, struct node *n)
 {
 	return cg_u64_pair(cg, 8, cg_expr(cg, n->args->next), NULL);
 }
@@ -174,7 +185,7 @@ static void cg_bytes_from(struct cg *cg, LLVMValueRef dst, uint32_t size, struct
 }
 
 /* ntop([af,] addr): struct { u64 af; u8 addr[16]; } */
-static LLVMValueRef cg_fn_ntop(struct cg *cg, struct node *n)
+LLVMValueRef cg_fn_ntop(struct cg *cg, struct node *n)
 {
 	struct node *addr = n->args->next ? n->args->next : n->args;
 	LLVMValueRef buf = cg_alloca_zero(cg, 24, "inet"), af, v;
@@ -194,7 +205,7 @@ static LLVMValueRef cg_fn_ntop(struct cg *cg, struct node *n)
 	return buf;
 }
 
-static LLVMValueRef cg_fn_macaddr(struct cg *cg, struct node *n)
+LLVMValueRef cg_fn_macaddr(struct cg *cg, struct node *n)
 {
 	LLVMValueRef buf = cg_alloca_zero(cg, 8, "mac");
 
@@ -203,7 +214,7 @@ static LLVMValueRef cg_fn_macaddr(struct cg *cg, struct node *n)
 }
 
 /* buf(p, n): struct { u32 len; u8 data[]; }, len at most the type's room. */
-static LLVMValueRef cg_fn_buf(struct cg *cg, struct node *n)
+LLVMValueRef cg_fn_buf(struct cg *cg, struct node *n)
 {
 	uint32_t room = n->type.size - 4;
 	LLVMValueRef buf = cg_alloca_zero(cg, n->type.size, "buf"), len, big, p;
@@ -223,7 +234,7 @@ static LLVMValueRef cg_fn_buf(struct cg *cg, struct node *n)
 	return buf;
 }
 
-static LLVMValueRef cg_fn_signal(struct cg *cg, struct node *n)
+LLVMValueRef cg_fn_signal(struct cg *cg, struct node *n)
 {
 	LLVMValueRef sig = LLVMBuildTrunc(cg->b, cg_expr(cg, n->args), cg->t_i32, "");
 
@@ -231,7 +242,7 @@ static LLVMValueRef cg_fn_signal(struct cg *cg, struct node *n)
 	return cg_i64(cg, 0);
 }
 
-static LLVMValueRef cg_fn_override(struct cg *cg, struct node *n)
+LLVMValueRef cg_fn_override(struct cg *cg, struct node *n)
 {
 	LLVMValueRef args[] = { cg->ctxp, cg_expr(cg, n->args) };
 
@@ -240,7 +251,7 @@ static LLVMValueRef cg_fn_override(struct cg *cg, struct node *n)
 }
 
 /* path(p): bpf_d_path, which the verifier allows only in some kfunc probes. */
-static LLVMValueRef cg_fn_path(struct cg *cg, struct node *n)
+LLVMValueRef cg_fn_path(struct cg *cg, struct node *n)
 {
 	LLVMValueRef buf = cg_alloca_zero(cg, n->type.size, "path");
 	LLVMValueRef args[] = { cg_ptr(cg, cg_expr(cg, n->args)), buf, cg_i32(cg, n->type.size) };
@@ -250,7 +261,7 @@ static LLVMValueRef cg_fn_path(struct cg *cg, struct node *n)
 }
 
 /* strncmp(a, b, n): 0 if the first n bytes match up to a NUL, else 1. */
-static LLVMValueRef cg_fn_strncmp(struct cg *cg, struct node *n)
+LLVMValueRef cg_fn_strncmp(struct cg *cg, struct node *n)
 {
 	struct node *a = n->args, *b = a->next;
 	LLVMValueRef pa = cg_expr(cg, a), pb = cg_expr(cg, b), ca, cb, phi;
@@ -289,7 +300,7 @@ static LLVMValueRef cg_fn_strncmp(struct cg *cg, struct node *n)
 }
 
 /* reg("name"): a u64 of the pt_regs context at the offset sema found. */
-static LLVMValueRef cg_fn_reg(struct cg *cg, struct node *n)
+LLVMValueRef cg_fn_reg(struct cg *cg, struct node *n)
 {
 	LLVMValueRef v = LLVMBuildLoad2(cg->b, cg->t_i64, cg_gep(cg, cg->ctxp, n->field_off), "");
 
@@ -301,7 +312,7 @@ static LLVMValueRef cg_fn_reg(struct cg *cg, struct node *n)
  * uaddr("sym"): the variable's address in this match's binary, a constant. Sema checked every
  * match resolves it; a failure now means the binary changed in between.
  */
-static LLVMValueRef cg_fn_uaddr(struct cg *cg, struct node *n)
+LLVMValueRef cg_fn_uaddr(struct cg *cg, struct node *n)
 {
 	const struct probe_match *m = cg->match;
 	struct probe_err err = { { 0 }, { 0 } };
@@ -316,12 +327,12 @@ static LLVMValueRef cg_fn_uaddr(struct cg *cg, struct node *n)
 	return cg_i64(cg, addr);
 }
 
-static LLVMValueRef cg_fn_identity(struct cg *cg, struct node *n)
+LLVMValueRef cg_fn_identity(struct cg *cg, struct node *n)
 {
 	return cg_expr(cg, n->args);
 }
 
-static LLVMValueRef cg_fn_bswap(struct cg *cg, struct node *n)
+LLVMValueRef cg_fn_bswap(struct cg *cg, struct node *n)
 {
 	uint32_t bits = n->type.size * 8;
 	LLVMTypeRef ty = LLVMIntTypeInContext(cg->ctx, bits);
@@ -335,30 +346,4 @@ static LLVMValueRef cg_fn_bswap(struct cg *cg, struct node *n)
 	fn = LLVMGetIntrinsicDeclaration(cg->mod, id, &ty, 1);
 	v = LLVMBuildCall2(cg->b, LLVMGlobalGetValueType(fn), fn, &v, 1, "bswap");
 	return bits < 64 ? LLVMBuildZExt(cg->b, v, cg->t_i64, "") : v;
-}
-
-typedef LLVMValueRef (*cg_emit_fn)(struct cg *cg, struct node *n);
-
-static const cg_emit_fn cg_more[] = {
-	[FN_PRINT] = cg_fn_print,	[FN_CLEAR] = cg_fn_clear,
-	[FN_ZERO] = cg_fn_clear,	[FN_TIME] = cg_fn_fmt,
-	[FN_SYSTEM] = cg_fn_fmt,	[FN_CAT] = cg_fn_fmt,
-	[FN_JOIN] = cg_fn_join,		[FN_KSTACK] = cg_fn_stack,
-	[FN_USTACK] = cg_fn_stack,	[FN_KSYM] = cg_fn_sym,
-	[FN_CGROUP_PATH] = cg_fn_sym,	[FN_USYM] = cg_fn_sym,
-	[FN_STRFTIME] = cg_fn_strftime, [FN_NTOP] = cg_fn_ntop,
-	[FN_MACADDR] = cg_fn_macaddr,	[FN_BUF] = cg_fn_buf,
-	[FN_SIGNAL] = cg_fn_signal,	[FN_OVERRIDE] = cg_fn_override,
-	[FN_PATH] = cg_fn_path,		[FN_STRNCMP] = cg_fn_strncmp,
-	[FN_REG] = cg_fn_reg,		[FN_KPTR] = cg_fn_identity,
-	[FN_UPTR] = cg_fn_identity,	[FN_BSWAP] = cg_fn_bswap,
-	[FN_UADDR] = cg_fn_uaddr,
-};
-
-LLVMValueRef cg_call_more(struct cg *cg, struct node *n, bool *handled)
-{
-	size_t nf = sizeof(cg_more) / sizeof(cg_more[0]);
-
-	*handled = (size_t)n->func < nf && cg_more[n->func];
-	return *handled ? cg_more[n->func](cg, n) : NULL;
 }

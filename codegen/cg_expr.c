@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Expressions: each AST expression becomes an i64 (INT, BOOL) or a pointer to a stack buffer
- * (STR, TUPLE), following the types sema annotated. The buffers and typed memory they use are
- * in cg_mem.c, helper calls in cg_helpers.c.
+ * (STR, TUPLE), following the types sema annotated; builtins and calls go to their rows'
+ * emitters. The buffers and typed memory they use are in cg_mem.c, helper calls in cg_helpers.c.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -404,7 +404,7 @@ static bool cg_is_value_record(const struct node *n)
 
 static LLVMValueRef cg_field(struct cg *cg, struct node *n)
 {
-	if (n->lhs && n->lhs->kind == NODE_BUILTIN && n->lhs->builtin == BI_ARGS)
+	if (n->lhs && n->lhs->kind == NODE_BUILTIN && n->lhs->func == FN_ARGS)
 		return cg_args_field(cg, n);
 	if (n->lhs && n->lhs->type.kind == TYPE_TUPLE)
 		return cg_tuple_field(cg, n);
@@ -433,6 +433,23 @@ static LLVMValueRef cg_cast(struct cg *cg, struct node *n)
 	return cg_int_norm(cg, v, to);
 }
 
+/* A builtin or a call: the emitter of its row in src/funcs.c. */
+static LLVMValueRef cg_func(struct cg *cg, struct node *n)
+{
+	const struct func_def *f = &func_defs[n->func];
+
+	if (f->emit)
+		return f->emit(cg, n);
+	if (n->kind == NODE_BUILTIN)
+		cg_error(cg, n->loc, NULL, "builtin %s is not supported yet", n->name);
+	else if (f->flags & FUNC_AGG)
+		cg_error(cg, n->loc, "assign it to a map: @name = count()",
+			 "%s() is only a map's value", n->name);
+	else
+		cg_error(cg, n->loc, NULL, "%s() is not supported yet", n->name);
+	return cg_type_is_buf(&n->type) ? cg_alloca_zero(cg, n->type.size, "") : cg_i64(cg, 0);
+}
+
 static LLVMValueRef cg_expr_node(struct cg *cg, struct node *n)
 {
 	switch (n->kind) {
@@ -441,7 +458,7 @@ static LLVMValueRef cg_expr_node(struct cg *cg, struct node *n)
 	case NODE_STR:
 		return cg_str_lit(cg, n->str, n->str_len, n->type.size);
 	case NODE_BUILTIN:
-		return cg_builtin(cg, n);
+		return cg_func(cg, n);
 	case NODE_POSPARAM:
 		return cg_posparam(cg, n);
 	case NODE_VAR:
@@ -449,7 +466,7 @@ static LLVMValueRef cg_expr_node(struct cg *cg, struct node *n)
 	case NODE_MAP:
 		return cg_map_read(cg, n);
 	case NODE_CALL:
-		return cg_call(cg, n);
+		return cg_func(cg, n);
 	case NODE_BINOP:
 		return cg_binop(cg, n);
 	case NODE_UNOP:

@@ -14,6 +14,7 @@
 #include <llvm-c/DebugInfo.h>
 
 #include "ast.h"
+#include "cg_funcs.h"
 #include "codegen.h"
 #include "diag.h"
 
@@ -193,7 +194,7 @@ LLVMValueRef cg_map_lookup(struct cg *cg, LLVMValueRef map, LLVMValueRef key);
 /* An i64 from the current CPU's value of an aggregation at p (count, sum, min, max, avg). */
 LLVMValueRef cg_agg_value(struct cg *cg, LLVMValueRef p, const struct type *vt);
 /* @x = count() and friends; arg is the call's argument or NULL. */
-void cg_map_aggregate(struct cg *cg, struct node *n, enum func fn, struct node *arg);
+void cg_map_aggregate(struct cg *cg, struct node *n, struct node *arg);
 /*
  * Reserves a ring buffer record of size bytes; code after it runs only if that worked, up to
  * cg_event_submit(), which joins the paths again at *done.
@@ -276,20 +277,11 @@ void cg_ret0_and_continue(struct cg *cg);
 
 int cg_probe(struct cg *cg, struct node *probe);
 
-/* ---- cg_builtins.c: builtins and functions as tables of emit callbacks ---- */
+/* ---- cg_builtins.c: emitters (cg_funcs.h), and the events of formats ---- */
 
-LLVMValueRef cg_builtin(struct cg *cg, struct node *n);
-LLVMValueRef cg_call(struct cg *cg, struct node *n);
 void cg_event_hdr(struct cg *cg, LLVMValueRef p, uint32_t kind, uint32_t index);
 /* A ring buffer record of a format (printf, system, cat, print, time): args from first on. */
 LLVMValueRef cg_fmt_event(struct cg *cg, struct node *n, struct node *first);
-
-/* ---- cg_calls.c: the functions beyond printf/str/exit/delete ---- */
-
-/* The emit callback of a function id, or NULL. */
-LLVMValueRef cg_call_more(struct cg *cg, struct node *n, bool *handled);
-/* kstack/ustack with sema's mode and limit in n->type. */
-LLVMValueRef cg_stack(struct cg *cg, struct node *n, bool user);
 
 /* $t.N */
 LLVMValueRef cg_tuple_field(struct cg *cg, struct node *n);

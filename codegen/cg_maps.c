@@ -464,28 +464,32 @@ void cg_map_delete(struct cg *cg, struct node *n)
 	LLVMPositionBuilderAtEnd(cg->b, done);
 }
 
-/* Folds v into the per-CPU value at p; no atomics needed, only this CPU writes its copy. */
-static void cg_agg_apply(struct cg *cg, LLVMValueRef p, enum func fn, LLVMValueRef v,
+/*
+ * Folds v into the per-CPU value at p, by the aggregation's value kind (the map's value type,
+ * which its row gave); no atomics needed, only this CPU writes its copy.
+ */
+static void cg_agg_apply(struct cg *cg, LLVMValueRef p, enum type_kind kind, LLVMValueRef v,
 			 bool is_signed)
 {
 	LLVMBuilderRef b = cg->b;
 	LLVMValueRef p1 = cg_gep(cg, p, 8), cur, set, take, cmp;
 
-	switch (fn) {
-	case FN_COUNT:
-	case FN_SUM:
-	case FN_HIST:
-	case FN_LHIST:
-		if (fn != FN_SUM)
-			fn = FN_COUNT;
+	switch (kind) {
+	case TYPE_COUNT:
+	case TYPE_SUM:
+	case TYPE_HIST:
+	case TYPE_LHIST:
+		/* count and the histograms add one (a histogram's bucket is in the key) */
+		if (kind != TYPE_SUM)
+			v = cg_i64(cg, 1);
 		cur = LLVMBuildLoad2(b, cg->t_i64, p, "cur");
-		LLVMBuildStore(b, LLVMBuildAdd(b, cur, fn == FN_COUNT ? cg_i64(cg, 1) : v, ""), p);
+		LLVMBuildStore(b, LLVMBuildAdd(b, cur, v, ""), p);
 		break;
-	case FN_MIN:
-	case FN_MAX:
+	case TYPE_MIN:
+	case TYPE_MAX:
 		cur = LLVMBuildLoad2(b, cg->t_i64, p, "cur");
 		set = LLVMBuildLoad2(b, cg->t_i64, p1, "is_set");
-		if (fn == FN_MIN)
+		if (kind == TYPE_MIN)
 			cmp = LLVMBuildICmp(b, is_signed ? LLVMIntSLT : LLVMIntULT, v, cur, "");
 		else
 			cmp = LLVMBuildICmp(b, is_signed ? LLVMIntSGT : LLVMIntUGT, v, cur, "");
@@ -494,8 +498,8 @@ static void cg_agg_apply(struct cg *cg, LLVMValueRef p, enum func fn, LLVMValueR
 		LLVMBuildStore(b, LLVMBuildSelect(b, take, v, cur, ""), p);
 		LLVMBuildStore(b, cg_i64(cg, 1), p1);
 		break;
-	case FN_AVG:
-	case FN_STATS:
+	case TYPE_AVG:
+	case TYPE_STATS:
 		cur = LLVMBuildLoad2(b, cg->t_i64, p, "total");
 		LLVMBuildStore(b, LLVMBuildAdd(b, cur, v, ""), p);
 		cur = LLVMBuildLoad2(b, cg->t_i64, p1, "count");
@@ -558,7 +562,7 @@ static LLVMValueRef cg_linear_bucket(struct cg *cg, const struct map_info *mi, L
  * Look up; if missing, insert zeros with BPF_NOEXIST and look up again (another CPU may have
  * inserted first, which is fine); then fold the value in place.
  */
-void cg_map_aggregate(struct cg *cg, struct node *n, enum func fn, struct node *arg)
+void cg_map_aggregate(struct cg *cg, struct node *n, struct node *arg)
 {
 	const struct type *vt = &n->map->value;
 	LLVMValueRef map = cg_map_ref(cg, n->map), v = NULL, key, p, p2, zero, phi, vals[2];
@@ -595,7 +599,7 @@ void cg_map_aggregate(struct cg *cg, struct node *n, enum func fn, struct node *
 	vals[0] = p;
 	vals[1] = p2;
 	LLVMAddIncoming(phi, vals, from, 2);
-	cg_agg_apply(cg, phi, fn, v, vt->is_signed);
+	cg_agg_apply(cg, phi, vt->kind, v, vt->is_signed);
 	LLVMBuildBr(cg->b, done);
 	LLVMPositionBuilderAtEnd(cg->b, done);
 }

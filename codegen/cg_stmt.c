@@ -23,9 +23,7 @@ static void cg_stmts(struct cg *cg, struct node *block)
 
 static bool cg_is_agg_call(const struct node *n)
 {
-	return n && n->kind == NODE_CALL &&
-	       ((n->func >= FN_COUNT && n->func <= FN_AVG) ||
-		(n->func >= FN_STATS && n->func <= FN_LHIST));
+	return n && n->kind == NODE_CALL && (func_defs[n->func].flags & FUNC_AGG);
 }
 
 /* `lv = rhs`, `lv op= rhs`, `lv++`, `@m = count()` and the other aggregations. */
@@ -46,7 +44,7 @@ static void cg_assign(struct cg *cg, struct node *n)
 				 n->rhs->name);
 			return;
 		}
-		cg_map_aggregate(cg, lv, n->rhs->func, n->rhs->args);
+		cg_map_aggregate(cg, lv, n->rhs->args);
 		return;
 	}
 	if (!op) {

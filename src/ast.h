@@ -13,6 +13,7 @@
 #include <stdio.h>
 
 #include "aotcc.h"
+#include "funcs.h"
 #include "types.h"
 
 struct arena;
@@ -35,7 +36,7 @@ enum node_kind {
 	/* expressions */
 	NODE_INT,      /* num */
 	NODE_STR,      /* str (unescaped, NUL-terminated), str_len */
-	NODE_BUILTIN,  /* name; builtin (sema) */
+	NODE_BUILTIN,  /* name; func (sema) */
 	NODE_POSPARAM, /* num = N for $N; is_count for $# */
 	NODE_VAR,      /* name ("$x"); var (sema) */
 	NODE_MAP,      /* name ("@x" or "@"); args = key expressions or NULL; map (sema) */
@@ -44,7 +45,8 @@ enum node_kind {
 	NODE_UNOP,     /* op; lhs = operand; is_post for x++ and x-- */
 	NODE_TERNARY,  /* cond; lhs = then; rhs = else */
 	NODE_FIELD,    /* lhs; name; is_arrow; type (sema). For args->name the offset can differ per
-			* match of a wildcard: look the name up in probe_match.args. */
+			* match of a wildcard: look the name up in probe_match.args. func: the
+			* builtin (arg0, retval) sema made into args->name of a hidden arg */
 	NODE_INDEX,    /* lhs; rhs */
 	NODE_CAST,     /* cast_type text ("uint8", "struct task_struct *"); lhs. Sema also inserts
 			* implicit casts (cast_type NULL) wherever a value meets a slot of another
@@ -86,77 +88,6 @@ enum op {
 	OP_ARROW,    /* -> (a token only, never in the AST) */
 };
 
-/* Builtin identifiers, resolved by sema from NODE_BUILTIN names. */
-enum builtin {
-	BI_NONE = 0,
-	BI_PID,
-	BI_TID,
-	BI_UID,
-	BI_GID,
-	BI_NSECS,
-	BI_ELAPSED,
-	BI_CPU,
-	BI_COMM,
-	BI_PROBE,
-	BI_ARGS, /* `args` itself; only as the object of NODE_FIELD */
-	BI_RETVAL,
-	BI_FUNC,
-	BI_ARG, /* arg0..argN: num holds N */
-	BI_CURTASK,
-	BI_RAND,
-	BI_CGROUP,
-	BI_KSTACK,
-	BI_USTACK,
-	BI_USERNAME,
-	BI_SARG, /* sarg0..N: num holds N */
-};
-
-/* Functions, resolved by sema from NODE_CALL names. */
-enum func {
-	FN_NONE = 0,
-	FN_COUNT,
-	FN_SUM,
-	FN_MIN,
-	FN_MAX,
-	FN_AVG,
-	FN_PRINTF,
-	FN_EXIT,
-	FN_DELETE,
-	FN_CLEAR,
-	FN_ZERO,
-	FN_PRINT,
-	FN_STR,
-	FN_STATS,
-	FN_HIST,
-	FN_LHIST,
-	FN_TIME,
-	FN_STRFTIME,
-	FN_BUF,
-	FN_KSYM,
-	FN_USYM,
-	FN_KADDR,
-	FN_UADDR,
-	FN_NTOP,
-	FN_JOIN,
-	FN_SYSTEM,
-	FN_CAT,
-	FN_SIGNAL,
-	FN_OVERRIDE,
-	FN_PATH,
-	FN_MACADDR,
-	FN_CGROUPID,
-	FN_STRNCMP,
-	FN_SIZEOF,
-	FN_OFFSETOF,
-	FN_REG,
-	FN_KPTR,
-	FN_UPTR,
-	FN_KSTACK,
-	FN_USTACK,
-	FN_BSWAP,
-	FN_CGROUP_PATH,
-};
-
 /* A scratch variable, one per distinct `$name` in a probe. */
 struct var_info {
 	char *name;
@@ -196,8 +127,7 @@ struct node {
 	struct node *lhs, *rhs, *cond, *body, *else_body, *args;
 
 	/* resolved by the semantic passes */
-	enum builtin builtin;
-	enum func func;
+	enum func func; /* BUILTIN, CALL: the row of src/funcs.c */
 	uint32_t idx;
 	uint32_t field_off;
 	struct var_info *var;

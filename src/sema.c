@@ -65,6 +65,24 @@ const struct probe_type *sema_probe_lacks(struct sema_ctx *ctx, uint32_t needs)
 	return NULL;
 }
 
+bool sema_func_allowed(struct sema_ctx *ctx, struct node *n, const struct func_def *f)
+{
+	bool call = n->kind == NODE_CALL;
+	const struct probe_type *lacking;
+
+	if ((f->flags & FUNC_UNSAFE) && !ctx->prog->opts->unsafe)
+		sema_error(ctx, n->loc, "run with --unsafe to allow it", "%s%s is an unsafe %s",
+			   n->name, call ? "()" : "", call ? "function" : "builtin");
+	if (f->needs && (lacking = sema_probe_lacks(ctx, f->needs))) {
+		sema_error(ctx, n->loc, NULL,
+			   call ? "%s() is not available in %s probes"
+				: "'%s' is not available in %s probes",
+			   n->name, lacking->name);
+		return false;
+	}
+	return true;
+}
+
 /* `x++`, `x--` and `x op= v` on their own become ASSIGN with op and a value. */
 static void sema_normalise_update(struct sema_ctx *ctx, struct node *n)
 {

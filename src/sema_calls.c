@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Sema of function calls: argument counts and types, aggregations (only as a map's value), map
- * functions, the functions whose arguments are names rather than values (kstack(perf), reg("ip"),
- * sizeof(uint32)), and those resolved while compiling (kaddr, uaddr, cgroupid, signal names).
+ * Sema of function calls: what every call passes through (the name, the number of arguments,
+ * --unsafe, what the probe types provide: the row of src/funcs.c says), then the checks the rows
+ * name: aggregations (only as a map's value), map functions, the functions whose arguments are
+ * names rather than values (kstack(perf), reg("ip"), sizeof(uint32)), and those resolved while
+ * compiling (kaddr, uaddr, cgroupid, signal names).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -71,7 +73,7 @@ static bool sema_is_whole_map(const struct node *a)
 }
 
 /* clear(@m), zero(@m), print(@m): a whole map, named rather than read. */
-static void sema_whole_map(struct sema_ctx *ctx, struct node *n)
+void sema_fn_whole_map(struct sema_ctx *ctx, struct node *n)
 {
 	struct node *a = n->args;
 
@@ -148,7 +150,7 @@ static const struct {
 };
 
 /* sizeof(type) or sizeof(expr) becomes the literal. */
-static void sema_sizeof(struct sema_ctx *ctx, struct node *n)
+void sema_fn_sizeof(struct sema_ctx *ctx, struct node *n)
 {
 	uint64_t size = 0;
 
@@ -181,9 +183,8 @@ static void sema_sizeof(struct sema_ctx *ctx, struct node *n)
 }
 
 /* kstack, kstack(N), kstack(mode), kstack(mode, N); mode is perf, bpftrace or raw. */
-static void sema_stack(struct sema_ctx *ctx, struct node *n)
+static void sema_stack(struct sema_ctx *ctx, struct node *n, bool user)
 {
-	bool user = n->func == FN_USTACK;
 	uint32_t mode = AOT_STACK_MODE_BPFTRACE, limit = 0;
 	struct node *a = n->args;
 	int64_t v;
@@ -221,8 +222,18 @@ static void sema_stack(struct sema_ctx *ctx, struct node *n)
 	n->type = type_buf(user ? AOT_K_USTACK : AOT_K_KSTACK, user ? 16 : 8, limit | mode << 16);
 }
 
+void sema_fn_kstack(struct sema_ctx *ctx, struct node *n)
+{
+	sema_stack(ctx, n, false);
+}
+
+void sema_fn_ustack(struct sema_ctx *ctx, struct node *n)
+{
+	sema_stack(ctx, n, true);
+}
+
 /* kaddr("sym"): the address from /proc/kallsyms, as bpftrace resolves it when compiling. */
-static void sema_kaddr(struct sema_ctx *ctx, struct node *n)
+static void sema_kaddr_lookup(struct sema_ctx *ctx, struct node *n)
 {
 	n->type = type_int(8, false); /* even if it fails: no errors that follow from it */
 	const char *want = n->args->str;
@@ -257,7 +268,7 @@ static void sema_kaddr(struct sema_ctx *ctx, struct node *n)
  * again per match). Its type is a user pointer sized by the symbol, as bpftrace types it: int8,
  * int16, int32 or int64 *, the last for any other size.
  */
-static void sema_uaddr(struct sema_ctx *ctx, struct node *n)
+static void sema_uaddr_lookup(struct sema_ctx *ctx, struct node *n)
 {
 	const char *name = n->args->str;
 	const struct probe_match *first = NULL;
@@ -300,7 +311,7 @@ static void sema_uaddr(struct sema_ctx *ctx, struct node *n)
 }
 
 /* cgroupid("/sys/fs/cgroup/..."): the cgroup's id is its inode's file handle, read now. */
-static void sema_cgroupid(struct sema_ctx *ctx, struct node *n)
+static void sema_cgroupid_lookup(struct sema_ctx *ctx, struct node *n)
 {
 	n->type = type_int(8, false);
 	struct {
@@ -321,7 +332,7 @@ static void sema_cgroupid(struct sema_ctx *ctx, struct node *n)
 }
 
 /* signal("SIGKILL"), signal("KILL") or signal(9). */
-static void sema_signal(struct sema_ctx *ctx, struct node *n)
+void sema_fn_signal(struct sema_ctx *ctx, struct node *n)
 {
 	static const struct {
 		const char *name;
@@ -363,20 +374,15 @@ static void sema_signal(struct sema_ctx *ctx, struct node *n)
 }
 
 /* reg("name"): a field of x86-64's struct pt_regs, offsets as the kernel lays it out. */
-static void sema_reg(struct sema_ctx *ctx, struct node *n)
+void sema_fn_reg(struct sema_ctx *ctx, struct node *n)
 {
 	static const char *const regs[] = {
 		"r15", "r14", "r13", "r12", "bp",      "bx", "r11", "r10",   "r9", "r8", "ax",
 		"cx",  "dx",  "si",  "di",  "orig_ax", "ip", "cs",  "flags", "sp", "ss",
 	};
-	const struct probe_type *lacking;
 
 	if (!sema_need_literal(ctx, n, n->args, "register name"))
 		return;
-	if ((lacking = sema_probe_lacks(ctx, PB_REGS))) {
-		sema_error(ctx, n->loc, NULL, "reg() is not available in %s probes", lacking->name);
-		return;
-	}
 	for (size_t i = 0; i < sizeof(regs) / sizeof(regs[0]); i++) {
 		if (!strcmp(n->args->str, regs[i])) {
 			n->field_off = (uint32_t)(i * 8);
@@ -389,26 +395,58 @@ static void sema_reg(struct sema_ctx *ctx, struct node *n)
 		   "reg(): unknown register '%s'", n->args->str);
 }
 
-static void sema_unsafe(struct sema_ctx *ctx, struct node *n)
+/* kaddr("sym"), uaddr("sym"), cgroupid("path"): a literal, looked up now. */
+void sema_fn_kaddr(struct sema_ctx *ctx, struct node *n)
 {
-	if (!ctx->prog->opts->unsafe)
-		sema_error(ctx, n->loc, "run with --unsafe to allow it",
-			   "%s() is an unsafe function", n->name);
+	if (sema_need_literal(ctx, n, n->args, "symbol name"))
+		sema_kaddr_lookup(ctx, n);
+}
+
+void sema_fn_uaddr(struct sema_ctx *ctx, struct node *n)
+{
+	n->type = type_int(8, false); /* even if it fails: no errors that follow from it */
+	if (sema_need_literal(ctx, n, n->args, "symbol name"))
+		sema_uaddr_lookup(ctx, n);
+}
+
+void sema_fn_cgroupid(struct sema_ctx *ctx, struct node *n)
+{
+	if (sema_need_literal(ctx, n, n->args, "path"))
+		sema_cgroupid_lookup(ctx, n);
+}
+
+/* offsetof(struct r, a.b): the parser gives the type and the member path as a string. */
+void sema_fn_offsetof(struct sema_ctx *ctx, struct node *n)
+{
+	uint64_t off;
+
+	if (!n->cast_type || !n->args || n->args->kind != NODE_STR) {
+		sema_args(ctx, n->args);
+		return;
+	}
+	n->type = type_int(8, false); /* no second error about a void value */
+	if (!sema_record_offsetof(ctx, n, &off))
+		return;
+	n->kind = NODE_INT;
+	n->num = off;
+	n->args = NULL;
+	n->type = type_int(8, false);
 }
 
 /* ntop([af,] addr): an IPv4 address as an integer, or 4 or 16 bytes. */
-static void sema_ntop(struct sema_ctx *ctx, struct node *n)
+void sema_fn_ntop(struct sema_ctx *ctx, struct node *n)
 {
 	struct node *addr = n->args->next ? n->args->next : n->args;
 	const struct type *t = &addr->type;
 
+	sema_args(ctx, n->args);
 	if (addr != n->args)
 		sema_need_int(ctx, n->args, "the address family of ntop()");
 	if (t->kind != TYPE_NONE && !sema_is_int(t) &&
 	    !((t->kind == TYPE_STR || t->kind == TYPE_BUF) && (t->size == 4 || t->size == 16)))
 		sema_error(ctx, addr->loc, "give an integer, or an array of 4 or 16 bytes",
 			   "ntop() cannot take %s", type_name(ctx->a, t));
-	n->type = type_buf(AOT_K_INET, 24, 0);
+	n->type = func_defs[n->func].type;
 }
 
 /* A value for print(), printf arguments and the like: neither an aggregation nor nothing. */
@@ -420,54 +458,43 @@ static void sema_need_value(struct sema_ctx *ctx, struct node *a, const char *wh
 						: type_name(ctx->a, &a->type));
 }
 
-/* Functions with a value; the rest are statements. */
-static bool sema_has_value(enum func id)
+/* An aggregation's arguments, where it may be; false (reported) if it is not a map's value. */
+static bool sema_aggregate(struct sema_ctx *ctx, struct node *n)
 {
-	switch (id) {
-	case FN_PRINTF:
-	case FN_EXIT:
-	case FN_DELETE:
-	case FN_CLEAR:
-	case FN_ZERO:
-	case FN_PRINT:
-	case FN_TIME:
-	case FN_JOIN:
-	case FN_SYSTEM:
-	case FN_CAT:
-	case FN_SIGNAL:
-	case FN_OVERRIDE:
-		return false;
-	default:
-		return true;
-	}
-}
-
-static void sema_aggregation(struct sema_ctx *ctx, struct node *n, const struct sema_func *f)
-{
-	static const enum type_kind kinds[] = {
-		[FN_COUNT] = TYPE_COUNT, [FN_SUM] = TYPE_SUM,	  [FN_MIN] = TYPE_MIN,
-		[FN_MAX] = TYPE_MAX,	 [FN_AVG] = TYPE_AVG,	  [FN_STATS] = TYPE_STATS,
-		[FN_HIST] = TYPE_HIST,	 [FN_LHIST] = TYPE_LHIST,
-	};
-
 	sema_args(ctx, n->args);
 	if (ctx->assign_rhs != n) {
-		sema_error(ctx, n->loc, arena_printf(ctx->a, "write @name = %s(...)", f->name),
-			   "%s() can only be assigned to a map", f->name);
-		return;
+		sema_error(ctx, n->loc, arena_printf(ctx->a, "write @name = %s(...)", n->name),
+			   "%s() can only be assigned to a map", n->name);
+		return false;
 	}
 	if (n->args)
-		sema_need_int(ctx, n->args, arena_printf(ctx->a, "%s()", f->name));
-	if (f->id == FN_LHIST)
-		sema_lhist(ctx, n);
-	n->type.kind = kinds[f->id];
-	n->type.size =
-		f->id == FN_MIN || f->id == FN_MAX || f->id == FN_AVG || f->id == FN_STATS ? 16 : 8;
+		sema_need_int(ctx, n->args, arena_printf(ctx->a, "%s()", n->name));
+	return true;
+}
+
+/* The aggregation's value type is its row's, signed as its argument is. */
+static void sema_aggregate_type(struct node *n)
+{
+	n->type = func_defs[n->func].type;
 	n->type.is_signed = n->args ? n->args->type.is_signed : false;
 }
 
+void sema_fn_aggregation(struct sema_ctx *ctx, struct node *n)
+{
+	if (sema_aggregate(ctx, n))
+		sema_aggregate_type(n);
+}
+
+void sema_fn_lhist(struct sema_ctx *ctx, struct node *n)
+{
+	if (!sema_aggregate(ctx, n))
+		return;
+	sema_lhist(ctx, n);
+	sema_aggregate_type(n);
+}
+
 /* printf-like calls: a literal format, its conversions matching the arguments. */
-static void sema_formatted(struct sema_ctx *ctx, struct node *n)
+void sema_fn_formatted(struct sema_ctx *ctx, struct node *n)
 {
 	if (n->args->kind != NODE_STR) {
 		sema_error(ctx, n->args->loc, "write the format as a string literal",
@@ -480,260 +507,227 @@ static void sema_formatted(struct sema_ctx *ctx, struct node *n)
 		sema_printf_check(ctx, n);
 }
 
-/* The checks of each function; args are evaluated here, since some are names, not values. */
-static void sema_call_check(struct sema_ctx *ctx, struct node *n, const struct sema_func *f)
+void sema_fn_int_arg(struct sema_ctx *ctx, struct node *n)
+{
+	sema_args(ctx, n->args);
+	sema_need_int(ctx, n->args, arena_printf(ctx->a, "%s()", n->name));
+	if (!(func_defs[n->func].flags & FUNC_VOID))
+		n->type = func_defs[n->func].type;
+}
+
+void sema_fn_delete(struct sema_ctx *ctx, struct node *n)
+{
+	struct node *a = n->args;
+
+	if (a->kind != NODE_MAP || !a->args) {
+		sema_error(ctx, a->loc, "write delete(@map[key])", "delete() takes a map element");
+		return;
+	}
+	sema_expr(ctx, a);
+}
+
+/* print(value), or print(@map [, top [, divisor]]). */
+void sema_fn_print(struct sema_ctx *ctx, struct node *n)
+{
+	struct node *a = n->args;
+
+	if (sema_is_whole_map(a)) {
+		sema_fn_whole_map(ctx, n);
+		sema_args(ctx, a->next);
+		for (struct node *p = a->next; p; p = p->next)
+			sema_need_int(ctx, p,
+				      p == a->next ? "the top of print()"
+						   : "the divisor of print()");
+		return;
+	}
+	sema_args(ctx, a);
+	if (a->next) {
+		sema_error(ctx, a->next->loc, NULL,
+			   "print() takes a top and a divisor only after a whole map");
+		return;
+	}
+	sema_need_value(ctx, a, "print()");
+}
+
+/* str(p [, len]): a string read at a pointer, or a string value as it is. */
+void sema_fn_str(struct sema_ctx *ctx, struct node *n)
+{
+	struct node *a = n->args;
+
+	if (a)
+		sema_posparam_as_str(ctx, a);
+	sema_args(ctx, a);
+	if (a->type.kind == TYPE_STR) {
+		n->type = a->type;
+		return;
+	}
+	sema_need_int(ctx, a, "str()");
+	if (a->next)
+		sema_need_int(ctx, a->next, "the length of str()");
+	n->is_user = a->is_user || a->type.is_user;
+	n->type = type_str(ctx->prog->opts->strlen_max);
+}
+
+void sema_fn_time(struct sema_ctx *ctx, struct node *n)
+{
+	if (n->args)
+		sema_need_literal(ctx, n, n->args, "format");
+}
+
+/* exit(code): the status aotrace exits with */
+void sema_fn_exit(struct sema_ctx *ctx, struct node *n)
+{
+	sema_args(ctx, n->args);
+	if (n->args)
+		sema_need_int(ctx, n->args, "the exit code of exit()");
+}
+
+void sema_fn_strftime(struct sema_ctx *ctx, struct node *n)
+{
+	struct node *a = n->args;
+
+	if (!sema_need_literal(ctx, n, a, "format"))
+		return;
+	sema_args(ctx, a->next);
+	sema_need_int(ctx, a->next, "the time of strftime()");
+	/* the format goes into the metadata once; the walks share it through n->num */
+	if (!n->num) {
+		struct aot_fmt fmt = { .kind = AOT_FMT_TIME,
+				       .fmt = a->str,
+				       .args = { .kind = AOT_K_TUPLE } };
+		int idx = aot_meta_add_fmt(ctx->prog->meta, &fmt);
+
+		if (idx < 0)
+			return;
+		n->num = (uint64_t)idx + 1;
+	}
+	n->type = type_buf(AOT_K_TIMESTAMP, 8, (uint32_t)n->num - 1);
+}
+
+/* buf(p, len) or buf(s): bytes, as many as the length asks up to the string length. */
+void sema_fn_buf(struct sema_ctx *ctx, struct node *n)
+{
+	uint32_t size = ctx->prog->opts->strlen_max;
+	struct node *a = n->args;
+	int64_t v;
+
+	sema_args(ctx, a);
+	if (a->type.kind == TYPE_STR && !a->next) {
+		size = a->type.size;
+	} else {
+		sema_need_int(ctx, a, "buf()");
+		if (!a->next) {
+			sema_error(ctx, n->loc, "write buf(pointer, length)",
+				   "buf() of a pointer needs a length");
+			return;
+		}
+		sema_need_int(ctx, a->next, "the length of buf()");
+		if (sema_const_int(a->next, &v) && v >= 0 && (uint64_t)v < size)
+			size = (uint32_t)v;
+	}
+	n->is_user = a->is_user;
+	n->type = type_buf(AOT_K_BUF, 4 + size, 0);
+}
+
+/* cgroup_path(id): the id is resolved to a path by the runtime, in its cgroup2 hierarchy. */
+void sema_fn_cgroup_path(struct sema_ctx *ctx, struct node *n)
+{
+	struct node *a = n->args;
+
+	sema_args(ctx, a);
+	sema_need_int(ctx, a, "cgroup_path()");
+	if (a->next)
+		sema_unsupported(ctx, a->next, "cgroup_path()'s filter argument");
+	n->type = func_defs[n->func].type;
+}
+
+void sema_fn_join(struct sema_ctx *ctx, struct node *n)
+{
+	struct node *a = n->args;
+
+	sema_expr(ctx, a);
+	sema_need_int(ctx, a, "join()");
+	if (a->next)
+		sema_need_literal(ctx, n, a->next, "separator");
+	n->is_user = true; /* argv arrays are in user memory */
+}
+
+void sema_fn_path(struct sema_ctx *ctx, struct node *n)
+{
+	sema_args(ctx, n->args);
+	sema_need_int(ctx, n->args, "path()");
+	n->type = type_str(ctx->prog->opts->strlen_max);
+}
+
+void sema_fn_macaddr(struct sema_ctx *ctx, struct node *n)
+{
+	struct node *a = n->args;
+
+	sema_args(ctx, a);
+	if (!((a->type.kind == TYPE_STR || a->type.kind == TYPE_BUF) && a->type.size == 6))
+		sema_need_int(ctx, a, "macaddr()");
+	n->is_user = a->is_user;
+	n->type = func_defs[n->func].type;
+}
+
+void sema_fn_strncmp(struct sema_ctx *ctx, struct node *n)
 {
 	struct node *a = n->args;
 	int64_t v;
 
-	switch (f->id) {
-	case FN_COUNT:
-	case FN_SUM:
-	case FN_MIN:
-	case FN_MAX:
-	case FN_AVG:
-	case FN_STATS:
-	case FN_HIST:
-	case FN_LHIST:
-		sema_aggregation(ctx, n, f);
-		return;
-	case FN_PRINTF:
-	case FN_CAT:
-		sema_formatted(ctx, n);
-		return;
-	case FN_SYSTEM:
-		sema_unsafe(ctx, n);
-		sema_formatted(ctx, n);
-		return;
-	case FN_DELETE:
-		if (a->kind != NODE_MAP || !a->args) {
-			sema_error(ctx, a->loc, "write delete(@map[key])",
-				   "delete() takes a map element");
-			return;
-		}
-		sema_expr(ctx, a);
-		return;
-	case FN_CLEAR:
-	case FN_ZERO:
-		sema_whole_map(ctx, n);
-		return;
-	case FN_PRINT:
-		if (sema_is_whole_map(a)) {
-			sema_whole_map(ctx, n);
-			sema_args(ctx, a->next);
-			for (struct node *p = a->next; p; p = p->next)
-				sema_need_int(ctx, p,
-					      p == a->next ? "the top of print()"
-							   : "the divisor of print()");
-			return;
-		}
-		sema_args(ctx, a);
-		if (a->next) {
-			sema_error(ctx, a->next->loc, NULL,
-				   "print() takes a top and a divisor only after a whole map");
-			return;
-		}
-		sema_need_value(ctx, a, "print()");
-		return;
-	case FN_STR:
-		if (a)
-			sema_posparam_as_str(ctx, a);
-		sema_args(ctx, a);
-		if (a->type.kind == TYPE_STR) {
-			n->type = a->type;
-			return;
-		}
-		sema_need_int(ctx, a, "str()");
-		if (a->next)
-			sema_need_int(ctx, a->next, "the length of str()");
-		n->is_user = a->is_user || a->type.is_user;
-		n->type = type_str(ctx->prog->opts->strlen_max);
-		return;
-	case FN_TIME:
-		if (a)
-			sema_need_literal(ctx, n, a, "format");
-		return;
-	case FN_EXIT:
-		/* exit(code): the status aotrace exits with */
-		sema_args(ctx, a);
-		if (a)
-			sema_need_int(ctx, a, "the exit code of exit()");
-		return;
-	case FN_STRFTIME:
-		if (!sema_need_literal(ctx, n, a, "format"))
-			return;
-		sema_args(ctx, a->next);
-		sema_need_int(ctx, a->next, "the time of strftime()");
-		/* the format goes into the metadata once; the walks share it through n->num */
-		if (!n->num) {
-			struct aot_fmt fmt = { .kind = AOT_FMT_TIME,
-					       .fmt = a->str,
-					       .args = { .kind = AOT_K_TUPLE } };
-			int idx = aot_meta_add_fmt(ctx->prog->meta, &fmt);
+	sema_args(ctx, a);
+	sema_need_str(ctx, a, "strncmp()");
+	sema_need_str(ctx, a->next, "strncmp()");
+	if (!sema_const_int(a->next->next, &v) || v < 0)
+		sema_error(ctx, a->next->next->loc, NULL,
+			   "strncmp(): the length must be a non-negative literal");
+	n->type = func_defs[n->func].type;
+}
 
-			if (idx < 0)
-				return;
-			n->num = (uint64_t)idx + 1;
-		}
-		n->type = type_buf(AOT_K_TIMESTAMP, 8, (uint32_t)n->num - 1);
-		return;
-	case FN_BUF: {
-		uint32_t size = ctx->prog->opts->strlen_max;
+/* kptr(p), uptr(p): the value, read from kernel or user memory when dereferenced. */
+static void sema_ptr_space(struct sema_ctx *ctx, struct node *n, bool user)
+{
+	sema_args(ctx, n->args);
+	sema_need_int(ctx, n->args, arena_printf(ctx->a, "%s()", n->name));
+	n->type = n->args->type;
+	n->is_user = user;
+}
 
-		sema_args(ctx, a);
-		if (a->type.kind == TYPE_STR && !a->next) {
-			size = a->type.size;
-		} else {
-			sema_need_int(ctx, a, "buf()");
-			if (!a->next) {
-				sema_error(ctx, n->loc, "write buf(pointer, length)",
-					   "buf() of a pointer needs a length");
-				return;
-			}
-			sema_need_int(ctx, a->next, "the length of buf()");
-			if (sema_const_int(a->next, &v) && v >= 0 && (uint64_t)v < size)
-				size = (uint32_t)v;
-		}
-		n->is_user = a->is_user;
-		n->type = type_buf(AOT_K_BUF, 4 + size, 0);
-		return;
-	}
-	case FN_KSYM:
-	case FN_USYM:
-		sema_args(ctx, a);
-		sema_need_int(ctx, a, arena_printf(ctx->a, "%s()", n->name));
-		n->type =
-			f->id == FN_KSYM ? type_buf(AOT_K_KSYM, 8, 0) : type_buf(AOT_K_USYM, 16, 0);
-		return;
-	case FN_CGROUP_PATH:
-		/* The id is resolved to a path by the runtime, in its cgroup2 hierarchy. */
-		sema_args(ctx, a);
-		sema_need_int(ctx, a, "cgroup_path()");
-		if (a->next)
-			sema_unsupported(ctx, a->next, "cgroup_path()'s filter argument");
-		n->type = type_buf(AOT_K_CGROUP_PATH, 8, 0);
-		return;
-	case FN_KADDR:
-		if (sema_need_literal(ctx, n, a, "symbol name"))
-			sema_kaddr(ctx, n);
-		return;
-	case FN_UADDR:
-		n->type = type_int(8, false); /* even if it fails: no errors that follow from it */
-		if (sema_need_literal(ctx, n, a, "symbol name"))
-			sema_uaddr(ctx, n);
-		return;
-	case FN_CGROUPID:
-		if (sema_need_literal(ctx, n, a, "path"))
-			sema_cgroupid(ctx, n);
-		return;
-	case FN_NTOP:
-		sema_args(ctx, a);
-		sema_ntop(ctx, n);
-		return;
-	case FN_JOIN:
-		sema_expr(ctx, a);
-		sema_need_int(ctx, a, "join()");
-		if (a->next)
-			sema_need_literal(ctx, n, a->next, "separator");
-		n->is_user = true; /* argv arrays are in user memory */
-		return;
-	case FN_SIGNAL:
-		sema_unsafe(ctx, n);
-		sema_signal(ctx, n);
-		return;
-	case FN_OVERRIDE: {
-		const struct probe_type *lacking = sema_probe_lacks(ctx, PB_OVERRIDE);
+void sema_fn_kptr(struct sema_ctx *ctx, struct node *n)
+{
+	sema_ptr_space(ctx, n, false);
+}
 
-		sema_unsafe(ctx, n);
-		if (lacking)
-			sema_error(ctx, n->loc, NULL, "override() is not available in %s probes",
-				   lacking->name);
-		sema_args(ctx, a);
-		sema_need_int(ctx, a, "override()");
-		return;
-	}
-	case FN_PATH:
-		sema_args(ctx, a);
-		sema_need_int(ctx, a, "path()");
-		n->type = type_str(ctx->prog->opts->strlen_max);
-		return;
-	case FN_MACADDR:
-		sema_args(ctx, a);
-		if (!((a->type.kind == TYPE_STR || a->type.kind == TYPE_BUF) && a->type.size == 6))
-			sema_need_int(ctx, a, "macaddr()");
-		n->is_user = a->is_user;
-		n->type = type_buf(AOT_K_MACADDR, 6, 0);
-		return;
-	case FN_STRNCMP:
-		sema_args(ctx, a);
-		sema_need_str(ctx, a, "strncmp()");
-		sema_need_str(ctx, a->next, "strncmp()");
-		if (!sema_const_int(a->next->next, &v) || v < 0)
-			sema_error(ctx, a->next->next->loc, NULL,
-				   "strncmp(): the length must be a non-negative literal");
-		n->type = type_int(8, false);
-		return;
-	case FN_SIZEOF:
-		sema_sizeof(ctx, n);
-		return;
-	case FN_REG:
-		sema_reg(ctx, n);
-		return;
-	case FN_KPTR:
-	case FN_UPTR:
-		sema_args(ctx, a);
-		sema_need_int(ctx, a, arena_printf(ctx->a, "%s()", n->name));
-		n->type = a->type;
-		n->is_user = f->id == FN_UPTR;
-		return;
-	case FN_KSTACK:
-	case FN_USTACK:
-		sema_stack(ctx, n);
-		return;
-	case FN_BSWAP:
-		sema_args(ctx, a);
-		sema_need_int(ctx, a, "bswap()");
-		n->type = type_int(a->type.kind == TYPE_INT ? a->type.size : 8, false);
-		return;
-	default:
-		sema_args(ctx, a);
-		return;
-	}
+void sema_fn_uptr(struct sema_ctx *ctx, struct node *n)
+{
+	sema_ptr_space(ctx, n, true);
+}
+
+void sema_fn_bswap(struct sema_ctx *ctx, struct node *n)
+{
+	struct node *a = n->args;
+
+	sema_args(ctx, a);
+	sema_need_int(ctx, a, "bswap()");
+	n->type = type_int(a->type.kind == TYPE_INT ? a->type.size : 8, false);
 }
 
 void sema_call(struct sema_ctx *ctx, struct node *n, bool is_stmt)
 {
-	const struct sema_func *f = sema_func_find(n->name);
+	enum func id = func_find(n->name, FUNC_CALL);
+	const struct func_def *f = &func_defs[id];
 	int nargs = sema_nargs(n);
 
 	n->type.kind = TYPE_VOID;
-	if (!f) {
+	if (!id) {
 		sema_error(ctx, n->loc, "see aotrace(8) for the functions", "unknown function '%s'",
 			   n->name);
 		return;
 	}
-	n->func = f->id;
-	if (f->unsupported) {
-		sema_unsupported(ctx, n, arena_printf(ctx->a, "%s()", f->name));
-		return;
-	}
-	if (f->id == FN_SIZEOF && n->cast_type) {
-		sema_sizeof(ctx, n);
-		return;
-	}
-	if (f->id == FN_OFFSETOF && n->cast_type && n->args && n->args->kind == NODE_STR) {
-		uint64_t off;
-
-		n->type = type_int(8, false); /* no second error about a void value */
-		if (!sema_record_offsetof(ctx, n, &off))
-			return;
-		n->kind = NODE_INT;
-		n->num = off;
-		n->args = NULL;
-		n->type = type_int(8, false);
-		return;
-	}
-	if (nargs < f->min_args || nargs > f->max_args) {
+	n->func = id;
+	/* sizeof(struct x), offsetof(struct x, f): the type is no argument, the check counts */
+	if (!(n->cast_type && (f->flags & FUNC_TYPE_ARG)) &&
+	    (nargs < f->min_args || nargs > f->max_args)) {
 		int limit = nargs < f->min_args ? f->min_args : f->max_args;
 
 		sema_error(ctx, n->loc, NULL, "%s() takes %s%d argument%s, not %d", f->name,
@@ -743,7 +737,12 @@ void sema_call(struct sema_ctx *ctx, struct node *n, bool is_stmt)
 			   limit, limit == 1 ? "" : "s", nargs);
 		return;
 	}
-	sema_call_check(ctx, n, f);
-	if (!is_stmt && !sema_has_value(f->id))
+	if (!sema_func_allowed(ctx, n, f))
+		return;
+	if (f->check)
+		f->check(ctx, n);
+	else
+		sema_args(ctx, n->args);
+	if (!is_stmt && (f->flags & FUNC_VOID))
 		sema_error(ctx, n->loc, NULL, "%s() has no value", f->name);
 }

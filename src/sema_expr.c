@@ -115,19 +115,14 @@ static void sema_tuple_field(struct sema_ctx *ctx, struct node *n)
 
 static void sema_field(struct sema_ctx *ctx, struct node *n)
 {
-	if (n->builtin == BI_ARG || n->builtin == BI_RETVAL) {
+	if (func_defs[n->func].flags & FUNC_HIDDEN_ARG) {
 		sema_args_field(ctx, n, true);
 		return;
 	}
 	if (n->lhs->kind == NODE_BUILTIN && strcmp(n->lhs->name, "args") == 0) {
-		const struct probe_type *lacking;
-
-		n->lhs->builtin = BI_ARGS;
-		if ((lacking = sema_probe_lacks(ctx, PB_ARGS))) {
-			sema_error(ctx, n->lhs->loc, NULL, "'args' is not available in %s probes",
-				   lacking->name);
+		n->lhs->func = FN_ARGS;
+		if (!sema_func_allowed(ctx, n->lhs, &func_defs[FN_ARGS]))
 			return;
-		}
 		if (!n->is_arrow)
 			sema_error(ctx, n->loc, arena_printf(ctx->a, "write args->%s", n->name),
 				   "args is a pointer: use '->'");

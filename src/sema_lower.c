@@ -327,51 +327,78 @@ static int lower_join(struct sema_ctx *ctx, struct node *call)
 	return 0;
 }
 
-static int lower_call(struct sema_ctx *ctx, struct node *n)
+/* printf, system, cat: the format and the arguments after it into the metadata. */
+static int lower_formatted(struct sema_ctx *ctx, struct node *n, enum aot_fmt_kind kind)
 {
-	bool whole_map = n->args && n->args->kind == NODE_MAP && !n->args->args;
+	return lower_list(ctx, n->args->next)
+		       ?: lower_fmt(ctx, n, n->args->next, kind, n->args->str);
+}
+
+int sema_lower_printf(struct sema_ctx *ctx, struct node *n)
+{
+	return lower_formatted(ctx, n, AOT_FMT_PRINTF);
+}
+
+int sema_lower_system(struct sema_ctx *ctx, struct node *n)
+{
+	return lower_formatted(ctx, n, AOT_FMT_SYSTEM);
+}
+
+int sema_lower_cat(struct sema_ctx *ctx, struct node *n)
+{
+	return lower_formatted(ctx, n, AOT_FMT_CAT);
+}
+
+int sema_lower_time(struct sema_ctx *ctx, struct node *n)
+{
+	return lower_fmt(ctx, n, NULL, AOT_FMT_TIME, n->args ? n->args->str : "%H:%M:%S\n");
+}
+
+/* print(@m, top, div): two integers; print(value): a format of one argument. */
+int sema_lower_print(struct sema_ctx *ctx, struct node *n)
+{
 	int ret;
 
-	switch (n->func) {
-	case FN_PRINTF:
-	case FN_SYSTEM:
-	case FN_CAT:
+	if (n->args->kind == NODE_MAP && !n->args->args) {
 		ret = lower_list(ctx, n->args->next);
-		return ret
-			       ?: lower_fmt(ctx, n, n->args->next,
-					    n->func == FN_PRINTF   ? AOT_FMT_PRINTF
-					    : n->func == FN_SYSTEM ? AOT_FMT_SYSTEM
-								   : AOT_FMT_CAT,
-					    n->args->str);
-	case FN_TIME:
-		return lower_fmt(ctx, n, NULL, AOT_FMT_TIME, n->args ? n->args->str : "%H:%M:%S\n");
-	case FN_PRINT:
-		if (whole_map) {
-			ret = lower_list(ctx, n->args->next);
-			for (struct node *a = n->args->next; a; a = a->next)
-				lower_cast_int64(ctx, a);
-			return ret;
-		}
-		ret = lower_list(ctx, n->args);
-		return ret ?: lower_fmt(ctx, n, n->args, AOT_FMT_PRINT_VALUE, "");
-	case FN_CLEAR:
-	case FN_ZERO:
-	case FN_KSTACK:
-	case FN_USTACK:
-		return 0;
-	case FN_JOIN:
-		ret = lower_expr(ctx, n->args);
-		return ret ?: lower_join(ctx, n);
-	case FN_STRFTIME:
-		ret = lower_list(ctx, n->args->next);
-		lower_cast_int64(ctx, n->args->next);
-		return ret;
-	default:
-		ret = lower_list(ctx, n->args);
-		for (struct node *a = n->args; a; a = a->next)
+		for (struct node *a = n->args->next; a; a = a->next)
 			lower_cast_int64(ctx, a);
 		return ret;
 	}
+	ret = lower_list(ctx, n->args);
+	return ret ?: lower_fmt(ctx, n, n->args, AOT_FMT_PRINT_VALUE, "");
+}
+
+int sema_lower_names(struct sema_ctx *ctx, struct node *n)
+{
+	(void)ctx;
+	(void)n;
+	return 0;
+}
+
+int sema_lower_join(struct sema_ctx *ctx, struct node *n)
+{
+	return lower_expr(ctx, n->args) ?: lower_join(ctx, n);
+}
+
+int sema_lower_strftime(struct sema_ctx *ctx, struct node *n)
+{
+	int ret = lower_list(ctx, n->args->next);
+
+	lower_cast_int64(ctx, n->args->next);
+	return ret;
+}
+
+static int lower_call(struct sema_ctx *ctx, struct node *n)
+{
+	int ret;
+
+	if (func_defs[n->func].lower)
+		return func_defs[n->func].lower(ctx, n);
+	ret = lower_list(ctx, n->args);
+	for (struct node *a = n->args; a; a = a->next)
+		lower_cast_int64(ctx, a);
+	return ret;
 }
 
 static int lower_expr(struct sema_ctx *ctx, struct node *n)

@@ -43,7 +43,7 @@ static void sema_record_wanted(struct sema_ctx *ctx, struct node *n, const char 
 			       uint32_t *cap)
 {
 	for (; n; n = n->next) {
-		if (n->kind == NODE_BUILTIN && !sema_builtin_find(n->name)) {
+		if (n->kind == NODE_BUILTIN && !func_find(n->name, FUNC_BARE)) {
 			if (*nv + 1 >= *cap) {
 				uint32_t c = *cap ? *cap * 2 : 16;
 				const char **w = arena_alloc(ctx->a, c * sizeof(*w));
@@ -148,7 +148,7 @@ static void sema_record_arg_ptr(struct sema_ctx *ctx, struct node *f)
 	char *s, *e;
 
 	if (f->kind != NODE_FIELD || !f->lhs || f->lhs->kind != NODE_BUILTIN ||
-	    f->lhs->builtin != BI_ARGS || f->type.kind != TYPE_INT || f->type.size != 8)
+	    f->lhs->func != FN_ARGS || f->type.kind != TYPE_INT || f->type.size != 8)
 		return;
 	for (struct node *ap = ctx->probe->args; ap && !decl; ap = ap->next)
 		for (uint32_t i = 0; i < ap->nmatches && !decl; i++)

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * What the semantic passes share: the context of a walk, the builtin and function tables, and
- * the type helpers. Only src/sema*.c include it.
+ * What the semantic passes share: the context of a walk, the type helpers, and the checks and
+ * lowerings the rows of src/funcs.c name. Only src/sema*.c and src/funcs.c include it.
  */
 #ifndef AOT_SEMA_TYPES_H
 #define AOT_SEMA_TYPES_H
@@ -28,26 +28,6 @@ struct sema_ctx {
 	struct var_info **assigned;
 	uint32_t nassigned, capassigned;
 };
-
-/* ---- builtins (sema_builtins.c) ---- */
-
-struct sema_builtin {
-	const char *name;
-	enum builtin id;
-	struct type type;
-	uint32_t needs;	  /* enum probe_builtins the probe type must provide; 0: every probe */
-	bool unsupported; /* recognised, but not compiled yet */
-};
-
-struct sema_func {
-	const char *name;
-	enum func id;
-	int min_args, max_args;
-	bool unsupported;
-};
-
-const struct sema_builtin *sema_builtin_find(const char *name);
-const struct sema_func *sema_func_find(const char *name);
 
 /* ---- types (sema_types.c) ---- */
 
@@ -79,6 +59,11 @@ struct var_info *sema_var(struct sema_ctx *ctx, const char *name, bool create);
 void sema_unsupported(struct sema_ctx *ctx, struct node *n, const char *what);
 /* Does every match of the current probe provide these builtins? Names the first that doesn't. */
 const struct probe_type *sema_probe_lacks(struct sema_ctx *ctx, uint32_t needs);
+/*
+ * Is the builtin or call n of row f allowed here? An unsafe one without --unsafe is reported; one
+ * whose probe types lack what it needs is reported and false, and is checked no further.
+ */
+bool sema_func_allowed(struct sema_ctx *ctx, struct node *n, const struct func_def *f);
 
 /* ---- sema_expr.c: expressions ---- */
 
@@ -90,24 +75,72 @@ const char *sema_op_name(struct arena *a, int op);
 /* $N used as a string (str($N), $N == "x") in an object that reads $N where it runs. */
 void sema_posparam_as_str(struct sema_ctx *ctx, struct node *n);
 
-/* ---- sema_builtins.c: identifiers ---- */
+/* ---- sema_builtins.c: identifiers, and the checks of builtins' rows ---- */
 
 void sema_builtin(struct sema_ctx *ctx, struct node *n);
 /* args->name (hidden: arg0, retval): the field must exist, with one type, in every match. */
 void sema_args_field(struct sema_ctx *ctx, struct node *n, bool hidden);
+void sema_bi_probe(struct sema_ctx *ctx, struct node *n);
+void sema_bi_func(struct sema_ctx *ctx, struct node *n);
+void sema_bi_elapsed(struct sema_ctx *ctx, struct node *n);
+void sema_bi_hidden_arg(struct sema_ctx *ctx, struct node *n);
 
-/* ---- calls (sema_calls.c) ---- */
+/* ---- sema_calls.c: calls, and the checks of functions' rows ---- */
 
 void sema_call(struct sema_ctx *ctx, struct node *n, bool is_stmt);
 /* An integer literal after sema (a negative one is '-' of a literal); false if n is none. */
 bool sema_const_int(const struct node *n, int64_t *v);
 /* @m = lhist(...): records the bounds in the map, which must be the same at every use. */
 void sema_lhist_params(struct sema_ctx *ctx, struct map_info *m, struct node *call);
+/* count(), sum(n), ...: only the whole value of a map assignment; the row's type. */
+void sema_fn_aggregation(struct sema_ctx *ctx, struct node *n);
+void sema_fn_lhist(struct sema_ctx *ctx, struct node *n);
+/* printf, system, cat: a literal format, its conversions matching the arguments. */
+void sema_fn_formatted(struct sema_ctx *ctx, struct node *n);
+/* One integer argument; a value of the row's type, unless the call is a statement. */
+void sema_fn_int_arg(struct sema_ctx *ctx, struct node *n);
+void sema_fn_print(struct sema_ctx *ctx, struct node *n);
+void sema_fn_time(struct sema_ctx *ctx, struct node *n);
+void sema_fn_join(struct sema_ctx *ctx, struct node *n);
+void sema_fn_exit(struct sema_ctx *ctx, struct node *n);
+void sema_fn_signal(struct sema_ctx *ctx, struct node *n);
+void sema_fn_delete(struct sema_ctx *ctx, struct node *n);
+/* clear(@m), zero(@m): a whole map, named rather than read. */
+void sema_fn_whole_map(struct sema_ctx *ctx, struct node *n);
+void sema_fn_str(struct sema_ctx *ctx, struct node *n);
+void sema_fn_buf(struct sema_ctx *ctx, struct node *n);
+void sema_fn_strftime(struct sema_ctx *ctx, struct node *n);
+void sema_fn_cgroup_path(struct sema_ctx *ctx, struct node *n);
+void sema_fn_ntop(struct sema_ctx *ctx, struct node *n);
+void sema_fn_macaddr(struct sema_ctx *ctx, struct node *n);
+void sema_fn_path(struct sema_ctx *ctx, struct node *n);
+void sema_fn_strncmp(struct sema_ctx *ctx, struct node *n);
+void sema_fn_bswap(struct sema_ctx *ctx, struct node *n);
+void sema_fn_reg(struct sema_ctx *ctx, struct node *n);
+void sema_fn_kptr(struct sema_ctx *ctx, struct node *n);
+void sema_fn_uptr(struct sema_ctx *ctx, struct node *n);
+void sema_fn_kstack(struct sema_ctx *ctx, struct node *n);
+void sema_fn_ustack(struct sema_ctx *ctx, struct node *n);
+void sema_fn_kaddr(struct sema_ctx *ctx, struct node *n);
+void sema_fn_uaddr(struct sema_ctx *ctx, struct node *n);
+void sema_fn_cgroupid(struct sema_ctx *ctx, struct node *n);
+void sema_fn_sizeof(struct sema_ctx *ctx, struct node *n);
+void sema_fn_offsetof(struct sema_ctx *ctx, struct node *n);
 
 /* ---- lowering (sema_lower.c) ---- */
 
 /* After a clean check: implicit casts, map and printf layouts into the metadata. */
 int sema_lower(struct sema_ctx *ctx);
 int sema_printf_check(struct sema_ctx *ctx, struct node *call);
+/* The lowerings of calls that rows name (the others: arguments widened to 64 bits). */
+int sema_lower_printf(struct sema_ctx *ctx, struct node *n);
+int sema_lower_system(struct sema_ctx *ctx, struct node *n);
+int sema_lower_cat(struct sema_ctx *ctx, struct node *n);
+int sema_lower_time(struct sema_ctx *ctx, struct node *n);
+int sema_lower_print(struct sema_ctx *ctx, struct node *n);
+int sema_lower_join(struct sema_ctx *ctx, struct node *n);
+int sema_lower_strftime(struct sema_ctx *ctx, struct node *n);
+/* clear(@m), kstack(perf): the arguments are names, not values; nothing to lower. */
+int sema_lower_names(struct sema_ctx *ctx, struct node *n);
 
 #endif

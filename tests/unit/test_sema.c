@@ -554,6 +554,62 @@ static void test_stack_args(void **state)
 	tl_free(c);
 }
 
+/* Every id has its row, and each row's name finds it in the forms it is written in. */
+static void test_func_table(void **state)
+{
+	char name[64];
+
+	(void)state;
+	assert_null(func_defs[FN_NONE].name);
+	for (int id = FN_NONE + 1; id < FN__NUM; id++) {
+		const struct func_def *f = &func_defs[id];
+
+		assert_non_null(f->name);
+		assert_true(f->flags & (FUNC_BARE | FUNC_CALL));
+		assert_true(f->min_args <= f->max_args);
+		snprintf(name, sizeof(name), "%s%s", f->name, f->flags & FUNC_NUMBERED ? "7" : "");
+		if (f->flags & FUNC_BARE)
+			assert_int_equal(func_find(name, FUNC_BARE), id);
+		if (f->flags & FUNC_CALL)
+			assert_int_equal(func_find(name, FUNC_CALL), id);
+		/* an aggregation is only a map's value, which has no emitter of its own */
+		if (f->flags & FUNC_AGG)
+			assert_null(f->emit);
+	}
+	assert_int_equal(func_find("arg12", FUNC_BARE), FN_ARG);
+	assert_int_equal(func_find("arg", FUNC_BARE), FN_NONE);
+	assert_int_equal(func_find("args", FUNC_BARE), FN_ARGS);
+	assert_int_equal(func_find("arg1x", FUNC_BARE), FN_NONE);
+	assert_int_equal(func_find("pid", FUNC_CALL), FN_NONE);
+	assert_int_equal(func_find("count", FUNC_BARE), FN_NONE);
+}
+
+/* kstack is kstack(): one row, written either way, gives one type. */
+static void test_builtin_and_call(void **state)
+{
+	struct tl_build *c = compile("BEGIN { @a = kstack; @b = kstack(); @c = ustack; "
+				     "@d = ustack(); }",
+				     NULL, 0);
+	static const char *const maps[] = { "@a", "@b", "@c", "@d" };
+	const struct type *t[4];
+
+	(void)state;
+	assert_int_equal(c->ret, 0);
+	for (int i = 0; i < 4; i++)
+		t[i] = &tl_find_map(c, maps[i])->value;
+	for (int i = 0; i < 4; i += 2) {
+		assert_int_equal(t[i]->kind, TYPE_BUF);
+		assert_int_equal(t[i]->kind, t[i + 1]->kind);
+		assert_int_equal(t[i]->size, t[i + 1]->size);
+		assert_int_equal(t[i]->render, t[i + 1]->render);
+		assert_int_equal(t[i]->render_arg, t[i + 1]->render_arg);
+	}
+	assert_int_equal(t[0]->render, AOT_K_KSTACK);
+	assert_int_equal(t[2]->render, AOT_K_USTACK);
+	assert_true(c->prog->uses_kstack && c->prog->uses_ustack);
+	tl_free(c);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -580,6 +636,8 @@ int main(void)
 		cmocka_unit_test(test_exit_code),
 		cmocka_unit_test(test_pointer_arithmetic),
 		cmocka_unit_test(test_stack_args),
+		cmocka_unit_test(test_func_table),
+		cmocka_unit_test(test_builtin_and_call),
 	};
 
 	return cmocka_run_group_tests_name("sema", tests, NULL, NULL);

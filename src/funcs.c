@@ -1,0 +1,166 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The builtins and functions of the language as one table: what each is called, how it is
+ * written, where it is allowed, and the functions that check, lower and emit it (src/funcs.h).
+ * Sema looks names up here; everything after it reaches the row by the id in node->func.
+ */
+#include <string.h>
+
+#include "cg_funcs.h"
+#include "funcs.h"
+#include "meta.h"
+#include "probe.h"
+#include "sema_record.h"
+#include "sema_types.h"
+
+/* clang-format would spread each row over several lines: the table reads best as a table. */
+/* clang-format off */
+#define BUILTIN(more) .flags = FUNC_BARE | (more)
+#define CALL(min, max, more) .flags = FUNC_CALL | (more), .min_args = (min), .max_args = (max)
+
+#define U64 { .kind = TYPE_INT, .size = 8 }
+#define RENDERED(k, n) { .kind = TYPE_BUF, .size = n, .render = k }
+#define AGG(k, n) { .kind = k, .size = n }
+
+const struct func_def func_defs[FN__NUM] = {
+	/* builtins */
+	[FN_PID] = { "pid", BUILTIN(0), .type = U64, .emit = cg_bi_pid },
+	[FN_TID] = { "tid", BUILTIN(0), .type = U64, .emit = cg_bi_tid },
+	[FN_UID] = { "uid", BUILTIN(0), .type = U64, .emit = cg_bi_uid },
+	[FN_GID] = { "gid", BUILTIN(0), .type = U64, .emit = cg_bi_gid },
+	[FN_NSECS] = { "nsecs", BUILTIN(0), .type = U64, .emit = cg_bi_nsecs },
+	[FN_CPU] = { "cpu", BUILTIN(0), .type = U64, .emit = cg_bi_cpu },
+	[FN_COMM] = { "comm", BUILTIN(0), .type = { .kind = TYPE_STR, .size = 16 },
+		      .emit = cg_bi_comm },
+	/* a string as long as the longest name of the probe's matches */
+	[FN_PROBE] = { "probe", BUILTIN(0), .type = { .kind = TYPE_STR }, .check = sema_bi_probe,
+		       .emit = cg_bi_probe },
+	/* the tracepoint's or function's arguments: only as args->name (sema_field) */
+	[FN_ARGS] = { "args", BUILTIN(0), .needs = PB_ARGS },
+	[FN_ELAPSED] = { "elapsed", BUILTIN(0), .type = U64, .check = sema_bi_elapsed,
+			 .emit = cg_bi_elapsed },
+	/* arg0..argN, sarg0..sargN and retval: typed by the probe type's hidden arguments */
+	[FN_RETVAL] = { "retval", BUILTIN(FUNC_HIDDEN_ARG), .needs = PB_RETVAL,
+			.check = sema_bi_hidden_arg },
+	[FN_ARG] = { "arg", BUILTIN(FUNC_NUMBERED | FUNC_HIDDEN_ARG), .needs = PB_ARGN,
+		     .check = sema_bi_hidden_arg },
+	[FN_SARG] = { "sarg", BUILTIN(FUNC_NUMBERED | FUNC_HIDDEN_ARG), .needs = PB_ARGN,
+		      .check = sema_bi_hidden_arg },
+	/* a kernel symbol; its check makes it a user one (usym) in user-space probes */
+	[FN_FUNC] = { "func", BUILTIN(0), .needs = PB_FUNC, .type = RENDERED(AOT_K_KSYM, 8),
+		      .check = sema_bi_func, .emit = cg_bi_func },
+	[FN_CURTASK] = { "curtask", BUILTIN(0), .type = U64, .check = sema_record_curtask,
+			 .emit = cg_bi_curtask },
+	[FN_RAND] = { "rand", BUILTIN(0), .type = U64, .emit = cg_bi_rand },
+	[FN_CGROUP] = { "cgroup", BUILTIN(0), .type = U64, .emit = cg_bi_cgroup },
+	[FN_USERNAME] = { "username", BUILTIN(0), .type = RENDERED(AOT_K_USERNAME, 8),
+			  .emit = cg_bi_username },
+	/* builtins that are also functions: kstack is kstack() */
+	[FN_KSTACK] = { "kstack", BUILTIN(FUNC_CALL), .max_args = 2,
+			.type = RENDERED(AOT_K_KSTACK, 8), .check = sema_fn_kstack,
+			.lower = sema_lower_names, .emit = cg_fn_kstack },
+	[FN_USTACK] = { "ustack", BUILTIN(FUNC_CALL), .max_args = 2,
+			.type = RENDERED(AOT_K_USTACK, 16), .check = sema_fn_ustack,
+			.lower = sema_lower_names, .emit = cg_fn_ustack },
+
+	/* aggregations: emitted by the map assignment they are the value of (cg_map_aggregate) */
+	[FN_COUNT] = { "count", CALL(0, 0, FUNC_AGG), .type = AGG(TYPE_COUNT, 8),
+		       .check = sema_fn_aggregation },
+	[FN_SUM] = { "sum", CALL(1, 1, FUNC_AGG), .type = AGG(TYPE_SUM, 8),
+		     .check = sema_fn_aggregation },
+	[FN_MIN] = { "min", CALL(1, 1, FUNC_AGG), .type = AGG(TYPE_MIN, 16),
+		     .check = sema_fn_aggregation },
+	[FN_MAX] = { "max", CALL(1, 1, FUNC_AGG), .type = AGG(TYPE_MAX, 16),
+		     .check = sema_fn_aggregation },
+	[FN_AVG] = { "avg", CALL(1, 1, FUNC_AGG), .type = AGG(TYPE_AVG, 16),
+		     .check = sema_fn_aggregation },
+	[FN_STATS] = { "stats", CALL(1, 1, FUNC_AGG), .type = AGG(TYPE_STATS, 16),
+		       .check = sema_fn_aggregation },
+	[FN_HIST] = { "hist", CALL(1, 1, FUNC_AGG), .type = AGG(TYPE_HIST, 8),
+		      .check = sema_fn_aggregation },
+	[FN_LHIST] = { "lhist", CALL(4, 4, FUNC_AGG), .type = AGG(TYPE_LHIST, 8),
+		       .check = sema_fn_lhist },
+
+	/* output and control: statements */
+	[FN_PRINTF] = { "printf", CALL(1, 64, FUNC_VOID), .check = sema_fn_formatted,
+			.lower = sema_lower_printf, .emit = cg_fn_formatted },
+	[FN_PRINT] = { "print", CALL(1, 3, FUNC_VOID), .check = sema_fn_print,
+		       .lower = sema_lower_print, .emit = cg_fn_print },
+	[FN_TIME] = { "time", CALL(0, 1, FUNC_VOID), .check = sema_fn_time,
+		      .lower = sema_lower_time, .emit = cg_fn_time },
+	[FN_JOIN] = { "join", CALL(1, 2, FUNC_VOID), .check = sema_fn_join,
+		      .lower = sema_lower_join, .emit = cg_fn_join },
+	[FN_CAT] = { "cat", CALL(1, 64, FUNC_VOID), .check = sema_fn_formatted,
+		     .lower = sema_lower_cat, .emit = cg_fn_formatted },
+	[FN_SYSTEM] = { "system", CALL(1, 64, FUNC_VOID | FUNC_UNSAFE), .check = sema_fn_formatted,
+			.lower = sema_lower_system, .emit = cg_fn_formatted },
+	[FN_EXIT] = { "exit", CALL(0, 1, FUNC_VOID), .check = sema_fn_exit, .emit = cg_fn_exit },
+	[FN_SIGNAL] = { "signal", CALL(1, 1, FUNC_VOID | FUNC_UNSAFE), .check = sema_fn_signal,
+			.emit = cg_fn_signal },
+	[FN_OVERRIDE] = { "override", CALL(1, 1, FUNC_VOID | FUNC_UNSAFE), .needs = PB_OVERRIDE,
+			  .check = sema_fn_int_arg, .emit = cg_fn_override },
+
+	/* maps, named rather than read */
+	[FN_DELETE] = { "delete", CALL(1, 1, FUNC_VOID), .check = sema_fn_delete,
+			.emit = cg_fn_delete },
+	[FN_CLEAR] = { "clear", CALL(1, 1, FUNC_VOID), .check = sema_fn_whole_map,
+		       .lower = sema_lower_names, .emit = cg_fn_clear },
+	[FN_ZERO] = { "zero", CALL(1, 1, FUNC_VOID), .check = sema_fn_whole_map,
+		      .lower = sema_lower_names, .emit = cg_fn_zero },
+
+	/* values */
+	[FN_STR] = { "str", CALL(1, 2, 0), .check = sema_fn_str, .emit = cg_fn_str },
+	[FN_BUF] = { "buf", CALL(1, 2, 0), .check = sema_fn_buf, .emit = cg_fn_buf },
+	[FN_STRFTIME] = { "strftime", CALL(2, 2, 0), .check = sema_fn_strftime,
+			  .lower = sema_lower_strftime, .emit = cg_fn_strftime },
+	[FN_KSYM] = { "ksym", CALL(1, 1, 0), .type = RENDERED(AOT_K_KSYM, 8),
+		      .check = sema_fn_int_arg, .emit = cg_fn_sym },
+	[FN_USYM] = { "usym", CALL(1, 1, 0), .type = RENDERED(AOT_K_USYM, 16),
+		      .check = sema_fn_int_arg, .emit = cg_fn_sym },
+	/* the id is resolved to a path by the runtime, in its cgroup2 hierarchy */
+	[FN_CGROUP_PATH] = { "cgroup_path", CALL(1, 2, 0), .type = RENDERED(AOT_K_CGROUP_PATH, 8),
+			     .check = sema_fn_cgroup_path, .emit = cg_fn_sym },
+	[FN_NTOP] = { "ntop", CALL(1, 2, 0), .type = RENDERED(AOT_K_INET, 24),
+		      .check = sema_fn_ntop, .emit = cg_fn_ntop },
+	[FN_MACADDR] = { "macaddr", CALL(1, 1, 0), .type = RENDERED(AOT_K_MACADDR, 6),
+			 .check = sema_fn_macaddr, .emit = cg_fn_macaddr },
+	[FN_PATH] = { "path", CALL(1, 1, 0), .check = sema_fn_path, .emit = cg_fn_path },
+	[FN_STRNCMP] = { "strncmp", CALL(3, 3, 0), .type = U64, .check = sema_fn_strncmp,
+			 .emit = cg_fn_strncmp },
+	[FN_BSWAP] = { "bswap", CALL(1, 1, 0), .check = sema_fn_bswap, .emit = cg_fn_bswap },
+	[FN_REG] = { "reg", CALL(1, 1, 0), .needs = PB_REGS, .check = sema_fn_reg,
+		     .emit = cg_fn_reg },
+	[FN_KPTR] = { "kptr", CALL(1, 1, 0), .check = sema_fn_kptr, .emit = cg_fn_identity },
+	[FN_UPTR] = { "uptr", CALL(1, 1, 0), .check = sema_fn_uptr, .emit = cg_fn_identity },
+	[FN_UADDR] = { "uaddr", CALL(1, 1, 0), .check = sema_fn_uaddr, .emit = cg_fn_uaddr },
+
+	/* resolved while compiling: sema makes them literals */
+	[FN_KADDR] = { "kaddr", CALL(1, 1, 0), .check = sema_fn_kaddr },
+	[FN_CGROUPID] = { "cgroupid", CALL(1, 1, 0), .check = sema_fn_cgroupid },
+	[FN_SIZEOF] = { "sizeof", CALL(0, 1, FUNC_TYPE_ARG), .check = sema_fn_sizeof },
+	[FN_OFFSETOF] = { "offsetof", CALL(2, 2, FUNC_TYPE_ARG), .check = sema_fn_offsetof },
+};
+/* clang-format on */
+
+/* name is prefix followed by one or more digits */
+static bool func_numbered(const char *name, const char *prefix)
+{
+	size_t len = strlen(prefix);
+
+	return !strncmp(name, prefix, len) && name[len] &&
+	       strspn(name + len, "0123456789") == strlen(name + len);
+}
+
+enum func func_find(const char *name, uint32_t form)
+{
+	for (int id = FN_NONE + 1; id < FN__NUM; id++) {
+		const struct func_def *f = &func_defs[id];
+
+		if (!(f->flags & form))
+			continue;
+		if (f->flags & FUNC_NUMBERED ? func_numbered(name, f->name)
+					     : !strcmp(f->name, name))
+			return (enum func)id;
+	}
+	return FN_NONE;
+}

@@ -1,0 +1,138 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The builtins (pid, comm, ...) and functions (printf, count, ...) of the language: one row each
+ * in src/funcs.c, indexed by id. Sema finds a name's row and checks each use by it, lowering and
+ * codegen reach the row again through node->func. Adding one is a row and its check and emitter.
+ */
+#ifndef AOT_FUNCS_H
+#define AOT_FUNCS_H
+
+#include <stdint.h>
+
+#include "types.h"
+
+struct cg;
+struct node;
+struct sema_ctx;
+/*
+ * LLVMValueRef is a pointer to this opaque struct: the table names codegen's emitters without
+ * including LLVM's headers, which only codegen/ does.
+ */
+struct LLVMOpaqueValue;
+
+/* The ids, in no meaningful order: nothing tests a range of them. */
+enum func {
+	FN_NONE = 0,
+	/* builtins */
+	FN_PID,
+	FN_TID,
+	FN_UID,
+	FN_GID,
+	FN_NSECS,
+	FN_ELAPSED,
+	FN_CPU,
+	FN_COMM,
+	FN_PROBE,
+	FN_ARGS, /* `args` itself; also marks the object of args->name */
+	FN_RETVAL,
+	FN_FUNC,
+	FN_ARG,	 /* arg0..argN */
+	FN_SARG, /* sarg0..sargN */
+	FN_CURTASK,
+	FN_RAND,
+	FN_CGROUP,
+	FN_USERNAME,
+	/* both: kstack is kstack() */
+	FN_KSTACK,
+	FN_USTACK,
+	/* functions */
+	FN_COUNT,
+	FN_SUM,
+	FN_MIN,
+	FN_MAX,
+	FN_AVG,
+	FN_STATS,
+	FN_HIST,
+	FN_LHIST,
+	FN_PRINTF,
+	FN_EXIT,
+	FN_DELETE,
+	FN_CLEAR,
+	FN_ZERO,
+	FN_PRINT,
+	FN_STR,
+	FN_TIME,
+	FN_STRFTIME,
+	FN_BUF,
+	FN_KSYM,
+	FN_USYM,
+	FN_KADDR,
+	FN_UADDR,
+	FN_NTOP,
+	FN_JOIN,
+	FN_SYSTEM,
+	FN_CAT,
+	FN_SIGNAL,
+	FN_OVERRIDE,
+	FN_PATH,
+	FN_MACADDR,
+	FN_CGROUPID,
+	FN_STRNCMP,
+	FN_SIZEOF,
+	FN_OFFSETOF,
+	FN_REG,
+	FN_KPTR,
+	FN_UPTR,
+	FN_BSWAP,
+	FN_CGROUP_PATH,
+	FN__NUM
+};
+
+enum func_flags {
+	FUNC_BARE = 1 << 0,	/* written without parentheses: a builtin */
+	FUNC_CALL = 1 << 1,	/* written as a call of min_args..max_args arguments: a function */
+	FUNC_NUMBERED = 1 << 2, /* the name is a prefix, then digits: arg0, arg1, ... */
+	FUNC_VOID = 1 << 3,	/* a call without a value: a statement only */
+	FUNC_AGG = 1 << 4,	/* an aggregation: only the whole value of `@map = ...` */
+	FUNC_UNSAFE = 1 << 5,	/* only with --unsafe */
+	FUNC_TYPE_ARG = 1 << 6, /* may name a type (sizeof(struct x)): its check counts the args */
+	/*
+	 * A field of the context the probe type describes (arg0, retval): sema makes the node
+	 * args->name of a hidden argument, marked with this row's id.
+	 */
+	FUNC_HIDDEN_ARG = 1 << 7,
+};
+
+struct func_def {
+	const char *name;
+	uint16_t flags; /* enum func_flags */
+	uint8_t min_args, max_args;
+	uint32_t needs; /* enum probe_builtins every probe of the use must provide (0: any) */
+	/*
+	 * The value's type: a builtin has it as it is; a function's check gives it to the call
+	 * (sema_fn_int_arg, the aggregations), or computes one where it depends on the arguments.
+	 */
+	struct type type;
+	/*
+	 * Sema, once the name, the number of arguments, --unsafe and needs have passed: checks the
+	 * use and types it. A call's check evaluates the arguments itself, since some are names
+	 * rather than values (kstack(perf), clear(@m)); NULL: evaluate them all.
+	 */
+	void (*check)(struct sema_ctx *ctx, struct node *n);
+	/* Lowering a call (sema_lower.c); NULL: lower the arguments and widen them to 64 bits. */
+	int (*lower)(struct sema_ctx *ctx, struct node *n);
+	/*
+	 * Codegen: the value, in codegen's convention (codegen/cg_internal.h). NULL where nothing
+	 * is emitted: sema made the use a literal (sizeof, kaddr) or a field (arg0), or it is only
+	 * a map's value (aggregations, emitted by the assignment).
+	 */
+	struct LLVMOpaqueValue *(*emit)(struct cg *cg, struct node *n);
+};
+
+/* Indexed by enum func; row FN_NONE is all zeros. */
+extern const struct func_def func_defs[FN__NUM];
+
+/* The id of name written bare (FUNC_BARE) or called (FUNC_CALL), FN_NONE if there is none. */
+enum func func_find(const char *name, uint32_t form);
+
+#endif
