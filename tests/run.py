@@ -23,11 +23,12 @@ are `KEY value`; blank lines and lines starting with '#' are ignored.
     PROG BEGIN { ... }         the program, run as `aotrace ARGS -e PROG PARAMS`; several PROG
                                lines join with newlines
     RUN shell command          instead of PROG: a bash command (with pipefail) run with
-                               $AOTRACE, $BPFTOOL, $BPFTRACE, $SRCDIR (the repository) and
-                               $TESTDIR (the .test file's folder) and
-                               $AOTRACE_TIMEOUT_SCALE (above 1 under emulation) in its
-                               environment and a
-                               fresh temporary folder as cwd; several RUN lines form a script
+                               $AOTRACE, $BPFTOOL, $BPFTRACE (bpftrace 0.17, the host's),
+                               $BPFTRACE_023 and $BPFTRACE_027 (the newer peers, see PEERS
+                               below), $SRCDIR (the repository), $TESTDIR (the .test file's
+                               folder) and $AOTRACE_TIMEOUT_SCALE (above 1 under emulation) in
+                               its environment and a fresh temporary folder as cwd; several
+                               RUN lines form a script
     ARGS -q -f text            options placed before -e (shell-split)
     PARAMS 41 foo              positional parameters placed after the program (shell-split)
     EXPECT regex               must match (re.search) some line of stdout; may repeat
@@ -41,12 +42,22 @@ are `KEY value`; blank lines and lines starting with '#' are ignored.
                                killed when the test ends
     REQUIRES kprobe fentry     kernel features needed; the test is skipped when one is missing.
                                Each feature is probed by trying it (see FEATURES below).
+                               Tools are features too: bpftool, bpftrace, clang, and each peer
+                               (REQUIRES bpftrace-0.27)
     UNLESS kprobe              the opposite: skip when the kernel has the feature (for tests of
                                what aotrace says when it is missing)
     AFTER_NO_LEAKS             the test runs alone, and afterwards no BPF program, map or link,
                                no pin and no kprobe/uprobe event may remain that was not there
                                before
     SKIP reason                skip this test unconditionally (say why)
+
+Peers: bpftrace 0.17 is the host's package ($BPFTRACE). The newer releases are Debian's
+bpftrace of another suite, each in a chroot that ./dev test makes (tests/peers/setup, from the
+table tests/peers/peers.list): $BPFTRACE_023 names tests/peers/bpftrace-0.23 (trixie's 0.23.2),
+$BPFTRACE_027 tests/peers/bpftrace-0.27 (sid's 0.27.1), wrappers that run that bpftrace as the
+host's would be run (see tests/peers/bpftrace-peer for what differs: paths it opens itself are
+the chroot's). The feature of the same name runs `NAME --version` through the wrapper; a test
+that REQUIRES it is skipped, with the wrapper's reason, where the chroot is missing.
 
 Error cases (tests/errors/CASE.bt): `aotrace --emit-elf /dev/null tests/errors/CASE.bt` runs
 in the repository (so diagnostics name the file `tests/errors/CASE.bt`); it must exit 1 and its
@@ -265,6 +276,43 @@ def probe_unemulated(env):
     return None if scale <= 1 else 'skipped under emulation (timeouts x%g)' % scale
 
 
+PEERS_DIR = os.path.join(SRCDIR, 'tests', 'peers')
+
+
+def read_peers():
+    """The peers of tests/peers/peers.list: NAME -> (environment variable, wrapper path)."""
+    peers = {}
+    with open(os.path.join(PEERS_DIR, 'peers.list')) as f:
+        for line in f:
+            words = line.split()
+            if words and words[0] == 'peer':
+                name = words[1]
+                var = 'BPFTRACE_' + re.sub(r'\W', '', name.split('-', 1)[-1])
+                peers[name] = (var, os.path.join(PEERS_DIR, name))
+    return peers
+
+
+PEERS = read_peers()
+
+
+def probe_peer(name):
+    """Runs the peer's --version through its wrapper, which says why when it cannot run."""
+    def probe(env):
+        path = PEERS[name][1]
+        if not os.access(path, os.X_OK):
+            return 'no wrapper %s' % os.path.relpath(path, SRCDIR)
+        try:
+            r = subprocess.run([path, '--version'], capture_output=True, text=True,
+                               timeout=60 * getattr(env, 'timeout_scale', 1))
+        except subprocess.TimeoutExpired:
+            return '%s --version timed out' % name
+        if r.returncode == 0 and r.stdout.startswith('bpftrace v'):
+            return None
+        why = (r.stderr.strip().splitlines() or ['exit status %d' % r.returncode])[-1]
+        return why.replace('%s: ' % name, '', 1)
+    return probe
+
+
 def probe_tool(name, attr):
     def probe(env):
         path = getattr(env, attr)
@@ -286,6 +334,7 @@ FEATURES.update({
     'bpftool': probe_tool('bpftool', 'bpftool'),
     'bpftrace': probe_tool('bpftrace', 'bpftrace'),
     'clang': probe_tool('clang', 'clang'),
+    **{name: probe_peer(name) for name in PEERS},
     'smp': lambda env: None if len(os.sched_getaffinity(0)) >= 2 else 'one CPU only',
 })
 FEATURES['kfunc'] = FEATURES['fentry']
@@ -525,6 +574,7 @@ def run_test(env, t, scale):
     before = bpf_objects(env) if t.no_leaks else None
     work = tempfile.mkdtemp(prefix='aotrace-test-')
     envvars = dict(os.environ, AOTRACE=env.aotrace, BPFTOOL=env.bpftool, BPFTRACE=env.bpftrace,
+                   **{var: path for var, path in PEERS.values()},
                    AOTRACE_TIMEOUT_SCALE=str(scale),
                    SRCDIR=SRCDIR, TESTDIR=os.path.dirname(os.path.abspath(t.path)))
     wl = None
