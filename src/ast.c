@@ -19,6 +19,15 @@ struct node *node_new(struct arena *a, enum node_kind kind, struct loc loc)
 	return n;
 }
 
+void ast_attach_set(struct arena *a, struct node *ap, char *str)
+{
+	const char *colon = strchr(str, ':');
+
+	ap->str = str;
+	ap->provider = colon ? arena_strndup(a, str, (size_t)(colon - str)) : str;
+	ap->target = arena_strdup(a, colon ? colon + 1 : "");
+}
+
 static const char *const node_kind_names[] = {
 	[NODE_INT] = "INT",	      [NODE_STR] = "STR",	  [NODE_BUILTIN] = "BUILTIN",
 	[NODE_POSPARAM] = "POSPARAM", [NODE_VAR] = "VAR",	  [NODE_MAP] = "MAP",

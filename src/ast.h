@@ -161,6 +161,12 @@ struct program {
 };
 
 struct node *node_new(struct arena *a, enum node_kind kind, struct loc loc);
+/*
+ * Sets an attach point's text as written (str, which it keeps) and its split at the first ':'
+ * into provider and target ("" for a bare BEGIN): the parser's, and again expansion's once $N
+ * are replaced.
+ */
+void ast_attach_set(struct arena *a, struct node *ap, char *str);
 const char *node_kind_name(enum node_kind kind);
 void ast_dump(const struct node *n, FILE *f);
 

@@ -243,14 +243,11 @@ static int expand_attach(struct expand_ctx *ctx, struct node *ap)
 	int ret;
 
 	if (strchr(ap->str, '$')) {
-		char *str = expand_params(ctx, ap, ap->str), *colon;
+		char *str = expand_params(ctx, ap, ap->str);
 
 		if (!str)
 			return -EINVAL;
-		colon = strchr(str, ':');
-		ap->str = str;
-		ap->provider = colon ? arena_strndup(a, str, (size_t)(colon - str)) : str;
-		ap->target = arena_strdup(a, colon ? colon + 1 : "");
+		ast_attach_set(a, ap, str);
 		pt = probe_type_find(ap->provider);
 	}
 	if (!pt) {

@@ -508,16 +508,8 @@ static struct node *parse_block(struct parser *p, bool probe_body)
 static struct node *parse_attach(struct parser *p)
 {
 	struct node *n = parse_new(p, NODE_ATTACH, &p->tok);
-	const char *colon = strchr(p->tok.text, ':');
 
-	n->str = p->tok.text;
-	if (colon) {
-		n->provider = arena_strndup(p->a, n->str, (size_t)(colon - n->str));
-		n->target = arena_strdup(p->a, colon + 1);
-	} else {
-		n->provider = n->str;
-		n->target = arena_strdup(p->a, "");
-	}
+	ast_attach_set(p->a, n, p->tok.text);
 	parse_next(p);
 	return n;
 }
