@@ -28,10 +28,10 @@ static int hardware_match(struct probe_env *env, struct arena *a, const char *pa
 	return probe_counter_match(hardware_events, "hardware", a, pattern, out, n, err);
 }
 
-static int hardware_attach(struct bpf_program *prog, const struct aot_probe *p,
-			   struct probe_links *links, struct probe_err *err)
+static int hardware_attach(const struct probe_plan *plan, struct probe_links *links,
+			   struct probe_err *err)
 {
-	return probe_counter_attach(hardware_events, PERF_TYPE_HARDWARE, prog, p, links, err);
+	return probe_counter_attach(hardware_events, PERF_TYPE_HARDWARE, plan, links, err);
 }
 
 const struct probe_type probe_hardware = {

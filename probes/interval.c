@@ -54,17 +54,17 @@ static int interval_match(struct probe_env *env, struct arena *a, const char *pa
 	return probe_perf_one_target(a, pattern, out, n);
 }
 
-static int interval_attach(struct bpf_program *prog, const struct aot_probe *p,
-			   struct probe_links *links, struct probe_err *err)
+static int interval_attach(const struct probe_plan *plan, struct probe_links *links,
+			   struct probe_err *err)
 {
-	uint64_t period = interval_period_ns(p->target);
+	uint64_t period = interval_period_ns(plan->probe->target);
 
 	if (!period) {
-		probe_err_set(err, INTERVAL_HINT, "invalid interval '%s'", p->target);
+		probe_err_set(err, INTERVAL_HINT, "invalid interval '%s'", plan->probe->target);
 		return -EINVAL;
 	}
 	/* One CPU: an interval fires once per period, not once per CPU. */
-	return probe_perf_attach(prog, p, PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CPU_CLOCK, period, 0,
+	return probe_perf_attach(plan, PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CPU_CLOCK, period, 0,
 				 links, err);
 }
 

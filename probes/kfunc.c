@@ -218,12 +218,13 @@ static char *kretfunc_section(struct arena *a, const char *target)
 	return arena_printf(a, "fexit/%s", target);
 }
 
-static int kfunc_attach(struct bpf_program *prog, const struct aot_probe *p,
-			struct probe_links *links, struct probe_err *err)
+static int kfunc_attach(const struct probe_plan *plan, struct probe_links *links,
+			struct probe_err *err)
 {
 	return probe_links_add_result(
-		links, bpf_program__attach_trace(prog), err,
-		"a kprobe on the same function may work where trampolines do not", p->name);
+		links, bpf_program__attach_trace(plan->prog), err,
+		"a kprobe on the same function may work where trampolines do not",
+		plan->probe->name);
 }
 
 int probe_kfunc_try_load(struct probe_env *env, enum bpf_attach_type type,

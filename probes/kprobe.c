@@ -125,10 +125,11 @@ static int kretprobe_args(struct probe_env *env, struct arena *a, const char *ta
 	return probe_regs_args(a, true, false, args, nargs);
 }
 
-static int kprobe_attach_common(struct bpf_program *prog, const struct aot_probe *p, bool retprobe,
+static int kprobe_attach_common(const struct probe_plan *plan, bool retprobe,
 				struct probe_links *links, struct probe_err *err)
 {
 	LIBBPF_OPTS(bpf_kprobe_opts, opts, .retprobe = retprobe);
+	const struct aot_probe *p = plan->probe;
 	char func[256], *plus;
 	struct probe_env *env;
 	int ret;
@@ -139,7 +140,8 @@ static int kprobe_attach_common(struct bpf_program *prog, const struct aot_probe
 		*plus = 0;
 		opts.offset = strtoull(plus + 1, NULL, 0);
 	}
-	ret = probe_links_add_result(links, bpf_program__attach_kprobe_opts(prog, func, &opts), err,
+	ret = probe_links_add_result(links,
+				     bpf_program__attach_kprobe_opts(plan->prog, func, &opts), err,
 				     KPROBE_LIST_HINT, p->name);
 	if (ret != -ENOENT && ret != -EOPNOTSUPP && ret != -EINVAL)
 		return ret;
@@ -207,15 +209,20 @@ static const struct probe_multi_ops kprobe_multi_ops = {
 	.attach_one = kprobe_multi_one,
 };
 
-/* Functions kprobes must not touch, from debugfs when it is there. */
-static void kprobe_drop_blacklisted(char **names, size_t *n)
+/*
+ * Drops from names (sorted, arena-owned by a) the functions kprobes must not touch, from debugfs
+ * when it is there. The names themselves are the plan's: they are left as they are.
+ */
+static void kprobe_drop_blacklisted(struct arena *a, char **names, size_t *n)
 {
 	FILE *f = fopen("/sys/kernel/debug/kprobes/blacklist", "r");
 	char line[512], name[256];
+	bool *bad;
 	size_t kept = 0;
 
 	if (!f)
 		return;
+	bad = arena_alloc(a, (*n ? *n : 1) * sizeof(*bad));
 	while (fgets(line, sizeof(line), f)) {
 		char **hit;
 
@@ -223,73 +230,84 @@ static void kprobe_drop_blacklisted(char **names, size_t *n)
 			continue;
 		hit = bsearch(&(const char *){ name }, names, *n, sizeof(char *), probe_name_cmp);
 		if (hit)
-			**hit = 0; /* names are sorted: mark, compact below */
+			bad[hit - names] = true; /* names are sorted: mark, compact below */
 	}
 	fclose(f);
 	for (size_t i = 0; i < *n; i++)
-		if (names[i][0])
+		if (!bad[i])
 			names[kept++] = names[i];
 	*n = kept;
 }
 
-/* A multi program: every function the pattern matches on this kernel, now. */
-static int kprobe_attach_multi(struct bpf_program *prog, const struct aot_probe *p, bool retprobe,
+/*
+ * A multi program: every function the pattern matches on this kernel, as the plan listed them
+ * (or listed now, where it did not).
+ */
+static int kprobe_attach_multi(const struct probe_plan *plan, bool retprobe,
 			       struct probe_links *links, struct probe_err *err)
 {
-	struct kprobe_multi_ctx ctx = { .prog = prog, .retprobe = retprobe };
-	struct probe_env *env = probe_env__new();
+	struct kprobe_multi_ctx ctx = { .prog = plan->prog, .retprobe = retprobe };
+	struct probe_env *env = NULL;
 	struct arena *a = arena_new();
 	char **names = NULL;
 	size_t n = 0;
 	int ret = -ENOMEM;
 
-	if (!env || !a)
+	if (!a)
 		goto out;
-	ret = kprobe_supported(env, err);
-	if (ret)
-		goto out;
-	ret = kprobe_collect(env, a, p->target, &names, &n);
-	if (ret) {
-		probe_err_set(err, NULL, "cannot read the traceable functions: %s", strerror(-ret));
-		goto out;
+	if (plan->targets) {
+		/* A copy of the list, which the blacklist may shorten. */
+		n = (size_t)plan->ntargets;
+		names = arena_alloc(a, (n ? n : 1) * sizeof(*names));
+		memcpy(names, plan->targets, n * sizeof(*names));
+	} else {
+		env = probe_env__new();
+		if (!env)
+			goto out;
+		ret = kprobe_supported(env, err);
+		if (ret)
+			goto out;
+		ret = kprobe_collect(env, a, plan->probe->target, &names, &n);
+		if (ret) {
+			probe_err_set(err, NULL, "cannot read the traceable functions: %s",
+				      strerror(-ret));
+			goto out;
+		}
 	}
-	kprobe_drop_blacklisted(names, &n);
+	kprobe_drop_blacklisted(a, names, &n);
 	if (!n) {
 		probe_err_set(err, KPROBE_LIST_HINT,
-			      "no traceable function matches %s on this kernel", p->name);
+			      "no traceable function matches %s on this kernel", plan->probe->name);
 		ret = -ENOENT;
 		goto out;
 	}
-	ret = probe_multi_attach(prog, p, &kprobe_multi_ops, &ctx, names, "", n, links, err);
+	ret = probe_multi_attach(plan, &kprobe_multi_ops, &ctx, names, "", n, links, err);
 out:
 	arena_free(a);
 	probe_env__free(env);
 	return ret;
 }
 
-static int kprobe_attach(struct bpf_program *prog, const struct aot_probe *p,
-			 struct probe_links *links, struct probe_err *err)
+static int kprobe_attach(const struct probe_plan *plan, struct probe_links *links,
+			 struct probe_err *err)
 {
-	if (p->flags & AOT_PROBE_MULTI)
-		return kprobe_attach_multi(prog, p, false, links, err);
-	return kprobe_attach_common(prog, p, false, links, err);
+	if (probe_plan_multi(plan))
+		return kprobe_attach_multi(plan, false, links, err);
+	return kprobe_attach_common(plan, false, links, err);
 }
 
-static int kretprobe_attach(struct bpf_program *prog, const struct aot_probe *p,
-			    struct probe_links *links, struct probe_err *err)
+static int kretprobe_attach(const struct probe_plan *plan, struct probe_links *links,
+			    struct probe_err *err)
 {
-	if (p->flags & AOT_PROBE_MULTI)
-		return kprobe_attach_multi(prog, p, true, links, err);
-	return kprobe_attach_common(prog, p, true, links, err);
+	if (probe_plan_multi(plan))
+		return kprobe_attach_multi(plan, true, links, err);
+	return kprobe_attach_common(plan, true, links, err);
 }
 
-static int kprobe_prepare(struct bpf_program *prog, const struct aot_probe *p,
-			  struct probe_err *err)
+static int kprobe_prepare(struct probe_plan *plan, struct probe_err *err)
 {
 	(void)err;
-	if (!(p->flags & AOT_PROBE_MULTI))
-		return 0;
-	return probe_multi_prepare(prog, probe_kprobe_multi_supported);
+	return probe_multi_prepare(plan, probe_kprobe_multi_supported);
 }
 
 static char *kprobe_multi_section(struct arena *a, const char *pattern)

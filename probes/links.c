@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * The list of links a run made. Probe types add to it as they attach; the runtime destroys it
- * whole at exit, so a probe that fails halfway leaves nothing attached.
+ * whole at exit, so a probe that fails halfway leaves nothing attached. What attaching leaves out
+ * is reported through the runtime's reporter, which the list carries.
  */
 #include <bpf/libbpf.h>
 #include <errno.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -25,6 +27,17 @@ int probe_links_add(struct probe_links *l, struct bpf_link *link)
 	}
 	l->v[l->n++] = link;
 	return 0;
+}
+
+void probe_links_warn(struct probe_links *l, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!l->warn)
+		return;
+	va_start(ap, fmt);
+	l->warn(l->warn_ctx, fmt, ap);
+	va_end(ap);
 }
 
 int probe_links_add_result(struct probe_links *l, struct bpf_link *link, struct probe_err *err,

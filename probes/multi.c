@@ -62,35 +62,29 @@ bool probe_uprobe_multi_supported(void)
 	return link >= 0 || err == -EBADF;
 }
 
-int probe_multi_prepare(struct bpf_program *prog, bool (*supported)(void))
+int probe_multi_prepare(struct probe_plan *plan, bool (*supported)(void))
 {
 	const char *env = getenv("AOTRACE_MULTI_LINKS");
 
+	if (!(plan->probe->flags & AOT_PROBE_MULTI))
+		return 0;
 	/*
 	 * Without multi links the same code runs as an ordinary kprobe/uprobe, one per target.
 	 * AOTRACE_MULTI_LINKS=0 asks for that on kernels that have them, to test the fallback.
 	 */
 	if ((!env || strcmp(env, "0")) && supported())
 		return 0;
-	return bpf_program__set_expected_attach_type(prog, 0);
-}
-
-bool probe_multi_prepared(const struct bpf_program *prog)
-{
-	enum bpf_attach_type t = bpf_program__expected_attach_type(prog);
-
-	return t == BPF_TRACE_KPROBE_MULTI || t == BPF_TRACE_UPROBE_MULTI;
+	plan->strategy = PROBE_FALLBACK;
+	return bpf_program__set_expected_attach_type(plan->prog, 0);
 }
 
 /* Cookies for n targets, and each target's probe name in the names map. */
-static int multi_cookies(struct bpf_program *prog, const char *type, char **names,
-			 const char *prefix, size_t n, struct probe_links *links, uint64_t *cookies,
-			 struct probe_err *err)
+static int multi_cookies(const char *type, char **names, const char *prefix, size_t n,
+			 struct probe_links *links, uint64_t *cookies, struct probe_err *err)
 {
 	struct bpf_map *map = links->names_map;
 	char name[AOT_PROBE_NAME_MAX];
 
-	(void)prog;
 	for (size_t i = 0; i < n; i++) {
 		cookies[i] = links->next_cookie++;
 		if (!map)
@@ -130,11 +124,11 @@ static void multi_bisect(const struct probe_multi_ops *ops, void *ctx, char **na
 	multi_bisect(ops, ctx, names + n / 2, cookies + n / 2, n - n / 2, bad + n / 2);
 }
 
-int probe_multi_attach(struct bpf_program *prog, const struct aot_probe *p,
-		       const struct probe_multi_ops *ops, void *ctx, char **names,
-		       const char *prefix, size_t n, struct probe_links *links,
+int probe_multi_attach(const struct probe_plan *plan, const struct probe_multi_ops *ops, void *ctx,
+		       char **names, const char *prefix, size_t n, struct probe_links *links,
 		       struct probe_err *err)
 {
+	const struct aot_probe *p = plan->probe;
 	uint64_t *cookies = calloc(n ? n : 1, sizeof(*cookies));
 	bool *bad = NULL;
 	struct bpf_link *link = NULL;
@@ -143,10 +137,10 @@ int probe_multi_attach(struct bpf_program *prog, const struct aot_probe *p,
 
 	if (!cookies)
 		return -ENOMEM;
-	ret = multi_cookies(prog, p->type, names, prefix, n, links, cookies, err);
+	ret = multi_cookies(p->type, names, prefix, n, links, cookies, err);
 	if (ret)
 		goto out;
-	if (!probe_multi_prepared(prog)) {
+	if (plan->strategy == PROBE_FALLBACK) {
 		/* The fallback: the same program, one link per target, each with its cookie. */
 		for (size_t i = 0; i < n && !ret; i++)
 			ret = ops->attach_one(ctx, names[i], cookies[i], links, err);
@@ -171,10 +165,10 @@ int probe_multi_attach(struct bpf_program *prog, const struct aot_probe *p,
 	}
 	for (size_t i = 0; i < n; i++) {
 		if (bad[i]) {
-			if (links->verbose && !links->no_warnings)
-				fprintf(stderr,
-					"WARNING: %s: skipping %s%s, which the kernel refuses\n",
-					p->name, prefix, names[i]);
+			if (links->verbose)
+				probe_links_warn(links,
+						 "%s: skipping %s%s, which the kernel refuses",
+						 p->name, prefix, names[i]);
 			continue;
 		}
 		names[kept] = names[i];
@@ -185,9 +179,9 @@ int probe_multi_attach(struct bpf_program *prog, const struct aot_probe *p,
 			      strerror(-ret));
 		goto out;
 	}
-	if (kept < n && !links->no_warnings)
-		fprintf(stderr, "WARNING: %s: %zu of %zu targets refused by the kernel%s\n",
-			p->name, n - kept, n, links->verbose ? "" : " (-v names them)");
+	if (kept < n)
+		probe_links_warn(links, "%s: %zu of %zu targets refused by the kernel%s", p->name,
+				 n - kept, n, links->verbose ? "" : " (-v names them)");
 	ret = ops->attach_multi(ctx, (const char **)names, cookies, kept, &link);
 	if (ret == 0)
 		ret = probe_links_add(links, link);

@@ -46,10 +46,10 @@ static int perf_online_cpus(int *cpus, int max)
 	return n;
 }
 
-int probe_perf_attach_attr(struct bpf_program *prog, const struct aot_probe *p,
-			   struct perf_event_attr *attr, bool all_cpus, struct probe_links *links,
-			   struct probe_err *err)
+int probe_perf_attach_attr(const struct probe_plan *plan, struct perf_event_attr *attr,
+			   bool all_cpus, struct probe_links *links, struct probe_err *err)
 {
+	const struct aot_probe *p = plan->probe;
 	int cpus[1024], ncpus = 1, ret;
 
 	cpus[0] = 0;
@@ -78,7 +78,7 @@ int probe_perf_attach_attr(struct bpf_program *prog, const struct aot_probe *p,
 			return ret;
 		}
 		/* The link owns the perf event fd from here on and closes it on destroy. */
-		link = bpf_program__attach_perf_event(prog, fd);
+		link = bpf_program__attach_perf_event(plan->prog, fd);
 		ret = libbpf_get_error(link);
 		if (ret) {
 			close(fd);
@@ -93,8 +93,8 @@ int probe_perf_attach_attr(struct bpf_program *prog, const struct aot_probe *p,
 	return 0;
 }
 
-int probe_perf_attach(struct bpf_program *prog, const struct aot_probe *p, uint32_t type,
-		      uint64_t config, uint64_t period, bool all_cpus, struct probe_links *links,
+int probe_perf_attach(const struct probe_plan *plan, uint32_t type, uint64_t config,
+		      uint64_t period, bool all_cpus, struct probe_links *links,
 		      struct probe_err *err)
 {
 	struct perf_event_attr attr = {
@@ -103,7 +103,7 @@ int probe_perf_attach(struct bpf_program *prog, const struct aot_probe *p, uint3
 		.sample_period = period,
 	};
 
-	return probe_perf_attach_attr(prog, p, &attr, all_cpus, links, err);
+	return probe_perf_attach_attr(plan, &attr, all_cpus, links, err);
 }
 
 char *probe_perf_section(struct arena *a, const char *target)
@@ -161,16 +161,16 @@ int probe_counter_match(const struct perf_counter *table, const char *type, stru
 	return -EINVAL;
 }
 
-int probe_counter_attach(const struct perf_counter *table, uint32_t type, struct bpf_program *prog,
-			 const struct aot_probe *p, struct probe_links *links,
+int probe_counter_attach(const struct perf_counter *table, uint32_t type,
+			 const struct probe_plan *plan, struct probe_links *links,
 			 struct probe_err *err)
 {
 	uint64_t count;
-	const struct perf_counter *c = counter_parse(table, p->target, &count);
+	const struct perf_counter *c = counter_parse(table, plan->probe->target, &count);
 
 	if (!c) {
-		probe_err_set(err, NULL, "unknown event in '%s'", p->target);
+		probe_err_set(err, NULL, "unknown event in '%s'", plan->probe->target);
 		return -EINVAL;
 	}
-	return probe_perf_attach(prog, p, type, c->config, count, true, links, err);
+	return probe_perf_attach(plan, type, c->config, count, true, links, err);
 }

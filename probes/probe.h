@@ -7,6 +7,7 @@
 #ifndef AOT_PROBE_H
 #define AOT_PROBE_H
 
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -18,6 +19,7 @@ struct aot_probe;
 struct probe_match;
 struct probe_arg;
 struct probe_links;
+struct probe_plan;
 
 /* Lazily read, per-run caches of the kernel's probe sources (tracefs, BTF, kallsyms). */
 struct probe_env;
@@ -89,22 +91,53 @@ struct probe_type {
 			uint64_t *size, struct probe_err *err);
 
 	/*
-	 * Run time: attach a loaded program, adding every link it makes (one per CPU for
-	 * profile, say) to links, which the runtime destroys at exit even after a failure.
-	 * NULL for BEGIN/END, which the runtime runs itself.
+	 * Run time: attach a loaded program as its plan says, adding every link it makes (one
+	 * per CPU for profile, say) to links, which the runtime destroys at exit even after a
+	 * failure. NULL for BEGIN/END, which the runtime runs itself.
 	 */
-	int (*attach)(struct bpf_program *prog, const struct aot_probe *p,
-		      struct probe_links *links, struct probe_err *err);
+	int (*attach)(const struct probe_plan *plan, struct probe_links *links,
+		      struct probe_err *err);
 	/*
-	 * Optional, before the object is loaded: adapt the program to what the running kernel
-	 * can do (a multi program falls back to single links where multi links are missing).
+	 * Optional, while the runtime plans, before the object is loaded: adapt the program to
+	 * what the running kernel can do, and say so in the plan (a multi program falls back to
+	 * one link per target, PROBE_FALLBACK, where multi links are missing).
 	 */
-	int (*prepare)(struct bpf_program *prog, const struct aot_probe *p, struct probe_err *err);
+	int (*prepare)(struct probe_plan *plan, struct probe_err *err);
 	/*
 	 * Optional: what `probe` prints for a concrete target, arena-allocated, where it is not
 	 * "TYPE:TARGET" (the locations of one USDT probe are several targets of one name).
 	 */
 	char *(*probe_name)(struct arena *a, const char *target);
+};
+
+/* How a probe attaches on this kernel, decided once per run (runtime/plan.c, and prepare). */
+enum probe_strategy {
+	PROBE_BROKEN,	/* its program or its probe type is not there: it cannot attach */
+	PROBE_RUN_ONCE, /* BEGIN/END: run once with BPF_PROG_TEST_RUN, no link */
+	PROBE_MISSING,	/* no target on this kernel: skipped, or an error (--missing-probes) */
+	PROBE_SINGLE,	/* the probe type's attach: one target, one link (one per CPU for perf) */
+	PROBE_CLONE,	/* an alias: a copy of its group's template, attached to its own target */
+	PROBE_MULTI,	/* one program for every match, attached with one multi link */
+	PROBE_FALLBACK, /* a multi program where the kernel lacks multi links: a link per match */
+};
+
+/*
+ * One probe of an object resolved once per run, before load: what attach, BEGIN/END and
+ * --explain read instead of working it out again. Made and owned by the runtime.
+ */
+struct probe_plan {
+	const struct aot_probe *probe; /* its metadata */
+	const struct probe_type *type; /* NULL: unknown here (PROBE_BROKEN) */
+	struct bpf_program *prog;      /* NULL: not in the object (PROBE_BROKEN) */
+	enum probe_strategy strategy;
+	uint32_t flags; /* enum aot_probe_flags of the probe and of its type */
+	/*
+	 * The targets its pattern matches here, where the plan listed them (a run lists only
+	 * kernel targets, --explain every one); NULL: attach lists them itself.
+	 */
+	char **targets;
+	long ntargets;	 /* -1: not listed */
+	const char *why; /* why they could not be listed, or NULL */
 };
 
 /* The links of a run and what attaching shares across probes, owned by the runtime. */
@@ -114,12 +147,17 @@ struct probe_links {
 	uint64_t next_cookie;	   /* multi probes: the first attach cookie not yet handed out */
 	struct bpf_map *names_map; /* AOT_PROBE_NAMES_MAP, if the object has it */
 	int verbose;		   /* say what was skipped */
-	bool no_warnings;	   /* --no-warnings: not even that targets were skipped */
 	int pid;		   /* -p PID: uprobes fire only in this process; 0: in every one */
+	/* Tells the user what attaching left out (the runtime's reporter, as a warning). */
+	void (*warn)(void *ctx, const char *fmt, va_list ap);
+	void *warn_ctx;
 };
 
 /* Takes ownership of link (destroying it if the list cannot grow). 0 or -ENOMEM. */
 int probe_links_add(struct probe_links *l, struct bpf_link *link);
+/* A warning about what attaching left out, through links->warn. */
+void probe_links_warn(struct probe_links *l, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
 /* Adds a libbpf result: a link or an error pointer. 0, or the error with err set to msg. */
 int probe_links_add_result(struct probe_links *l, struct bpf_link *link, struct probe_err *err,
 			   const char *hint, const char *what);

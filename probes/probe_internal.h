@@ -26,12 +26,11 @@ int probe_regs_args(struct arena *a, bool is_return, bool user_stack, struct pro
 
 /* perf.c: perf-event probes, on every online CPU or on CPU 0 only. */
 struct perf_event_attr;
-int probe_perf_attach(struct bpf_program *prog, const struct aot_probe *p, uint32_t type,
-		      uint64_t config, uint64_t period, bool all_cpus, struct probe_links *links,
+int probe_perf_attach(const struct probe_plan *plan, uint32_t type, uint64_t config,
+		      uint64_t period, bool all_cpus, struct probe_links *links,
 		      struct probe_err *err);
-int probe_perf_attach_attr(struct bpf_program *prog, const struct aot_probe *p,
-			   struct perf_event_attr *attr, bool all_cpus, struct probe_links *links,
-			   struct probe_err *err);
+int probe_perf_attach_attr(const struct probe_plan *plan, struct perf_event_attr *attr,
+			   bool all_cpus, struct probe_links *links, struct probe_err *err);
 char *probe_perf_section(struct arena *a, const char *target);
 /* A perf counter a probe target can name ("faults:100"); tables end with a NULL name. */
 struct perf_counter {
@@ -41,8 +40,8 @@ struct perf_counter {
 };
 int probe_counter_match(const struct perf_counter *table, const char *type, struct arena *a,
 			const char *pattern, char ***out, size_t *n, struct probe_err *err);
-int probe_counter_attach(const struct perf_counter *table, uint32_t type, struct bpf_program *prog,
-			 const struct aot_probe *p, struct probe_links *links,
+int probe_counter_attach(const struct perf_counter *table, uint32_t type,
+			 const struct probe_plan *plan, struct probe_links *links,
 			 struct probe_err *err);
 /* A probe type whose pattern is its one target: returns it as the only match. */
 int probe_perf_one_target(struct arena *a, const char *target, char ***out, size_t *n);
@@ -58,16 +57,23 @@ struct probe_multi_ops {
 };
 bool probe_kprobe_multi_supported(void);
 bool probe_uprobe_multi_supported(void);
-/* Before load: turn a multi program into an ordinary one where multi links are missing. */
-int probe_multi_prepare(struct bpf_program *prog, bool (*supported)(void));
-bool probe_multi_prepared(const struct bpf_program *prog);
+/* One program for every match of a pattern, by one multi link or one link per match. */
+static inline bool probe_plan_multi(const struct probe_plan *plan)
+{
+	return plan->strategy == PROBE_MULTI || plan->strategy == PROBE_FALLBACK;
+}
+/*
+ * A prepare callback: a multi program becomes an ordinary one, attached once per target
+ * (PROBE_FALLBACK), where multi links are missing.
+ */
+int probe_multi_prepare(struct probe_plan *plan, bool (*supported)(void));
 /*
  * Attaches names[0..n) (reordered and cut down to what the kernel accepts) with cookies
- * recorded in the names map as "TYPE:PREFIXname".
+ * recorded in the names map as "TYPE:PREFIXname", by one multi link or, for PROBE_FALLBACK,
+ * one link each.
  */
-int probe_multi_attach(struct bpf_program *prog, const struct aot_probe *p,
-		       const struct probe_multi_ops *ops, void *ctx, char **names,
-		       const char *prefix, size_t n, struct probe_links *links,
+int probe_multi_attach(const struct probe_plan *plan, const struct probe_multi_ops *ops, void *ctx,
+		       char **names, const char *prefix, size_t n, struct probe_links *links,
 		       struct probe_err *err);
 
 /* uprobe.c: "libc" -> "/usr/lib/x86_64-linux-gnu/libc.so.6"; a path made absolute. NULL: none. */

@@ -56,11 +56,11 @@ static int profile_match(struct probe_env *env, struct arena *a, const char *pat
 	return probe_perf_one_target(a, pattern, out, n);
 }
 
-static int profile_attach(struct bpf_program *prog, const struct aot_probe *p,
-			  struct probe_links *links, struct probe_err *err)
+static int profile_attach(const struct probe_plan *plan, struct probe_links *links,
+			  struct probe_err *err)
 {
 	bool is_freq = false;
-	uint64_t rate = profile_rate(p->target, &is_freq);
+	uint64_t rate = profile_rate(plan->probe->target, &is_freq);
 	struct perf_event_attr attr = {
 		.type = PERF_TYPE_SOFTWARE,
 		.config = PERF_COUNT_SW_CPU_CLOCK,
@@ -69,10 +69,10 @@ static int profile_attach(struct bpf_program *prog, const struct aot_probe *p,
 	};
 
 	if (!rate) {
-		probe_err_set(err, PROFILE_HINT, "invalid profile rate '%s'", p->target);
+		probe_err_set(err, PROFILE_HINT, "invalid profile rate '%s'", plan->probe->target);
 		return -EINVAL;
 	}
-	return probe_perf_attach_attr(prog, p, &attr, true, links, err);
+	return probe_perf_attach_attr(plan, &attr, true, links, err);
 }
 
 const struct probe_type probe_profile = {

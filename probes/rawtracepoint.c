@@ -78,11 +78,12 @@ static int rawtp_args(struct probe_env *env, struct arena *a, const char *target
 	return 0;
 }
 
-static int rawtp_attach(struct bpf_program *prog, const struct aot_probe *p,
-			struct probe_links *links, struct probe_err *err)
+static int rawtp_attach(const struct probe_plan *plan, struct probe_links *links,
+			struct probe_err *err)
 {
-	return probe_links_add_result(links, bpf_program__attach_raw_tracepoint(prog, p->target),
-				      err, "list them with: aotrace -l 'rawtracepoint:*'", p->name);
+	return probe_links_add_result(
+		links, bpf_program__attach_raw_tracepoint(plan->prog, plan->probe->target), err,
+		"list them with: aotrace -l 'rawtracepoint:*'", plan->probe->name);
 }
 
 static char *tpbtf_section(struct arena *a, const char *target)
@@ -121,12 +122,13 @@ static int tpbtf_args(struct probe_env *env, struct arena *a, const char *target
 	return 0;
 }
 
-static int tpbtf_attach(struct bpf_program *prog, const struct aot_probe *p,
-			struct probe_links *links, struct probe_err *err)
+static int tpbtf_attach(const struct probe_plan *plan, struct probe_links *links,
+			struct probe_err *err)
 {
 	return probe_links_add_result(
-		links, bpf_program__attach_trace(prog), err,
-		"rawtracepoint:NAME (a raw_tp program) may work where tp_btf does not", p->name);
+		links, bpf_program__attach_trace(plan->prog), err,
+		"rawtracepoint:NAME (a raw_tp program) may work where tp_btf does not",
+		plan->probe->name);
 }
 
 const struct probe_type probe_rawtracepoint = {

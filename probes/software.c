@@ -28,10 +28,10 @@ static int software_match(struct probe_env *env, struct arena *a, const char *pa
 	return probe_counter_match(software_events, "software", a, pattern, out, n, err);
 }
 
-static int software_attach(struct bpf_program *prog, const struct aot_probe *p,
-			   struct probe_links *links, struct probe_err *err)
+static int software_attach(const struct probe_plan *plan, struct probe_links *links,
+			   struct probe_err *err)
 {
-	return probe_counter_attach(software_events, PERF_TYPE_SOFTWARE, prog, p, links, err);
+	return probe_counter_attach(software_events, PERF_TYPE_SOFTWARE, plan, links, err);
 }
 
 const struct probe_type probe_software = {

@@ -207,17 +207,18 @@ static int tp_args(struct probe_env *env, struct arena *a, const char *target,
 	return 0;
 }
 
-static int tp_attach(struct bpf_program *prog, const struct aot_probe *p, struct probe_links *links,
+static int tp_attach(const struct probe_plan *plan, struct probe_links *links,
 		     struct probe_err *err)
 {
+	const struct aot_probe *p = plan->probe;
 	char cat[256], name[256];
 
 	if (tp_split(p->target, cat, sizeof(cat), name, sizeof(name))) {
 		probe_err_set(err, NULL, "malformed tracepoint target '%s'", p->target);
 		return -EINVAL;
 	}
-	return probe_links_add_result(links, bpf_program__attach_tracepoint(prog, cat, name), err,
-				      TP_HINT, p->name);
+	return probe_links_add_result(links, bpf_program__attach_tracepoint(plan->prog, cat, name),
+				      err, TP_HINT, p->name);
 }
 
 const struct probe_type probe_tracepoint = {

@@ -183,10 +183,11 @@ static int uprobe_variable(struct arena *a, const char *target, const char *name
 	return probe_elf_variable(a, bin, name, addr, size, err);
 }
 
-static int uprobe_attach_common(struct bpf_program *prog, const struct aot_probe *p, bool retprobe,
+static int uprobe_attach_common(const struct probe_plan *plan, bool retprobe,
 				struct probe_links *links, struct probe_err *err)
 {
 	LIBBPF_OPTS(bpf_uprobe_opts, opts, .retprobe = retprobe);
+	const struct aot_probe *p = plan->probe;
 	const char *colon = strrchr(p->target, ':');
 	char bin[PATH_MAX];
 	size_t offset = 0;
@@ -201,7 +202,7 @@ static int uprobe_attach_common(struct bpf_program *prog, const struct aot_probe
 	else
 		opts.func_name = colon + 1;
 	return probe_links_add_result(links,
-				      bpf_program__attach_uprobe_opts(prog,
+				      bpf_program__attach_uprobe_opts(plan->prog,
 								      links->pid ? links->pid : -1,
 								      bin, offset, &opts),
 				      err, NULL, p->name);
@@ -314,11 +315,15 @@ static const struct probe_multi_ops uprobe_multi_ops = {
 	.attach_one = uprobe_multi_one,
 };
 
-/* A multi program: every function of the binary the pattern matches, read on this host. */
-static int uprobe_attach_multi(struct bpf_program *prog, const struct aot_probe *p, bool retprobe,
+/*
+ * A multi program: every function of the binary the pattern matches, read on this host now (a
+ * run's plan lists no user binary's functions).
+ */
+static int uprobe_attach_multi(const struct probe_plan *plan, bool retprobe,
 			       struct probe_links *links, struct probe_err *err)
 {
-	struct uprobe_multi_ctx ctx = { .prog = prog,
+	const struct aot_probe *p = plan->probe;
+	struct uprobe_multi_ctx ctx = { .prog = plan->prog,
 					.retprobe = retprobe,
 					.pid = links->pid ? links->pid : -1 };
 	struct arena *a = arena_new();
@@ -346,35 +351,32 @@ static int uprobe_attach_multi(struct bpf_program *prog, const struct aot_probe 
 	ret = uprobe_func_offsets(a, bin, targets, n, &ctx.funcs, err);
 	if (ret)
 		goto out;
-	ret = probe_multi_attach(prog, p, &uprobe_multi_ops, &ctx, targets, prefix, n, links, err);
+	ret = probe_multi_attach(plan, &uprobe_multi_ops, &ctx, targets, prefix, n, links, err);
 out:
 	arena_free(a);
 	return ret;
 }
 
-static int uprobe_attach(struct bpf_program *prog, const struct aot_probe *p,
-			 struct probe_links *links, struct probe_err *err)
+static int uprobe_attach(const struct probe_plan *plan, struct probe_links *links,
+			 struct probe_err *err)
 {
-	if (p->flags & AOT_PROBE_MULTI)
-		return uprobe_attach_multi(prog, p, false, links, err);
-	return uprobe_attach_common(prog, p, false, links, err);
+	if (probe_plan_multi(plan))
+		return uprobe_attach_multi(plan, false, links, err);
+	return uprobe_attach_common(plan, false, links, err);
 }
 
-static int uretprobe_attach(struct bpf_program *prog, const struct aot_probe *p,
-			    struct probe_links *links, struct probe_err *err)
+static int uretprobe_attach(const struct probe_plan *plan, struct probe_links *links,
+			    struct probe_err *err)
 {
-	if (p->flags & AOT_PROBE_MULTI)
-		return uprobe_attach_multi(prog, p, true, links, err);
-	return uprobe_attach_common(prog, p, true, links, err);
+	if (probe_plan_multi(plan))
+		return uprobe_attach_multi(plan, true, links, err);
+	return uprobe_attach_common(plan, true, links, err);
 }
 
-static int uprobe_prepare(struct bpf_program *prog, const struct aot_probe *p,
-			  struct probe_err *err)
+static int uprobe_prepare(struct probe_plan *plan, struct probe_err *err)
 {
 	(void)err;
-	if (!(p->flags & AOT_PROBE_MULTI))
-		return 0;
-	return probe_multi_prepare(prog, probe_uprobe_multi_supported);
+	return probe_multi_prepare(plan, probe_uprobe_multi_supported);
 }
 
 /* libbpf's "uprobe.multi/PATH:PATTERN" wants the binary's path, not a library name. */

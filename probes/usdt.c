@@ -484,10 +484,12 @@ static int usdt_variable(struct arena *a, const char *target, const char *name, 
 	return probe_elf_variable(a, bin, name, addr, size, err);
 }
 
-static int usdt_attach(struct bpf_program *prog, const struct aot_probe *p,
-		       struct probe_links *links, struct probe_err *err)
+static int usdt_attach(const struct probe_plan *plan, struct probe_links *links,
+		       struct probe_err *err)
 {
 	LIBBPF_OPTS(bpf_uprobe_opts, opts);
+	const struct aot_probe *p = plan->probe;
+	struct bpf_program *prog = plan->prog;
 	struct arena *a = arena_new();
 	const struct usdt_note *note;
 	struct bpf_link *link;

@@ -135,14 +135,15 @@ static void watch_refused(const struct watch *w, int ret, struct probe_err *err)
 			      strerror(-ret));
 }
 
-static int watch_attach(struct bpf_program *prog, const struct aot_probe *p,
-			struct probe_links *links, struct probe_err *err)
+static int watch_attach(const struct probe_plan *plan, struct probe_links *links,
+			struct probe_err *err)
 {
 	struct perf_event_attr attr = {
 		.type = PERF_TYPE_BREAKPOINT,
 		.size = sizeof(attr),
 		.sample_period = 1,
 	};
+	const struct aot_probe *p = plan->probe;
 	struct bpf_link *link;
 	struct watch w;
 	int fd, ret;
@@ -162,7 +163,7 @@ static int watch_attach(struct bpf_program *prog, const struct aot_probe *p,
 			return -EINVAL;
 		}
 
-		ret = probe_perf_attach_attr(prog, p, &attr, true, links, &perr);
+		ret = probe_perf_attach_attr(plan, &attr, true, links, &perr);
 		if (ret)
 			watch_refused(&w, ret, err);
 		return ret;
@@ -176,7 +177,7 @@ static int watch_attach(struct bpf_program *prog, const struct aot_probe *p,
 			watch_refused(&w, ret, err);
 		return ret;
 	}
-	link = bpf_program__attach_perf_event(prog, fd);
+	link = bpf_program__attach_perf_event(plan->prog, fd);
 	ret = libbpf_get_error(link);
 	if (ret) {
 		close(fd);

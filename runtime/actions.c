@@ -36,12 +36,11 @@ static void actions_cat(struct rt *rt, const char *path, struct rt_buf *out)
 {
 	/* At most BPFTRACE_CAT_BYTES_MAX, as bpftrace: /dev/zero must end too. */
 	size_t max = rt->opts->cat_max ? rt->opts->cat_max : AOT_CAT_BYTES_DEFAULT, n;
-	char chunk[4096], msg[512];
+	char chunk[4096];
 	FILE *f = fopen(path, "re");
 
 	if (!f) {
-		snprintf(msg, sizeof(msg), "failed to open file '%s': %s", path, strerror(errno));
-		rt->out.ops->warning(&rt->out, msg);
+		rt_report(&rt->out, RT_WARN, "failed to open file '%s': %s", path, strerror(errno));
 		return;
 	}
 	while (out->len < max &&
@@ -58,7 +57,7 @@ static int actions_time(struct rt *rt, const char *fmt, struct rt_buf *out)
 	struct tm tm;
 
 	if (!localtime_r(&now, &tm) || !strftime(s, sizeof(s), fmt, &tm)) {
-		rt->out.ops->warning(&rt->out, "time(): strftime returned 0");
+		rt_report(&rt->out, RT_WARN, "time(): strftime returned 0");
 		return -EINVAL;
 	}
 	rt_buf_add(out, s, strlen(s));

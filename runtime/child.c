@@ -17,7 +17,8 @@
 
 #include "rt.h"
 
-int rt_child_start(struct rt_child *c, char *const *argv, const void *sigmask)
+int rt_child_start(struct rt_child *c, char *const *argv, const void *sigmask,
+		   const struct output *out)
 {
 	int fds[2], err;
 	pid_t pid, parent = getpid();
@@ -26,6 +27,7 @@ int rt_child_start(struct rt_child *c, char *const *argv, const void *sigmask)
 	c->pid = 0;
 	c->go_fd = c->pidfd = -1;
 	c->exited = false;
+	c->out = out;
 	if (pipe2(fds, O_CLOEXEC))
 		return -errno;
 	fflush(NULL);
@@ -48,7 +50,7 @@ int rt_child_start(struct rt_child *c, char *const *argv, const void *sigmask)
 			_exit(127);
 		close(fds[0]);
 		execvp(argv[0], argv);
-		fprintf(stderr, "ERROR: cannot run %s: %s\n", argv[0], strerror(errno));
+		rt_report(out, RT_ERROR, "cannot run %s: %s", argv[0], strerror(errno));
 		_exit(127);
 	}
 	close(fds[0]);
@@ -65,7 +67,7 @@ void rt_child_go(struct rt_child *c)
 	if (c->go_fd < 0)
 		return;
 	if (write(c->go_fd, &go, 1) != 1)
-		fprintf(stderr, "WARNING: could not start the command: %s\n", strerror(errno));
+		rt_report(c->out, RT_WARN, "could not start the command: %s", strerror(errno));
 	close(c->go_fd);
 	c->go_fd = -1;
 }

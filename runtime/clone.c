@@ -4,6 +4,7 @@
  * relocates only one of them. Before load, the one libbpf relocates becomes the template (the
  * others are not loaded); after load, its final instructions are loaded again per other
  * target with that target's BTF id, and each clone is attached with its own attach cookie.
+ * The plan (plan.c) has found each alias's program, and sends its attach here (PROBE_CLONE).
  */
 #include <elf.h>
 #include <errno.h>
@@ -22,7 +23,7 @@
 
 /* One alias probe: its group's template program, and the clone made for it (if not it). */
 struct rt_clone {
-	uint32_t probe;		  /* index in meta->probes */
+	uint32_t probe;		  /* index in meta->probes and rt->plan */
 	struct bpf_program *prog; /* its own libbpf program (not loaded unless the template) */
 	struct bpf_program *tmpl; /* the group's relocated program */
 	uint64_t key;		  /* (section index << 32) | symbol value: its group */
@@ -30,7 +31,7 @@ struct rt_clone {
 };
 
 struct rt_clones {
-	struct rt_clone *v;
+	struct rt_clone *v; /* in the order of their probes */
 	size_t n;
 	struct btf *vmlinux;
 };
@@ -80,15 +81,20 @@ static int clone_symbols(struct rt *rt, const void *elf, size_t size, struct rt_
 	return 0;
 }
 
+/*
+ * Every alias is in its group, even one missing here (skipped, not loaded): the group's template
+ * is the program libbpf relocates, whichever that is.
+ */
 int rt_clone_prepare(struct rt *rt, const void *elf, size_t size)
 {
+	const struct rt_plan *pl = &rt->plan;
 	struct rt_clones *c;
 	struct bpf_program *prog;
 	size_t n = 0;
 	int err;
 
-	for (uint32_t i = 0; i < rt->meta->nprobes; i++)
-		n += !!(rt->meta->probes[i].flags & AOT_PROBE_ALIAS);
+	for (uint32_t i = 0; i < pl->n; i++)
+		n += !!(pl->v[i].probe->flags & AOT_PROBE_ALIAS);
 	if (!n)
 		return 0;
 	c = calloc(1, sizeof(*c));
@@ -97,23 +103,15 @@ int rt_clone_prepare(struct rt *rt, const void *elf, size_t size)
 		return -ENOMEM;
 	}
 	rt->clones = c;
-	for (uint32_t i = 0; i < rt->meta->nprobes; i++) {
-		const struct aot_probe *p = &rt->meta->probes[i];
-
-		if (!(p->flags & AOT_PROBE_ALIAS))
-			continue;
-		c->v[c->n] = (struct rt_clone){ .probe = i, .fd = -1, .link = -1 };
-		c->v[c->n].prog = bpf_object__find_program_by_name(rt->obj, p->prog);
-		if (!c->v[c->n].prog) {
-			fprintf(stderr, "ERROR: probe %s: no program '%s' in the object\n", p->name,
-				p->prog);
-			return -ENOENT;
-		}
-		c->n++;
-	}
+	for (uint32_t i = 0; i < pl->n; i++)
+		if (pl->v[i].probe->flags & AOT_PROBE_ALIAS)
+			c->v[c->n++] = (struct rt_clone){
+				.probe = i, .prog = pl->v[i].prog, .fd = -1, .link = -1
+			};
 	err = clone_symbols(rt, elf, size, c);
 	if (err) {
-		fprintf(stderr, "ERROR: %s: cannot read the symbol table\n", rt->opts->obj_name);
+		rt_report(&rt->out, RT_ERROR, "%s: cannot read the symbol table",
+			  rt->opts->obj_name);
 		return err;
 	}
 	/*
@@ -143,8 +141,8 @@ int rt_clone_prepare(struct rt *rt, const void *elf, size_t size)
 		err = bpf_program__set_attach_target(cl->prog, 0,
 						     rt->meta->probes[cl->probe].target);
 		if (err) {
-			fprintf(stderr, "ERROR: probe %s: %s\n", rt->meta->probes[cl->probe].name,
-				strerror(-err));
+			rt_report(&rt->out, RT_ERROR, "probe %s: %s",
+				  rt->meta->probes[cl->probe].name, strerror(-err));
 			return err;
 		}
 	}
@@ -207,8 +205,8 @@ static int clone_load_one(struct rt *rt, struct rt_clone *cl, const struct clone
 
 	id = btf__find_by_name_kind(rt->clones->vmlinux, p->target, BTF_KIND_FUNC);
 	if (id < 0) {
-		fprintf(stderr, "ERROR: probe %s: the kernel's BTF has no function %s\n", p->name,
-			p->target);
+		rt_report(&rt->out, RT_ERROR, "probe %s: the kernel's BTF has no function %s",
+			  p->name, p->target);
 		return -ENOENT;
 	}
 	opts.attach_btf_id = (uint32_t)id;
@@ -231,8 +229,8 @@ static int clone_load_one(struct rt *rt, struct rt_clone *cl, const struct clone
 		char *log = calloc(1, CLONE_LOG_SIZE);
 		const char *tail;
 
-		fprintf(stderr, "ERROR: probe %s: cannot load its copy of %s: %s\n", p->name,
-			bpf_program__name(cl->tmpl), strerror(-err));
+		rt_report(&rt->out, RT_ERROR, "probe %s: cannot load its copy of %s: %s", p->name,
+			  bpf_program__name(cl->tmpl), strerror(-err));
 		/* Again with a log, for the kernel's reason (the end of the log holds it). */
 		if (log) {
 			opts.log_buf = log;
@@ -245,7 +243,7 @@ static int clone_load_one(struct rt *rt, struct rt_clone *cl, const struct clone
 			for (int lines = 0; tail > log && lines < 4; tail--)
 				lines += tail[-1] == '\n';
 			if (*tail)
-				fprintf(stderr, "%s", tail);
+				rt_report(&rt->out, RT_TEXT, "%s", tail);
 			free(log);
 		}
 		cl->fd = -1;
@@ -267,10 +265,10 @@ int rt_clone_load(struct rt *rt)
 	c->vmlinux = btf__load_vmlinux_btf();
 	if (!c->vmlinux) {
 		err = -errno;
-		fprintf(stderr, "ERROR: cannot read the kernel's BTF: %s\n", strerror(-err));
+		rt_report(&rt->out, RT_ERROR, "cannot read the kernel's BTF: %s", strerror(-err));
 		return err;
 	}
-	rt_progress_start(&progress, "loading", "probe copies");
+	rt_progress_start(&progress, &rt->out, "loading", "probe copies");
 	for (size_t k = 0; k < c->n && !err && !atomic_load(&rt->interrupted); k++) {
 		struct rt_clone *cl = &c->v[k];
 
@@ -294,21 +292,27 @@ int rt_clone_load(struct rt *rt)
 	return err;
 }
 
+static int clone_cmp(const void *key, const void *elem)
+{
+	uint32_t probe = *(const uint32_t *)key, other = ((const struct rt_clone *)elem)->probe;
+
+	return probe < other ? -1 : probe > other;
+}
+
 int rt_clone_attach(struct rt *rt, uint32_t probe, struct probe_err *perr)
 {
 	struct rt_clones *c = rt->clones;
-	struct rt_clone *cl = NULL;
+	struct rt_clone *cl = c ? bsearch(&probe, c->v, c->n, sizeof(*c->v), clone_cmp) : NULL;
 	const struct aot_probe *p = &rt->meta->probes[probe];
 	LIBBPF_OPTS(bpf_link_create_opts, lopts);
 	char name[AOT_PROBE_NAME_MAX] = { 0 };
 	uint64_t cookie;
 	int fd;
 
-	for (size_t k = 0; c && k < c->n && !cl; k++)
-		if (c->v[k].probe == probe)
-			cl = &c->v[k];
-	if (!cl)
-		return 1; /* not a clone: the probe type attaches it */
+	if (!cl) {
+		snprintf(perr->msg, sizeof(perr->msg), "%s is in no alias group", p->prog);
+		return -EINVAL;
+	}
 	fd = cl->fd >= 0 ? cl->fd : bpf_program__fd(cl->tmpl);
 	cookie = rt->links.next_cookie++;
 	if (rt->links.names_map) {

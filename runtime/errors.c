@@ -85,7 +85,7 @@ int rt_errors_report_fd(const struct aot_meta *m, int fd, const uint32_t *max_ke
 			continue;
 		errors_text(m, key / AOT_ERR_NKINDS, key % AOT_ERR_NKINDS, total,
 			    max_keys ? max_keys[key / AOT_ERR_NKINDS] : 0, msg, sizeof(msg));
-		out->ops->warning(out, msg);
+		rt_report(out, RT_WARN, "%s", msg);
 	}
 	free(vals);
 	return err;
@@ -111,6 +111,6 @@ void rt_errors_report(struct rt *rt)
 				  &rt->out, NULL);
 	free(max_keys);
 	if (err == -EINVAL)
-		rt->out.ops->warning(&rt->out, "the map " AOT_ERRORS_MAP
-					       " does not have the expected layout: ignored");
+		rt_report(&rt->out, RT_WARN,
+			  "the map " AOT_ERRORS_MAP " does not have the expected layout: ignored");
 }

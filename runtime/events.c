@@ -140,8 +140,8 @@ int rt_events_open(struct rt *rt)
 	if (!rt->rb) {
 		int err = -errno;
 
-		fprintf(stderr, "ERROR: could not open the event ring buffer: %s\n",
-			strerror(-err));
+		rt_report(&rt->out, RT_ERROR, "could not open the event ring buffer: %s",
+			  strerror(-err));
 		return err;
 	}
 	return 0;
@@ -219,15 +219,11 @@ void rt_events_drain(struct rt *rt)
 
 void rt_events_close(struct rt *rt)
 {
-	char msg[96];
-
 	ring_buffer__free(rt->rb);
 	rt->rb = NULL;
 	output_lines_flush(&rt->out, true);
 	rt_buf_free(&rt->text);
-	if (rt->malformed) {
-		snprintf(msg, sizeof(msg), "%llu malformed events were dropped",
-			 (unsigned long long)rt->malformed);
-		rt->out.ops->warning(&rt->out, msg);
-	}
+	if (rt->malformed)
+		rt_report(&rt->out, RT_WARN, "%llu malformed events were dropped",
+			  (unsigned long long)rt->malformed);
 }

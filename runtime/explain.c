@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * --explain: what an object would attach on this host and how, and what its metadata says,
- * without loading anything. The object is opened by libbpf (not loaded) so that each probe
- * type's prepare callback can choose its strategy exactly as a run would (multi link or one
- * link per target); targets are counted by the probe types' own match on this host.
+ * without loading anything. The object is opened by libbpf (not loaded) and planned as a run
+ * plans it (plan.c), so the strategy is the one a run would take; the plan lists every probe's
+ * targets here, to count them.
  */
 #include <errno.h>
 #include <stdarg.h>
@@ -13,28 +13,57 @@
 
 #include <bpf/libbpf.h>
 
-#include "arena.h"
 #include "probe.h"
 #include "rt.h"
-
-/* What a run would do with one probe. */
-struct explain_probe {
-	const char *strategy; /* short word, also the JSON value */
-	const char *how;      /* a sentence for the text form */
-	long targets;	      /* targets on this host; -1 if it cannot tell */
-	long links;	      /* links a run would make; -1 if unknown */
-	char why[256];	      /* why targets is -1 */
-};
 
 struct explain {
 	const struct aot_meta *m;
 	struct bpf_object *obj;
-	struct probe_env *env;
-	struct explain_probe *probes;
+	struct rt_plan plan;
 	struct rt_buf out;
 	struct json_writer w;
 	bool json;
 };
+
+/* A strategy as --explain names it (also the JSON value) and says it in a sentence. */
+static const struct {
+	const char *name, *how;
+} explain_strategies[] = {
+	[PROBE_BROKEN] = { "broken", NULL },
+	[PROBE_RUN_ONCE] = { "run-once", NULL },
+	[PROBE_MISSING] = { "missing",
+			    "no such target on this kernel: skipped or an error, per --missing-probes" },
+	[PROBE_SINGLE] = { "single", "one program, one link for its target" },
+	/* A clone is one program of its own, as far as its links go. */
+	[PROBE_CLONE] = { "single", "one program, one link for its target" },
+	[PROBE_MULTI] = { "multi", "one program for every match, attached with one multi link" },
+	[PROBE_FALLBACK] = { "fallback",
+			     "one program for every match; no multi links here: one link per match" },
+};
+
+static const char *explain_how(const struct probe_plan *pp)
+{
+	if (pp->strategy == PROBE_BROKEN)
+		return pp->type ? "its program is not in the object" : "unknown probe type";
+	if (pp->strategy == PROBE_RUN_ONCE)
+		return pp->flags & AOT_PROBE_BEGIN
+			       ? "run once before the other probes start (BPF_PROG_TEST_RUN), no link"
+			       : "run once when the run ends (BPF_PROG_TEST_RUN), no link";
+	return explain_strategies[pp->strategy].how;
+}
+
+/* The links a run would make for a probe here; -1 if it cannot tell. */
+static long explain_links(const struct probe_plan *pp)
+{
+	if (pp->strategy == PROBE_BROKEN)
+		return -1;
+	if (pp->strategy == PROBE_RUN_ONCE || pp->strategy == PROBE_MISSING)
+		return 0;
+	if (pp->strategy == PROBE_FALLBACK)
+		return pp->ntargets;
+	/* One for a single target or a clone, one for all of a multi probe's targets. */
+	return pp->strategy == PROBE_MULTI && pp->ntargets < 0 ? -1 : 1;
+}
 
 static const char *const explain_aggs[] = {
 	[AOT_AGG_NONE] = "value",  [AOT_AGG_COUNT] = "count", [AOT_AGG_SUM] = "sum",
@@ -113,77 +142,6 @@ static char *explain_type_str(const struct aot_meta *m, const struct aot_type *t
 	return b.s;
 }
 
-/* Decides, as a run would, how one probe attaches and how many links it makes here. */
-static void explain_plan(struct explain *e, uint32_t i)
-{
-	const struct aot_probe *p = &e->m->probes[i];
-	const struct probe_type *pt = probe_type_find(p->type);
-	struct bpf_program *prog = bpf_object__find_program_by_name(e->obj, p->prog);
-	struct explain_probe *x = &e->probes[i];
-	struct probe_err perr = { 0 };
-	enum bpf_attach_type at;
-	struct arena *a;
-	char **targets;
-	size_t n = 0;
-	int ret;
-
-	x->targets = x->links = -1;
-	if (!pt || !prog) {
-		x->strategy = "broken";
-		x->how = pt ? "its program is not in the object" : "unknown probe type";
-		return;
-	}
-	if ((p->flags | pt->flags) & (AOT_PROBE_BEGIN | AOT_PROBE_END)) {
-		x->strategy = "run-once";
-		x->how =
-			(p->flags | pt->flags) & AOT_PROBE_BEGIN
-				? "run once before the other probes start (BPF_PROG_TEST_RUN), no link"
-				: "run once when the run ends (BPF_PROG_TEST_RUN), no link";
-		x->targets = 1;
-		x->links = 0;
-		return;
-	}
-	a = arena_new();
-	if (a && pt->match && pt->has_target && p->target) {
-		if (!e->env)
-			e->env = probe_env__new();
-		ret = e->env ? pt->match(e->env, a, p->target, &targets, &n, &perr) : -ENOMEM;
-		if (ret >= 0)
-			x->targets = (long)n;
-		else
-			snprintf(x->why, sizeof(x->why), "%s",
-				 perr.msg[0] ? perr.msg : strerror(-ret));
-	} else if (!pt->has_target) {
-		x->targets = 1;
-	}
-	arena_free(a);
-	if (x->targets == 0) {
-		x->strategy = "missing";
-		x->how = "no such target on this kernel: skipped or an error, per --missing-probes";
-		x->links = 0;
-		return;
-	}
-	if (!(p->flags & AOT_PROBE_MULTI)) {
-		x->strategy = "single";
-		x->how = "one program, one link for its target";
-		x->links = 1;
-		return;
-	}
-	/* The probe type's own choice: it keeps the multi attach type only where it works. */
-	if (pt->prepare)
-		pt->prepare(prog, p, &perr);
-	at = bpf_program__expected_attach_type(prog);
-	if (at == BPF_TRACE_KPROBE_MULTI || at == BPF_TRACE_UPROBE_MULTI) {
-		x->strategy = "multi";
-		x->how = "one program for every match, attached with one multi link";
-		x->links = x->targets < 0 ? -1 : 1;
-	} else {
-		x->strategy = "fallback";
-		x->how = "one program for every match; no multi links here: one link per match";
-		x->links = x->targets;
-	}
-}
-
 static void explain_text(struct explain *e, const char *name)
 {
 	const struct aot_meta *m = e->m;
@@ -194,15 +152,16 @@ static void explain_text(struct explain *e, const char *name)
 	char *ks, *vs;
 
 	for (uint32_t i = 0; i < m->nprobes; i++) {
+		long n = explain_links(&e->plan.v[i]);
 		bool first = true;
 
 		for (uint32_t j = 0; j < i && first; j++)
 			first = strcmp(m->probes[j].prog, m->probes[i].prog) != 0;
 		progs += first;
-		if (e->probes[i].links < 0)
+		if (n < 0)
 			links_known = false;
 		else
-			links += e->probes[i].links;
+			links += n;
 	}
 	rt_buf_printf(b, "%s: aotrace object, metadata version %u\n", name, m->version);
 	rt_buf_printf(b, "\nprobes: %u, in %u programs; links on this host: ", m->nprobes, progs);
@@ -211,22 +170,22 @@ static void explain_text(struct explain *e, const char *name)
 	else
 		rt_buf_printf(b, "at least %ld (some targets cannot be listed here)\n", links);
 	for (uint32_t i = 0; i < m->nprobes; i++) {
-		const struct aot_probe *p = &m->probes[i];
-		const struct explain_probe *x = &e->probes[i];
-		struct bpf_program *prog = bpf_object__find_program_by_name(e->obj, p->prog);
+		const struct probe_plan *pp = &e->plan.v[i];
+		const struct aot_probe *p = pp->probe;
 
 		rt_buf_printf(b, "  %s\n", p->name ? p->name : p->type);
 		rt_buf_printf(b, "    program %s, section %s\n", p->prog,
-			      prog ? bpf_program__section_name(prog) : "?");
-		rt_buf_printf(b, "    %s: %s\n", x->strategy, x->how);
+			      pp->prog ? bpf_program__section_name(pp->prog) : "?");
+		rt_buf_printf(b, "    %s: %s\n", explain_strategies[pp->strategy].name,
+			      explain_how(pp));
 		if (p->flags & AOT_PROBE_MULTI) {
-			if (x->targets >= 0)
+			if (pp->ntargets >= 0)
 				rt_buf_printf(b, "    targets matching %s here: %ld\n", p->target,
-					      x->targets);
+					      pp->ntargets);
 			else
 				rt_buf_printf(b,
 					      "    targets of %s: resolved when it attaches (%s)\n",
-					      p->target, x->why);
+					      p->target, pp->why ? pp->why : "");
 		}
 	}
 	rt_buf_printf(b, "\nmaps: %u\n", m->nmaps);
@@ -322,19 +281,18 @@ static void explain_json(struct explain *e, const char *name)
 	json_key(w, "probes", 6);
 	json_array_begin(w, false);
 	for (uint32_t i = 0; i < m->nprobes; i++) {
-		const struct aot_probe *p = &m->probes[i];
-		const struct explain_probe *x = &e->probes[i];
-		struct bpf_program *prog = bpf_object__find_program_by_name(e->obj, p->prog);
+		const struct probe_plan *pp = &e->plan.v[i];
+		const struct aot_probe *p = pp->probe;
 
 		json_object_begin(w);
 		explain_kv_str(w, "name", p->name);
 		explain_kv_str(w, "probe_type", p->type);
 		explain_kv_str(w, "target", p->target);
 		explain_kv_str(w, "program", p->prog);
-		explain_kv_str(w, "section", prog ? bpf_program__section_name(prog) : NULL);
-		explain_kv_str(w, "strategy", x->strategy);
-		explain_kv_int(w, "targets", x->targets);
-		explain_kv_int(w, "links", x->links);
+		explain_kv_str(w, "section", pp->prog ? bpf_program__section_name(pp->prog) : NULL);
+		explain_kv_str(w, "strategy", explain_strategies[pp->strategy].name);
+		explain_kv_int(w, "targets", pp->ntargets);
+		explain_kv_int(w, "links", explain_links(pp));
 		json_object_end(w);
 	}
 	json_array_end(w);
@@ -399,13 +357,11 @@ int aot_explain(const void *elf, size_t size, const struct aot_run_opts *opts)
 
 	err = rt_elf_section(elf, size, AOT_META_SECTION, &sec, &len);
 	if (err) {
-		fprintf(stderr, "ERROR: %s: %s\n", name,
-			err == -ENOENT ? "no " AOT_META_SECTION " section: not built by aotrace?"
-				       : "not a valid 64-bit little-endian ELF object");
+		rt_report(NULL, RT_ERROR, "%s: %s", name, rt_elf_error(err));
 		return 1;
 	}
 	if (aot_meta_read(sec, len, &m, msg, sizeof(msg))) {
-		fprintf(stderr, "ERROR: %s: %s\n", name, msg);
+		rt_report(NULL, RT_ERROR, "%s: %s", name, msg);
 		return 1;
 	}
 	e.m = m;
@@ -413,15 +369,15 @@ int aot_explain(const void *elf, size_t size, const struct aot_run_opts *opts)
 		libbpf_set_print(explain_libbpf_quiet);
 	e.obj = bpf_object__open_mem(elf, size, &oopts);
 	if (!e.obj) {
-		fprintf(stderr, "ERROR: %s: could not open the BPF object: %s\n", name,
-			strerror(errno));
+		rt_report(NULL, RT_ERROR, "%s: could not open the BPF object: %s", name,
+			  strerror(errno));
 		goto out;
 	}
-	e.probes = calloc(m->nprobes ? m->nprobes : 1, sizeof(*e.probes));
-	if (!e.probes)
+	if (rt_plan_init(&e.plan, m, e.obj, true))
 		goto out;
+	/* A probe that cannot be resolved is shown as far as it got: broken, or its targets. */
 	for (uint32_t i = 0; i < m->nprobes; i++)
-		explain_plan(&e, i);
+		rt_plan_resolve(&e.plan, i, &(struct probe_err){ 0 });
 	if (e.json)
 		explain_json(&e, name);
 	else
@@ -433,8 +389,7 @@ int aot_explain(const void *elf, size_t size, const struct aot_run_opts *opts)
 	status = 0;
 out:
 	rt_buf_free(&e.out);
-	free(e.probes);
-	probe_env__free(e.env);
+	rt_plan_free(&e.plan);
 	bpf_object__close(e.obj);
 	aot_meta_free(m);
 	return status;

@@ -20,16 +20,19 @@
 #define LOADER_LOG_SIZE_VERBOSE (16 << 20) /* -v prints the whole log */
 
 /*
- * libbpf's print callback takes no context, so its verbosity is the one piece of global
- * mutable state in the runtime (STYLE.md allows the log callback).
+ * libbpf's print callback takes no context, so its verbosity and where it reports (the run's
+ * output, from rt_load to rt_unload) are the one piece of global mutable state in the runtime
+ * (STYLE.md allows the log callback).
  */
 static int loader_verbose;
+static const struct output *loader_out;
 
 static int loader_libbpf_print(enum libbpf_print_level level, const char *fmt, va_list ap)
 {
 	if (!loader_verbose || (level == LIBBPF_DEBUG && loader_verbose < 2))
 		return 0;
-	return vfprintf(stderr, fmt, ap);
+	rt_vreport(loader_out, RT_TEXT, fmt, ap);
+	return 0;
 }
 
 /* Reads an ELF64 section header into sh; the image may be unaligned. */
@@ -88,14 +91,18 @@ int rt_elf_section(const void *image, size_t size, const char *name, const void 
 	return -ENOENT;
 }
 
-/* Which probe a program belongs to, for messages. */
-static const char *loader_probe_name(const struct rt *rt, const char *prog)
+const char *rt_elf_error(int err)
 {
-	uint32_t i;
+	return err == -ENOENT ? "no " AOT_META_SECTION " section: not built by aotrace?"
+			      : "not a valid 64-bit little-endian ELF object";
+}
 
-	for (i = 0; i < rt->meta->nprobes; i++)
-		if (!strcmp(rt->meta->probes[i].prog, prog) && rt->meta->probes[i].name)
-			return rt->meta->probes[i].name;
+/* Which probe a program belongs to, for messages. */
+static const char *loader_probe_name(const struct rt *rt, const struct bpf_program *prog)
+{
+	for (uint32_t i = 0; i < rt->plan.n; i++)
+		if (rt->plan.v[i].prog == prog && rt->plan.v[i].probe->name)
+			return rt->plan.v[i].probe->name;
 	return NULL;
 }
 
@@ -113,7 +120,7 @@ static void loader_report_failure(const struct rt *rt, int err)
 		/* Only the rejected program has a log: the others load without asking for one. */
 		if (!log || !log[0])
 			continue;
-		probe = loader_probe_name(rt, bpf_program__name(prog));
+		probe = loader_probe_name(rt, prog);
 		rt_verifier_report(rt, bpf_program__name(prog), probe, log, err);
 		return;
 	}
@@ -125,18 +132,18 @@ static void loader_report_failure(const struct rt *rt, int err)
 
 			if (bpf_program__type(prog) != BPF_PROG_TYPE_TRACING)
 				continue;
-			probe = loader_probe_name(rt, bpf_program__name(prog));
-			fprintf(stderr,
-				"ERROR: the kernel refused to load probe %s: %s\n"
-				"HINT: this kernel does not allow BPF trampolines (kfunc/kretfunc, "
-				"fentry/fexit) here; trace the same function with kprobe: or "
-				"kretprobe: instead\n",
-				probe ? probe : bpf_program__name(prog), strerror(-err));
+			probe = loader_probe_name(rt, prog);
+			rt_report(&rt->out, RT_ERROR, "the kernel refused to load probe %s: %s",
+				  probe ? probe : bpf_program__name(prog), strerror(-err));
+			rt_report(&rt->out, RT_HINT,
+				  "this kernel does not allow BPF trampolines (kfunc/kretfunc, "
+				  "fentry/fexit) here; trace the same function with kprobe: or "
+				  "kretprobe: instead");
 			return;
 		}
 	}
-	fprintf(stderr, "ERROR: %s: could not load the BPF object: %s%s\n", rt->opts->obj_name,
-		strerror(-err), err == -EPERM ? " (are you root?)" : "");
+	rt_report(&rt->out, RT_ERROR, "%s: could not load the BPF object: %s%s", rt->opts->obj_name,
+		  strerror(-err), err == -EPERM ? " (are you root?)" : "");
 }
 
 int rt_load(struct rt *rt, const void *elf, size_t size)
@@ -150,25 +157,24 @@ int rt_load(struct rt *rt, const void *elf, size_t size)
 	int err;
 
 	loader_verbose = rt->opts->verbose;
+	loader_out = &rt->out;
 	libbpf_set_print(loader_libbpf_print);
 
 	err = rt_elf_section(elf, size, AOT_META_SECTION, &sec, &len);
 	if (err) {
-		fprintf(stderr, "ERROR: %s: %s\n", rt->opts->obj_name,
-			err == -ENOENT ? "no " AOT_META_SECTION " section: not built by aotrace?"
-				       : "not a valid 64-bit little-endian ELF object");
+		rt_report(&rt->out, RT_ERROR, "%s: %s", rt->opts->obj_name, rt_elf_error(err));
 		return err;
 	}
 	err = aot_meta_read(sec, len, &rt->meta, msg, sizeof(msg));
 	if (err) {
-		fprintf(stderr, "ERROR: %s: %s\n", rt->opts->obj_name, msg);
+		rt_report(&rt->out, RT_ERROR, "%s: %s", rt->opts->obj_name, msg);
 		return err;
 	}
 	rt->obj = bpf_object__open_mem(elf, size, &oopts);
 	if (!rt->obj) {
 		err = -errno;
-		fprintf(stderr, "ERROR: %s: could not open the BPF object: %s\n",
-			rt->opts->obj_name, strerror(-err));
+		rt_report(&rt->out, RT_ERROR, "%s: could not open the BPF object: %s",
+			  rt->opts->obj_name, strerror(-err));
 		return err;
 	}
 	bpf_object__for_each_program(prog, rt->obj) n++;
@@ -206,6 +212,8 @@ void rt_unload(struct rt *rt)
 {
 	size_t i;
 
+	loader_out = NULL;
+	rt_plan_free(&rt->plan);
 	bpf_object__close(rt->obj);
 	rt->obj = NULL;
 	for (i = 0; i < rt->nlogbufs; i++)

@@ -312,20 +312,6 @@ static bool maps_is_percpu(enum bpf_map_type t)
 	       t == BPF_MAP_TYPE_LRU_PERCPU_HASH;
 }
 
-static void maps_warn(struct rt *rt, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void maps_warn(struct rt *rt, const char *fmt, ...)
-{
-	struct rt_buf b = { 0 };
-	va_list ap;
-
-	va_start(ap, fmt);
-	rt_buf_vprintf(&b, fmt, ap);
-	va_end(ap);
-	if (b.s)
-		rt->out.ops->warning(&rt->out, b.s);
-	rt_buf_free(&b);
-}
-
 /* Reads a whole map: keys and per-CPU values, bounded so that a map filling up still ends. */
 struct maps_dump {
 	int fd, ncpus;
@@ -348,7 +334,8 @@ static int maps_dump(struct rt *rt, const struct aot_map *map, struct maps_dump 
 	memset(d, 0, sizeof(*d));
 	d->ncpus = 1;
 	if (!bm) {
-		maps_warn(rt, "map %s: no BPF map '%s' in the object", map->name, map->elf_name);
+		rt_report(&rt->out, RT_WARN, "map %s: no BPF map '%s' in the object", map->name,
+			  map->elf_name);
 		return -ENOENT;
 	}
 	d->fd = bpf_map__fd(bm);
@@ -363,7 +350,8 @@ static int maps_dump(struct rt *rt, const struct aot_map *map, struct maps_dump 
 	/* Never read past what the kernel gives us, whatever the metadata claims. */
 	if ((map->nkeys && d->key_size < map->key.size) || d->stride < maps_value_size(map) ||
 	    (maps_is_hist(map) && d->key_size < maps_hist_prefix(map) + 8)) {
-		maps_warn(rt, "map %s: its metadata does not match the BPF map's sizes", map->name);
+		rt_report(&rt->out, RT_WARN,
+			  "map %s: its metadata does not match the BPF map's sizes", map->name);
 		return -ENOENT;
 	}
 	/* Programs may still be adding keys: bound the walk so it always ends. */

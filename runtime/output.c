@@ -2,7 +2,8 @@
 /*
  * What text and JSON output have in common: a formatted piece goes out in one write, a map is
  * whatever the format's format_map makes of it, and the callbacks bpftrace does not vary by
- * format (the blank lines before the maps, warnings) are written once, here.
+ * format (the blank lines before the maps) are written once, here. Warnings are text on stderr in
+ * both formats, as bpftrace's are: rt_report().
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -126,13 +127,6 @@ void output_maps_begin(struct output *o)
 void output_maps_end(struct output *o)
 {
 	fflush(o->f);
-}
-
-/* Warnings go to stderr as text in both formats, as bpftrace's do. */
-void output_warning(struct output *o, const char *msg)
-{
-	if (!o->no_warnings)
-		fprintf(o->err, "WARNING: %s\n", msg);
 }
 
 /* The hist/lhist buckets to print: first to last non-empty; first is -1 when all are empty. */

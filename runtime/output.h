@@ -75,8 +75,6 @@ struct output_ops {
 	void (*maps_end)(struct output *o);
 	/* Events the programs could not hand over (ring buffer full), since the last report. */
 	void (*lost)(struct output *o, uint64_t n);
-	/* Something the user should know that is not fatal: malformed events, bad maps. */
-	void (*warning)(struct output *o, const char *msg);
 	/* -k: a BPF helper failed at a call site of the script. */
 	void (*helper_error)(struct output *o, const struct output_helper_error *e);
 };
@@ -96,9 +94,9 @@ struct output_lines {
 struct output {
 	const struct output_ops *ops;
 	FILE *f;	  /* program output: -o FILE or stdout */
-	FILE *err;	  /* warnings: stderr */
+	FILE *err;	  /* errors, warnings and hints (rt_report): stderr */
 	unsigned int cpu; /* the CPU of the event being handled (events.c sets it) */
-	bool no_warnings; /* --no-warnings: warning() prints nothing */
+	bool no_warnings; /* --no-warnings: rt_report() leaves warnings out */
 	struct output_lines lines;
 };
 
@@ -116,7 +114,6 @@ void output_map(struct output *o, const struct output_map *m);
 void output_write(struct output *o, struct rt_buf *b);
 void output_maps_begin(struct output *o);
 void output_maps_end(struct output *o);
-void output_warning(struct output *o, const char *msg);
 /* Writes printf/action text of the event's CPU, keeping lines whole across CPUs. */
 void output_put(struct output *o, const char *text, size_t len);
 /* Writes whole lines of the runtime's own ("Lost N events") between the programs' lines. */

@@ -237,6 +237,5 @@ const struct output_ops output_json_ops = {
 	.format_map = output_json_map,
 	.maps_end = output_maps_end,
 	.lost = json_lost,
-	.warning = output_warning,
 	.helper_error = json_helper_error,
 };

@@ -206,6 +206,5 @@ const struct output_ops output_text_ops = {
 	.format_map = output_text_map,
 	.maps_end = output_maps_end,
 	.lost = text_lost,
-	.warning = output_warning,
 	.helper_error = text_helper_error,
 };

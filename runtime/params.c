@@ -25,14 +25,15 @@ int rt_params_fill(struct rt *rt)
 	n = bpf_map__max_entries(map);
 	if (bpf_map__value_size(map) != sizeof(slot) || bpf_map__key_size(map) != 4 ||
 	    n != rt->meta->nparams + 1) {
-		fprintf(stderr, "ERROR: %s: map %s does not have the layout of this aotrace\n",
-			o->obj_name, AOT_PARAMS_MAP);
+		rt_report(&rt->out, RT_ERROR, "%s: map %s does not have the layout of this aotrace",
+			  o->obj_name, AOT_PARAMS_MAP);
 		return -EINVAL;
 	}
 	if ((uint32_t)o->nparams < rt->meta->nparams) {
-		fprintf(stderr,
-			"ERROR: %s: positional parameter $%u was not given (the program uses $1 to "
-			"$%u): pass them after the object\n",
+		rt_report(
+			&rt->out, RT_ERROR,
+			"%s: positional parameter $%u was not given (the program uses $1 to $%u): "
+			"pass them after the object",
 			o->obj_name, (unsigned)o->nparams + 1, rt->meta->nparams);
 		return -EINVAL;
 	}
@@ -52,8 +53,8 @@ int rt_params_fill(struct rt *rt)
 		if (bpf_map__update_elem(map, &i, sizeof(i), &slot, sizeof(slot), BPF_ANY)) {
 			int err = -errno;
 
-			fprintf(stderr, "ERROR: could not set positional parameter $%u: %s\n", i,
-				strerror(-err));
+			rt_report(&rt->out, RT_ERROR, "could not set positional parameter $%u: %s",
+				  i, strerror(-err));
 			return err;
 		}
 	}

@@ -18,6 +18,7 @@
 #include "probe.h"
 #include "runtime.h"
 
+struct arena;
 struct bpf_object;
 struct bpf_link;
 struct ring_buffer;
@@ -34,6 +35,24 @@ void rt_buf_free(struct rt_buf *b);
 void rt_buf_add(struct rt_buf *b, const char *s, size_t n);
 void rt_buf_printf(struct rt_buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void rt_buf_vprintf(struct rt_buf *b, const char *fmt, va_list ap);
+
+/*
+ * report.c: what the runtime tells the user besides the program's output, as libbpf's pr_warn:
+ * "PREFIX: message\n" on o->err, one prefix per level; --no-warnings (o->no_warnings) leaves
+ * warnings out. o may be NULL (stderr, nothing left out): before a run has an output, and for
+ * libbpf's log.
+ */
+enum rt_level {
+	RT_ERROR, /* "ERROR: ": the run cannot go on */
+	RT_WARN,  /* "WARNING: ": worth knowing, not fatal */
+	RT_HINT,  /* "HINT: ": what to do about the report just made */
+	RT_TEXT,  /* as given, newlines and all: the lines that go with a report (source lines, a
+		   * verifier log), progress, -v statistics, libbpf's log */
+};
+
+void rt_report(const struct output *o, enum rt_level level, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+void rt_vreport(const struct output *o, enum rt_level level, const char *fmt, va_list ap);
 
 /* json.c: a streaming JSON writer into an rt_buf; separators and escapes are its business. */
 #define JSON_MAX_DEPTH 16
@@ -72,10 +91,11 @@ struct rt_syms {
 	int (*stack_read)(struct rt_syms *s, bool user, int64_t id, uint64_t *ips);
 	struct rt_usyms *usyms; /* per-pid bcc symbol caches */
 	size_t nusyms, cap_usyms;
+	const struct output *out; /* where its warnings and -v statistics are reported */
 	int verbose;
 };
 
-void rt_syms_init(struct rt_syms *s, int verbose);
+void rt_syms_init(struct rt_syms *s, const struct output *out, int verbose);
 void rt_syms_fini(struct rt_syms *s);
 /* Subscribes to kernel symbol changes now, so nothing is missed before the first lookup. */
 int rt_syms_kernel_open(struct rt_syms *s);
@@ -120,16 +140,48 @@ struct rt_child {
 	int go_fd; /* write end of the pipe the child waits on before exec */
 	int pidfd; /* readable once the child has exited; -1 if none */
 	bool exited;
+	const struct output *out; /* where its errors are reported */
 };
 
-/* Forks the command, which waits (signals as in mask) until rt_child_go. 0 or -errno. */
-int rt_child_start(struct rt_child *c, char *const *argv, const void *sigmask);
+/*
+ * Forks the command, which waits (signals as in mask) until rt_child_go; out says where errors
+ * go. 0 or -errno.
+ */
+int rt_child_start(struct rt_child *c, char *const *argv, const void *sigmask,
+		   const struct output *out);
 /* Lets the command exec. */
 void rt_child_go(struct rt_child *c);
 /* True once the command has exited (reaped). */
 bool rt_child_done(struct rt_child *c);
 /* Ends the command if it still runs (SIGTERM, before exec: it just exits) and reaps it. */
 void rt_child_stop(struct rt_child *c);
+
+/*
+ * plan.c: every probe of an object resolved once, after open and before load, into its probe
+ * type, program, strategy and targets here (struct probe_plan, in probe.h): what prepare,
+ * attach, BEGIN/END and --explain read.
+ */
+struct rt_plan {
+	struct probe_plan *v; /* one per probe of the metadata, in its order */
+	uint32_t n;
+	struct bpf_object *obj; /* opened, not yet loaded, while resolving */
+	struct arena *a;	/* the target lists and reasons */
+	struct probe_env *env;	/* the kernel's probe sources, read on first use */
+	bool list_all;		/* --explain: list every probe's targets, user binaries' too */
+};
+
+/* Each probe starts unresolved (PROBE_BROKEN). 0 or -ENOMEM. */
+int rt_plan_init(struct rt_plan *pl, const struct aot_meta *m, struct bpf_object *obj,
+		 bool list_all);
+/*
+ * Resolves probe i: finds its program and probe type, lists its targets, picks its strategy
+ * (PROBE_MISSING where nothing matches) and lets its probe type prepare the program for this
+ * kernel. 0, or -errno with err->msg set (what is known so far stays in the plan).
+ */
+int rt_plan_resolve(struct rt_plan *pl, uint32_t i, struct probe_err *err);
+/* Once every probe is resolved: drops the probe sources, which a run need not hold. */
+void rt_plan_resolved(struct rt_plan *pl);
+void rt_plan_free(struct rt_plan *pl);
 
 /* The state of one aot_run(). */
 struct rt {
@@ -155,13 +207,15 @@ struct rt {
 	struct rt_render render;
 	struct rt_clones *clones; /* clone.c: alias groups, NULL if the object has none */
 	struct rt_child child;	  /* -c CMD */
-	bool *skipped; /* per probe: missing on this kernel (--missing-probes), not loaded */
-	uint32_t nskipped;
+	struct rt_plan plan;	  /* every probe, resolved once by rt_prepare */
+	uint32_t nskipped;	  /* probes missing here and skipped (PROBE_MISSING) */
 };
 
 /* loader.c */
 /* Finds a section's bytes in an ELF image, bounds-checked. 0, -ENOENT or -EINVAL. */
 int rt_elf_section(const void *elf, size_t size, const char *name, const void **data, size_t *len);
+/* What rt_elf_section's error means for the metadata section, for messages. */
+const char *rt_elf_error(int err);
 int rt_load(struct rt *rt, const void *elf, size_t size);
 void rt_unload(struct rt *rt);
 
@@ -186,9 +240,9 @@ int rt_errors_report_fd(const struct aot_meta *m, int fd, const uint32_t *max_ke
 int rt_params_fill(struct rt *rt);
 
 /*
- * clone.c: alias groups (AOT_PROBE_ALIAS). Before load: only each group's template is loaded,
- * attached to its own target. After load: a copy of the template per other alias. Attach:
- * 1 if probe is not an alias (the probe type attaches it), else 0 or -errno with perr set.
+ * clone.c: alias groups (AOT_PROBE_ALIAS), from the plan. Before load: only each group's
+ * template is loaded, attached to its own target. After load: a copy of the template per other
+ * alias. Attach: a PROBE_CLONE probe; 0 or -errno with perr set.
  */
 int rt_clone_prepare(struct rt *rt, const void *elf, size_t size);
 int rt_clone_load(struct rt *rt);
@@ -200,18 +254,22 @@ size_t rt_clone_count(const struct rt *rt);
 /* attach.c */
 /* Progress of a long step on stderr: nothing in its first second, then a line a second. */
 struct rt_progress {
+	const struct output *out;
 	const char *verb, *noun;
 	double start, next;
 };
-void rt_progress_start(struct rt_progress *p, const char *verb, const char *noun);
+void rt_progress_start(struct rt_progress *p, const struct output *out, const char *verb,
+		       const char *noun);
 void rt_progress(struct rt_progress *p, uint32_t done, uint32_t total);
 /*
- * Before load: finds the probes whose targets this kernel lacks (skipped per --missing-probes),
- * and lets each probe type adapt its programs to the running kernel.
+ * Before load: resolves the plan of every probe (rt->plan), which also lets each probe type
+ * adapt its program to the running kernel, and skips the probes whose targets this kernel
+ * lacks, per --missing-probes.
  */
 int rt_prepare(struct rt *rt);
+/* Attaches every probe as its plan says. */
 int rt_attach(struct rt *rt);
-/* Runs the programs of probes with this flag (AOT_PROBE_BEGIN or AOT_PROBE_END) once. */
+/* Runs the programs of the run-once probes with this flag (AOT_PROBE_BEGIN or _END) once. */
 int rt_run_flagged(struct rt *rt, uint32_t flag);
 void rt_detach(struct rt *rt);
 

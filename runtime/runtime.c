@@ -339,7 +339,7 @@ int aot_run(const void *elf, size_t size, const struct aot_run_opts *opts)
 	rt.opts = &o;
 	if ((unsigned int)o.format >= sizeof(runtime_outputs) / sizeof(runtime_outputs[0]) ||
 	    !runtime_outputs[o.format]) {
-		fprintf(stderr, "ERROR: this output format is not implemented yet\n");
+		rt_report(NULL, RT_ERROR, "this output format is not implemented yet");
 		return 1;
 	}
 	rt.out = (struct output){ .ops = runtime_outputs[o.format],
@@ -352,20 +352,22 @@ int aot_run(const void *elf, size_t size, const struct aot_run_opts *opts)
 		setvbuf(o.out, NULL, _IOFBF, BUFSIZ);
 	else if (o.buffering == AOT_BUF_NONE)
 		setvbuf(o.out, NULL, _IONBF, 0);
-	rt_syms_init(&rt.syms, o.verbose);
+	rt_syms_init(&rt.syms, &rt.out, o.verbose);
 	rt.render.syms = &rt.syms;
 
 	err = runtime_signals_block(&rt, &oldmask);
 	if (err) {
-		fprintf(stderr, "ERROR: could not set up signal handling: %s\n", strerror(-err));
+		rt_report(&rt.out, RT_ERROR, "could not set up signal handling: %s",
+			  strerror(-err));
 		return 1;
 	}
 	runtime_watch_start(&watch, &rt);
 	/* -c: forked before the load; it waits on a pipe and execs once the probes are attached. */
 	if (o.cmd) {
-		err = rt_child_start(&rt.child, o.cmd, &oldmask);
+		err = rt_child_start(&rt.child, o.cmd, &oldmask, &rt.out);
 		if (err) {
-			fprintf(stderr, "ERROR: cannot start %s: %s\n", o.cmd[0], strerror(-err));
+			rt_report(&rt.out, RT_ERROR, "cannot start %s: %s", o.cmd[0],
+				  strerror(-err));
 			goto out;
 		}
 	}
@@ -398,7 +400,7 @@ int aot_run(const void *elf, size_t size, const struct aot_run_opts *opts)
 	runtime_stop_programs(&rt);
 	runtime_signals_exiting(&exit_sigs);
 	if (err)
-		fprintf(stderr, "ERROR: polling events: %s\n", strerror(-err));
+		rt_report(&rt.out, RT_ERROR, "polling events: %s", strerror(-err));
 	/* END and the maps come even after a polling error: the data so far is still worth it. */
 	if (!rt_run_flagged(&rt, AOT_PROBE_END))
 		rt_events_drain(&rt);
@@ -410,7 +412,7 @@ int aot_run(const void *elf, size_t size, const struct aot_run_opts *opts)
 	rt.out.ops->maps_end(&rt.out);
 	rt_errors_report(&rt);
 	if (err)
-		fprintf(stderr, "ERROR: %s\n", strerror(-err));
+		rt_report(&rt.out, RT_ERROR, "%s", strerror(-err));
 	status = err ? 1 : 0;
 	if (!err && o.exit_code)
 		*o.exit_code = (int)(rt.exit_code & 0xff); /* all a process can exit with */

@@ -44,9 +44,9 @@ static int syms_stack_read(struct rt_syms *s, bool user, int64_t id, uint64_t *i
 	return bpf_map_lookup_elem(fd, &key, ips) ? -errno : 0;
 }
 
-void rt_syms_init(struct rt_syms *s, int verbose)
+void rt_syms_init(struct rt_syms *s, const struct output *out, int verbose)
 {
-	*s = (struct rt_syms){ .kstack_fd = -1, .ustack_fd = -1, .verbose = verbose };
+	*s = (struct rt_syms){ .kstack_fd = -1, .ustack_fd = -1, .out = out, .verbose = verbose };
 	s->stack_read = syms_stack_read;
 }
 
@@ -58,17 +58,17 @@ void rt_syms_fini(struct rt_syms *s)
 		struct ksyms_stats st;
 
 		ksyms__stats(s->ksyms, &st);
-		fprintf(stderr,
-			"ksyms: read kallsyms %u time(s), %zu symbols, %zu BPF symbols, %llu "
-			"records, %llu lost\n",
-			st.scans, st.nsyms, st.nbpf, (unsigned long long)st.records,
-			(unsigned long long)st.lost);
+		rt_report(s->out, RT_TEXT,
+			  "ksyms: read kallsyms %u time(s), %zu symbols, %zu BPF symbols, %llu "
+			  "records, %llu lost\n",
+			  st.scans, st.nsyms, st.nbpf, (unsigned long long)st.records,
+			  (unsigned long long)st.lost);
 	}
 	ksyms__free(s->ksyms);
 	for (i = 0; i < s->nusyms; i++)
 		bcc_free_symcache(s->usyms[i].cache, s->usyms[i].pid);
 	free(s->usyms);
-	rt_syms_init(s, s->verbose);
+	rt_syms_init(s, s->out, s->verbose);
 }
 
 int rt_syms_kernel_open(struct rt_syms *s)
@@ -80,8 +80,8 @@ int rt_syms_kernel_open(struct rt_syms *s)
 	s->ksyms = ksyms__new(&o);
 	if (!s->ksyms) {
 		/* Without a subscription, BPF programs loaded later will lack names. */
-		fprintf(stderr, "WARNING: cannot follow kernel symbol changes (%s)\n",
-			strerror(errno));
+		rt_report(s->out, RT_WARN, "cannot follow kernel symbol changes (%s)",
+			  strerror(errno));
 		o.live = false;
 		s->ksyms = ksyms__new(&o);
 	}

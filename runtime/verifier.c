@@ -150,7 +150,7 @@ static bool verifier_source_line(const struct rt *rt, const char *file, unsigned
 }
 
 /* Prints the last n lines of log, each prefixed. */
-static void verifier_print_tail(const char *log, int n)
+static void verifier_print_tail(const struct output *o, const char *log, int n)
 {
 	size_t len = strlen(log), start;
 	int lines = 0;
@@ -167,7 +167,7 @@ static void verifier_print_tail(const char *log, int n)
 		const char *eol = memchr(log + start, '\n', len - start);
 		size_t l = eol ? (size_t)(eol - (log + start)) : len - start;
 
-		fprintf(stderr, "  verifier: %.*s\n", (int)l, log + start);
+		rt_report(o, RT_TEXT, "  verifier: %.*s\n", (int)l, log + start);
 		start += l + 1;
 	}
 }
@@ -207,11 +207,12 @@ void rt_verifier_report(const struct rt *rt, const char *prog, const char *probe
 			int err)
 {
 	char file[256], text[VERIFIER_LINE_MAX], src[VERIFIER_LINE_MAX];
+	const struct output *o = &rt->out;
 	unsigned line = 0;
 
-	fprintf(stderr, "ERROR: the kernel's verifier rejected probe %s%s%s%s: %s\n",
-		probe ? probe : prog, probe ? " (program " : "", probe ? prog : "",
-		probe ? ")" : "", strerror(err < 0 ? -err : err));
+	rt_report(o, RT_ERROR, "the kernel's verifier rejected probe %s%s%s%s: %s",
+		  probe ? probe : prog, probe ? " (program " : "", probe ? prog : "",
+		  probe ? ")" : "", strerror(err < 0 ? -err : err));
 	if (verifier_last_linfo(log, file, sizeof(file), &line, text, sizeof(text))) {
 		const char *name = rt->opts->obj_name, *base = name ? strrchr(name, '/') : NULL;
 
@@ -219,21 +220,22 @@ void rt_verifier_report(const struct rt *rt, const char *prog, const char *probe
 		if (base && !strcmp(base + 1, file))
 			snprintf(file, sizeof(file), "%s", name);
 		if (verifier_source_line(rt, file, line, src, sizeof(src)))
-			fprintf(stderr, "  %s:%u: %s\n", file, line, src + strspn(src, " \t"));
+			rt_report(o, RT_TEXT, "  %s:%u: %s\n", file, line,
+				  src + strspn(src, " \t"));
 		else if (text[0])
-			fprintf(stderr, "  %s:%u: %s\n", file, line, text);
+			rt_report(o, RT_TEXT, "  %s:%u: %s\n", file, line, text);
 		else
-			fprintf(stderr, "  at %s:%u\n", file, line);
+			rt_report(o, RT_TEXT, "  at %s:%u\n", file, line);
 	} else if (verifier_last_text(rt, log, &line, text, sizeof(text))) {
-		fprintf(stderr, "  %s:%u: %s\n", rt->opts->obj_name ? rt->opts->obj_name : "", line,
-			text);
+		rt_report(o, RT_TEXT, "  %s:%u: %s\n", rt->opts->obj_name ? rt->opts->obj_name : "",
+			  line, text);
 	}
 	if (rt->opts->verbose) {
-		fprintf(stderr, "the verifier's log:\n%s%s", log,
-			log[0] && log[strlen(log) - 1] != '\n' ? "\n" : "");
+		rt_report(o, RT_TEXT, "the verifier's log:\n%s%s", log,
+			  log[0] && log[strlen(log) - 1] != '\n' ? "\n" : "");
 	} else {
-		verifier_print_tail(log, VERIFIER_TAIL);
-		fprintf(stderr, "  (-v shows the whole verifier log)\n");
+		verifier_print_tail(o, log, VERIFIER_TAIL);
+		rt_report(o, RT_TEXT, "  (-v shows the whole verifier log)\n");
 	}
-	fprintf(stderr, "HINT: %s\n", verifier_hint(log));
+	rt_report(o, RT_HINT, "%s", verifier_hint(log));
 }

@@ -619,7 +619,7 @@ static void test_render_kinds(void **state)
 	uint8_t v[32] = { 0 };
 
 	(void)state;
-	rt_syms_init(&syms, 0);
+	rt_syms_init(&syms, NULL, 0);
 	syms.ksyms = ksyms__new(NULL);
 	assert_int_equal(ksyms__parse(syms.ksyms, ktext, strlen(ktext)), 0);
 	syms.stack_read = fake_stack;

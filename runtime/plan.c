@@ -1,0 +1,133 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The attach plan: once the object is open and before it is loaded, each probe of the metadata
+ * is resolved once into its probe type, program, strategy and targets on this kernel (struct
+ * probe_plan). Prepare, attach, BEGIN/END and --explain read the plan; none works it out again.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <bpf/libbpf.h>
+
+#include "arena.h"
+#include "probe.h"
+#include "rt.h"
+
+int rt_plan_init(struct rt_plan *pl, const struct aot_meta *m, struct bpf_object *obj,
+		 bool list_all)
+{
+	memset(pl, 0, sizeof(*pl));
+	pl->v = calloc(m->nprobes ? m->nprobes : 1, sizeof(*pl->v));
+	pl->a = arena_new();
+	if (!pl->v || !pl->a) {
+		rt_plan_free(pl);
+		return -ENOMEM;
+	}
+	pl->n = m->nprobes;
+	pl->obj = obj;
+	pl->list_all = list_all;
+	for (uint32_t i = 0; i < pl->n; i++)
+		pl->v[i] = (struct probe_plan){ .probe = &m->probes[i], .ntargets = -1 };
+	return 0;
+}
+
+/*
+ * Whether the plan lists a probe's targets. A run lists the kernel's, to find the probes this
+ * kernel lacks (--missing-probes) and to hand a multi kprobe its functions; a user binary's
+ * functions are not the kernel's to lack (and its symbol table would be read once per probe).
+ * --explain lists every probe's, to count them.
+ */
+static bool plan_lists(const struct rt_plan *pl, const struct probe_plan *pp)
+{
+	const struct probe_type *pt = pp->type;
+	const char *target = pp->probe->target;
+
+	if (!pt->has_target || !pt->match || !target)
+		return false;
+	return pl->list_all || (*target && !(pt->builtins & PB_USER));
+}
+
+/* The targets of a probe on this kernel, by its probe type's match, as the compiler found them. */
+static void plan_targets(struct rt_plan *pl, struct probe_plan *pp)
+{
+	struct probe_err perr = { 0 };
+	char **targets;
+	size_t n = 0;
+	int ret;
+
+	if (!pp->type->has_target) {
+		pp->ntargets = 1;
+		return;
+	}
+	if (!plan_lists(pl, pp))
+		return;
+	if (!pl->env)
+		pl->env = probe_env__new();
+	ret = pl->env ? pp->type->match(pl->env, pl->a, pp->probe->target, &targets, &n, &perr)
+		      : -ENOMEM;
+	if (ret < 0) {
+		/* Attaching lists them again, and says what is wrong. */
+		pp->why = arena_strdup(pl->a, perr.msg[0] ? perr.msg : strerror(-ret));
+		return;
+	}
+	pp->targets = targets;
+	pp->ntargets = (long)n;
+}
+
+int rt_plan_resolve(struct rt_plan *pl, uint32_t i, struct probe_err *err)
+{
+	struct probe_plan *pp = &pl->v[i];
+	const struct aot_probe *p = pp->probe;
+	int ret;
+
+	pp->strategy = PROBE_BROKEN;
+	pp->prog = bpf_object__find_program_by_name(pl->obj, p->prog);
+	pp->type = probe_type_find(p->type);
+	if (!pp->prog) {
+		snprintf(err->msg, sizeof(err->msg), "no program '%s' in the object", p->prog);
+		return -ENOENT;
+	}
+	if (!pp->type) {
+		snprintf(err->msg, sizeof(err->msg), "unknown probe type '%s'", p->type);
+		return -ENOENT;
+	}
+	pp->flags = p->flags | pp->type->flags;
+	if (pp->flags & (AOT_PROBE_BEGIN | AOT_PROBE_END)) {
+		pp->strategy = PROBE_RUN_ONCE;
+		pp->ntargets = 1;
+		return 0;
+	}
+	plan_targets(pl, pp);
+	if (pp->ntargets == 0) {
+		pp->strategy = PROBE_MISSING;
+		return 0;
+	}
+	if (p->flags & AOT_PROBE_ALIAS)
+		pp->strategy = PROBE_CLONE;
+	else if (p->flags & AOT_PROBE_MULTI)
+		pp->strategy = PROBE_MULTI; /* prepare may fall back to a link per target */
+	else
+		pp->strategy = PROBE_SINGLE;
+	if (!pp->type->prepare)
+		return 0;
+	ret = pp->type->prepare(pp, err);
+	if (ret && !err->msg[0])
+		snprintf(err->msg, sizeof(err->msg), "%s", strerror(-ret));
+	return ret;
+}
+
+void rt_plan_resolved(struct rt_plan *pl)
+{
+	probe_env__free(pl->env);
+	pl->env = NULL;
+}
+
+void rt_plan_free(struct rt_plan *pl)
+{
+	rt_plan_resolved(pl);
+	arena_free(pl->a);
+	free(pl->v);
+	memset(pl, 0, sizeof(*pl));
+}
