@@ -712,6 +712,32 @@ static void test_lines_whole_per_cpu(void **state)
 	free(text);
 }
 
+/* Every level has its one prefix; --no-warnings leaves out warnings and nothing else. */
+static void test_report(void **state)
+{
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+	struct output o = { .ops = &output_text_ops, .f = stdout, .err = f };
+
+	(void)state;
+	assert_non_null(f);
+	rt_report(&o, RT_ERROR, "probe %s: %s", "kprobe:x", "no such kprobe");
+	rt_report(&o, RT_HINT, "--missing-probes=warn skips it");
+	rt_report(&o, RT_WARN, "map %s is full", "@a");
+	rt_report(&o, RT_TEXT, "  verifier: %d\n", 1);
+	o.no_warnings = true;
+	rt_report(&o, RT_WARN, "left out");
+	rt_report(&o, RT_ERROR, "still said");
+	fclose(f);
+	assert_string_equal(text, "ERROR: probe kprobe:x: no such kprobe\n"
+				  "HINT: --missing-probes=warn skips it\n"
+				  "WARNING: map @a is full\n"
+				  "  verifier: 1\n"
+				  "ERROR: still said\n");
+	free(text);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -725,6 +751,7 @@ int main(void)
 		cmocka_unit_test(test_map_stats_json),
 		cmocka_unit_test(test_render_kinds),
 		cmocka_unit_test(test_lines_whole_per_cpu),
+		cmocka_unit_test(test_report),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
