@@ -296,7 +296,7 @@ static void sema_tuple(struct sema_ctx *ctx, struct node *n)
 				   type_name(ctx->a, &e->type));
 			return;
 		}
-		elems[i++] = type_storage(ctx->a, &e->type);
+		elems[i++] = e->type; /* as bpftrace: (int8)1 stays one byte */
 	}
 	n->type = type_tuple(ctx->a, elems, count);
 }

@@ -48,6 +48,44 @@ bool type_equal(const struct type *a, const struct type *b)
 	return true;
 }
 
+/*
+ * The alignment bpftrace 0.17 gives a type inside a tuple (SizedType::GetAlignment): strings 1,
+ * anything of 1 or 2 bytes its size, byte arrays (buf, usym, ntop, strftime, macaddr,
+ * cgroup_path) and anything up to 4 bytes 4, an array its element's, a tuple its largest
+ * element's, the rest 8.
+ */
+static uint32_t type_align(const struct type *t)
+{
+	uint32_t size = t->kind == TYPE_BOOL ? 1 : t->size, align = 1;
+
+	switch (t->kind) {
+	case TYPE_STR:
+		return 1;
+	case TYPE_TUPLE:
+		for (uint32_t i = 0; i < t->nelems; i++)
+			if (type_align(&t->elems[i]) > align)
+				align = type_align(&t->elems[i]);
+		return align;
+	case TYPE_ARRAY:
+		return t->pointee ? type_align(t->pointee) : 1;
+	default:
+		break;
+	}
+	if (size <= 2)
+		return size ? size : 1;
+	if (size <= 4)
+		return 4;
+	if (t->kind == TYPE_BUF && (t->render == AOT_K_USYM || t->render == AOT_K_INET ||
+				    t->render == AOT_K_BUF || t->render == AOT_K_TIMESTAMP ||
+				    t->render == AOT_K_MACADDR || t->render == AOT_K_CGROUP_PATH))
+		return 4;
+	return 8;
+}
+
+/*
+ * Laid out as bpftrace 0.17 lays out a tuple (Struct::CreateTuple): each element at its
+ * alignment (type_align), the whole padded to the largest.
+ */
 struct type type_tuple(struct arena *a, const struct type *elems, uint32_t n)
 {
 	struct type t = { .kind = TYPE_TUPLE, .nelems = n };
@@ -56,18 +94,14 @@ struct type type_tuple(struct arena *a, const struct type *elems, uint32_t n)
 	t.elems = arena_alloc(a, n * sizeof(*t.elems));
 	t.offsets = arena_alloc(a, n * sizeof(*t.offsets));
 	for (uint32_t i = 0; i < n; i++) {
-		uint32_t align = elems[i].kind == TYPE_INT ? elems[i].size : 1;
+		uint32_t align = type_align(&elems[i]);
 
-		/* rendered values hold u64s, except short byte arrays (macaddr) */
-		if (elems[i].kind == TYPE_TUPLE ||
-		    (elems[i].kind == TYPE_BUF && elems[i].size >= 8))
-			align = 8;
 		if (align > max_align)
 			max_align = align;
 		off = (off + align - 1) / align * align;
 		t.elems[i] = elems[i];
 		t.offsets[i] = off;
-		off += elems[i].size;
+		off += elems[i].kind == TYPE_BOOL ? 1 : elems[i].size;
 	}
 	t.size = (off + max_align - 1) / max_align * max_align;
 	return t;
@@ -75,10 +109,9 @@ struct type type_tuple(struct arena *a, const struct type *elems, uint32_t n)
 
 struct type type_storage(struct arena *a, const struct type *t)
 {
-	struct type *elems;
-
 	struct type st;
 
+	(void)a;
 	switch (t->kind) {
 	case TYPE_INT:
 	case TYPE_BOOL:
@@ -86,12 +119,9 @@ struct type type_storage(struct arena *a, const struct type *t)
 		st = type_int(8, t->is_signed);
 		st.is_user = t->kind == TYPE_INT && t->is_user;
 		return st;
-	case TYPE_TUPLE:
-		elems = arena_alloc(a, t->nelems * sizeof(*elems));
-		for (uint32_t i = 0; i < t->nelems; i++)
-			elems[i] = type_storage(a, &t->elems[i]);
-		return type_tuple(a, elems, t->nelems);
 	default:
+		/* a tuple keeps its elements' own types: ((int8)1, "a") is 3 bytes, as in
+		 * bpftrace */
 		return *t;
 	}
 }
@@ -105,6 +135,7 @@ bool type_merge(struct arena *a, struct type *into, const struct type *b)
 	if (into->kind != b->kind)
 		return false;
 	switch (into->kind) {
+	case TYPE_INT: /* only in tuples are they narrower than 64 bits: grow as strings do */
 	case TYPE_STR:
 		if (b->size > into->size)
 			into->size = b->size;

@@ -46,7 +46,7 @@ struct type type_storage(struct arena *a, const struct type *t);
  * false if they cannot share one.
  */
 bool type_merge(struct arena *a, struct type *into, const struct type *b);
-/* Natural-alignment layout of a tuple of n element types. */
+/* A tuple of n element types, laid out as bpftrace 0.17 lays tuples out (natural alignment). */
 struct type type_tuple(struct arena *a, const struct type *elems, uint32_t n);
 const char *type_name(struct arena *a, const struct type *t);
 bool type_is_agg(const struct type *t);

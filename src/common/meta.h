@@ -4,7 +4,13 @@
  * standard ELF sections. The compiler fills a struct aot_meta and serialises it into the ELF
  * section AOT_META_SECTION; the runtime parses it back, treating it as untrusted input.
  *
- * Layouts shared by generated code and the runtime (all little-endian, naturally aligned):
+ * Layouts shared by generated code and the runtime (all little-endian, naturally aligned).
+ * A TUPLE's elements keep their own types ((int8)1 is one byte) at offsets aligned as bpftrace
+ * 0.17 aligns them: strings 1, values of 1 or 2 bytes their size, byte arrays (AOT_K_BUF,
+ * _USYM, _INET, _TIMESTAMP, _MACADDR, _CGROUP_PATH) and values up to 4 bytes 4, a tuple its
+ * largest element's, the rest 8; its size is padded to that largest alignment
+ * (src/sema_types.c). A reader takes every offset from aot_elem, never recomputes one.
+ *
  *
  *   ring buffer record  struct aot_event_hdr, then the payload of the event kind
  *   AOT_EV_PRINTF       payload laid out as fmts[index].args (a TUPLE)
