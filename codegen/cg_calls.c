@@ -213,24 +213,30 @@ LLVMValueRef cg_fn_macaddr(struct cg *cg, struct node *n)
 	return buf;
 }
 
-/* buf(p, n): struct { u32 len; u8 data[]; }, len at most the type's room. */
+/*
+ * buf(p, n) and buf(s [, n]): struct { u32 len; u8 data[]; }, len at most the type's room. A
+ * string's bytes are copied whole when sema knew the length; a length known only when it runs
+ * is read with bpf_probe_read_kernel, whose length may vary, from the string's buffer.
+ */
 LLVMValueRef cg_fn_buf(struct cg *cg, struct node *n)
 {
 	uint32_t room = n->type.size - 4;
 	LLVMValueRef buf = cg_alloca_zero(cg, n->type.size, "buf"), len, big, p;
 	struct node *a = n->args;
+	bool is_str = a->type.kind == TYPE_STR;
 
-	if (!a->next) {
-		cg_memcpy(cg, cg_gep(cg, buf, 4), 4, cg_expr(cg, a), 8, room);
+	p = cg_expr(cg, a);
+	if (is_str && (!a->next || a->next->kind == NODE_INT)) {
+		cg_memcpy(cg, cg_gep(cg, buf, 4), 4, p, 8, room);
 		LLVMSetAlignment(LLVMBuildStore(cg->b, cg_i32(cg, room), buf), 4);
 		return buf;
 	}
-	p = cg_expr(cg, a);
 	len = cg_expr(cg, a->next);
 	big = LLVMBuildICmp(cg->b, LLVMIntUGT, len, cg_i64(cg, room), "");
 	len = LLVMBuildSelect(cg->b, big, cg_i64(cg, room), len, "buflen");
 	LLVMSetAlignment(LLVMBuildStore(cg->b, LLVMBuildTrunc(cg->b, len, cg->t_i32, ""), buf), 4);
-	cg_probe_read(cg, cg_gep(cg, buf, 4), len, cg_ptr(cg, p), n->is_user);
+	cg_probe_read(cg, cg_gep(cg, buf, 4), len, is_str ? p : cg_ptr(cg, p),
+		      !is_str && n->is_user);
 	return buf;
 }
 

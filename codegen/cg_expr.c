@@ -133,6 +133,34 @@ static LLVMValueRef cg_str_eq(struct cg *cg, LLVMValueRef a, uint32_t sa, LLVMVa
 	return phi;
 }
 
+/*
+ * Two buf() values: their lengths and bytes. The bytes past a length are zero (cg_fn_buf clears
+ * the whole value first), so equal lengths leave nothing to compare past the shorter room.
+ */
+static LLVMValueRef cg_buf_eq(struct cg *cg, LLVMValueRef a, uint32_t sa, LLVMValueRef bp,
+			      uint32_t sb)
+{
+	uint32_t n = sa < sb ? sa : sb, off = 0;
+	LLVMValueRef eq = LLVMConstInt(cg->t_i1, 1, false);
+
+	while (off < n) {
+		uint32_t chunk = 8;
+		LLVMTypeRef ty;
+		LLVMValueRef va, vb;
+
+		while (chunk > n - off || cg_align_at(8, off) < chunk)
+			chunk /= 2;
+		ty = LLVMIntTypeInContext(cg->ctx, chunk * 8);
+		va = LLVMBuildLoad2(cg->b, ty, cg_gep(cg, a, off), "");
+		vb = LLVMBuildLoad2(cg->b, ty, cg_gep(cg, bp, off), "");
+		LLVMSetAlignment(va, chunk);
+		LLVMSetAlignment(vb, chunk);
+		eq = LLVMBuildAnd(cg->b, eq, LLVMBuildICmp(cg->b, LLVMIntEQ, va, vb, ""), "");
+		off += chunk;
+	}
+	return eq;
+}
+
 static LLVMValueRef cg_zext(struct cg *cg, LLVMValueRef i1)
 {
 	return LLVMBuildZExt(cg->b, i1, cg->t_i64, "");
@@ -145,6 +173,12 @@ static LLVMValueRef cg_compare(struct cg *cg, struct node *n)
 	LLVMValueRef l = cg_expr(cg, n->lhs), r = cg_expr(cg, n->rhs), eq;
 	LLVMIntPredicate pred;
 
+	if (lt->kind == TYPE_BUF && rt->kind == TYPE_BUF && (n->op == OP_EQ || n->op == OP_NE)) {
+		eq = cg_buf_eq(cg, l, lt->size, r, rt->size);
+		if (n->op == OP_NE)
+			eq = LLVMBuildNot(cg->b, eq, "");
+		return cg_zext(cg, eq);
+	}
 	if (lt->kind == TYPE_STR || rt->kind == TYPE_STR) {
 		if (lt->kind != rt->kind || (n->op != OP_EQ && n->op != OP_NE)) {
 			cg_error(cg, n->loc, NULL,

@@ -4,64 +4,18 @@
  * bpftrace, which hands each conversion to C printf with the argument as a 64-bit integer, every
  * conversion is rebuilt from parsed pieces (never the user's bytes) and passed to snprintf with
  * the C type its length modifier names, so %d of a u64 truncates exactly as bpftrace's does.
+ * Conversions are parsed by src/common/conv.c, as sema checked them.
  */
 #include <errno.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "conv.h"
 #include "rt.h"
 
-#define PRINTF_MAX_WIDTH 4096 /* wider fields are clamped: no multi-megabyte padding */
-
-/* One parsed conversion: "%" flags width "." precision length conv. */
-struct printf_spec {
-	char flags[6];
-	int nflags;
-	int width;     /* -1: none */
-	int precision; /* -1: none */
-	char length[3];
-	char conv;
-};
-
-static const char *printf_parse(const char *s, struct printf_spec *sp)
-{
-	memset(sp, 0, sizeof(*sp));
-	sp->width = sp->precision = -1;
-	while (*s && strchr("-0+ #", *s)) {
-		if (!memchr(sp->flags, *s, sp->nflags) && sp->nflags < 5)
-			sp->flags[sp->nflags++] = *s;
-		s++;
-	}
-	if (*s >= '0' && *s <= '9') {
-		sp->width = 0;
-		for (; *s >= '0' && *s <= '9'; s++)
-			if (sp->width < PRINTF_MAX_WIDTH)
-				sp->width = sp->width * 10 + (*s - '0');
-		if (sp->width > PRINTF_MAX_WIDTH)
-			sp->width = PRINTF_MAX_WIDTH;
-	}
-	if (*s == '.') {
-		s++;
-		sp->precision = 0;
-		for (; *s >= '0' && *s <= '9'; s++)
-			if (sp->precision < PRINTF_MAX_WIDTH)
-				sp->precision = sp->precision * 10 + (*s - '0');
-		if (sp->precision > PRINTF_MAX_WIDTH)
-			sp->precision = PRINTF_MAX_WIDTH;
-	}
-	if ((s[0] == 'h' && s[1] == 'h') || (s[0] == 'l' && s[1] == 'l')) {
-		memcpy(sp->length, s, 2);
-		s += 2;
-	} else if (*s && strchr("hlzjt", *s)) {
-		sp->length[0] = *s++;
-	}
-	sp->conv = *s;
-	return *s ? s + 1 : s;
-}
-
 /* Rebuilds the conversion for snprintf, with length modifier len and conversion conv. */
-static void printf_spec_str(const struct printf_spec *sp, const char *len, char conv, char *buf,
+static void printf_spec_str(const struct aot_conv *sp, const char *len, char conv, char *buf,
 			    size_t size)
 {
 	int n = snprintf(buf, size, "%%%.*s", sp->nflags, sp->flags);
@@ -74,14 +28,14 @@ static void printf_spec_str(const struct printf_spec *sp, const char *len, char 
 }
 
 /* %s (and any conversion given a non-integer) of already rendered text. */
-static void printf_text(struct rt_buf *out, const struct printf_spec *sp, const char *s, size_t len)
+static void printf_text(struct rt_buf *out, const struct aot_conv *sp, const char *s, size_t len)
 {
 	char spec[48];
 
 	printf_spec_str(sp, "", 's', spec, sizeof(spec));
 	/* The precision bounds the read too: s need not be NUL-terminated past len. */
 	if (sp->precision < 0 || (size_t)sp->precision > len) {
-		struct printf_spec bounded = *sp;
+		struct aot_conv bounded = *sp;
 
 		bounded.precision = (int)len; /* at most AOT_META_MAX_SIZE or a rendered value */
 		printf_spec_str(&bounded, "", 's', spec, sizeof(spec));
@@ -89,7 +43,7 @@ static void printf_text(struct rt_buf *out, const struct printf_spec *sp, const 
 	rt_buf_printf(out, spec, s);
 }
 
-static void printf_int(struct rt_buf *out, const struct printf_spec *sp, uint64_t v)
+static void printf_int(struct rt_buf *out, const struct aot_conv *sp, uint64_t v)
 {
 	bool is_signed = sp->conv == 'd' || sp->conv == 'i';
 	char spec[48];
@@ -133,7 +87,7 @@ int rt_printf_format(struct rt_buf *out, const struct rt_render *r, const struct
 	const struct aot_meta *m = r->meta;
 	const uint8_t *p = payload;
 	const char *s = f->fmt, *start;
-	struct printf_spec sp;
+	struct aot_conv sp;
 	struct rt_buf tmp = { 0 };
 	uint32_t argi = 0;
 
@@ -151,24 +105,28 @@ int rt_printf_format(struct rt_buf *out, const struct rt_render *r, const struct
 			continue;
 		}
 		start = s;
-		s = printf_parse(s + 1, &sp);
-		if (sp.conv == '%') {
+		s = aot_conv_parse(s, &sp);
+		if (sp.arg == AOT_CONV_PERCENT) {
 			rt_buf_add(out, "%", 1);
 			continue;
 		}
-		if (!sp.conv || !strchr("diuxXocsp", sp.conv) || argi >= args->nelems) {
-			/* Not a conversion we know, or no argument for it: print it as written. */
+		if (sp.arg == AOT_CONV_UNKNOWN || argi >= args->nelems) {
+			/* sema refuses these: only an object made by hand gets here */
 			rt_buf_add(out, start, s - start);
 			continue;
 		}
 		e = &m->elems[args->elems + argi++];
 		data = p + e->offset;
-		if (sp.conv == 's' || (e->type.kind != AOT_K_INT && e->type.kind != AOT_K_BOOL)) {
+		if (sp.arg != AOT_CONV_INT ||
+		    (e->type.kind != AOT_K_INT && e->type.kind != AOT_K_BOOL)) {
 			if (e->type.kind == AOT_K_STR) {
 				printf_text(out, &sp, data, rt_value_strlen(&e->type, data));
 			} else {
 				rt_buf_reset(&tmp);
-				rt_value_text(&tmp, r, &e->type, data, false);
+				if (e->type.kind == AOT_K_BUF)
+					rt_buf_bytes(&tmp, &e->type, data, sp.buf_mode);
+				else
+					rt_value_text(&tmp, r, &e->type, data, false);
 				printf_text(out, &sp, tmp.s ? tmp.s : "", tmp.len);
 			}
 			continue;

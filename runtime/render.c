@@ -179,18 +179,21 @@ fail:
 }
 
 /* buf(): printable ASCII as is, every other byte as \xNN. */
-static void render_buf(struct rt_buf *out, const struct aot_type *t, const uint8_t *data)
+void rt_buf_bytes(struct rt_buf *out, const struct aot_type *t, const void *data, char mode)
 {
-	uint32_t len = data[0] | data[1] << 8 | data[2] << 16 | (uint32_t)data[3] << 24;
+	const uint8_t *p = data;
+	uint32_t len = p[0] | p[1] << 8 | p[2] << 16 | (uint32_t)p[3] << 24;
 	uint32_t i;
 
 	if (len > t->size - 4)
 		len = t->size - 4;
 	for (i = 0; i < len; i++) {
-		uint8_t c = data[4 + i];
+		uint8_t c = p[4 + i];
 
-		if (c >= 32 && c <= 126)
+		if (!mode && c >= 32 && c <= 126)
 			rt_buf_add(out, (const char *)&c, 1);
+		else if (mode == 'h')
+			rt_buf_printf(out, i + 1 < len ? "%02x " : "%02x", c);
 		else
 			rt_buf_printf(out, "\\x%02x", c);
 	}
@@ -392,7 +395,7 @@ void rt_value_text(struct rt_buf *out, const struct rt_render *r, const struct a
 		render_timestamp(out, r, t, render_get64(p));
 		break;
 	case AOT_K_BUF:
-		render_buf(out, t, p);
+		rt_buf_bytes(out, t, p, 0);
 		break;
 	case AOT_K_CGROUP_PATH:
 		render_cgroup_path(out, render_get64(p));

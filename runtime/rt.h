@@ -129,6 +129,12 @@ uint64_t rt_value_int(const struct aot_type *t, const void *data);
 /* Length of a string value: up to its NUL or the whole buffer. */
 size_t rt_value_strlen(const struct aot_type *t, const void *data);
 
+/*
+ * The bytes of a buf() (AOT_K_BUF) as bpftrace prints them: mode 0 (%r) printable ASCII as it is
+ * and other bytes as \xNN, 'x' (%rx) every byte as \xNN, 'h' (%rh) hex bytes between spaces.
+ */
+void rt_buf_bytes(struct rt_buf *out, const struct aot_type *t, const void *data, char mode);
+
 /* printf.c: payload formatting by an aot_fmt's argument tuple. */
 /* Appends the formatted text; -EINVAL if the payload is shorter than the arguments. */
 int rt_printf_format(struct rt_buf *out, const struct rt_render *r, const struct aot_fmt *f,

@@ -604,7 +604,10 @@ void sema_fn_strftime(struct sema_ctx *ctx, struct node *n)
 	n->type = type_buf(AOT_K_TIMESTAMP, 8, (uint32_t)n->num - 1);
 }
 
-/* buf(p, len) or buf(s): bytes, as many as the length asks up to the string length. */
+/*
+ * buf(p, len): len bytes at a pointer; buf(s) or buf(s, len): the bytes of a string value (a
+ * literal, a char array, comm), all of them or the first len, never more than it holds.
+ */
 void sema_fn_buf(struct sema_ctx *ctx, struct node *n)
 {
 	uint32_t size = ctx->prog->opts->strlen_max;
@@ -612,7 +615,7 @@ void sema_fn_buf(struct sema_ctx *ctx, struct node *n)
 	int64_t v;
 
 	sema_args(ctx, a);
-	if (a->type.kind == TYPE_STR && !a->next) {
+	if (a->type.kind == TYPE_STR) {
 		size = a->type.size;
 	} else {
 		sema_need_int(ctx, a, "buf()");
@@ -621,8 +624,13 @@ void sema_fn_buf(struct sema_ctx *ctx, struct node *n)
 				   "buf() of a pointer needs a length");
 			return;
 		}
+	}
+	if (a->next) {
 		sema_need_int(ctx, a->next, "the length of buf()");
-		if (sema_const_int(a->next, &v) && v >= 0 && (uint64_t)v < size)
+		if (sema_const_int(a->next, &v) && v < 0)
+			sema_error(ctx, a->next->loc, NULL, "buf(): the length %lld is negative",
+				   (long long)v);
+		else if (sema_const_int(a->next, &v) && (uint64_t)v < size)
 			size = (uint32_t)v;
 	}
 	n->is_user = a->is_user;

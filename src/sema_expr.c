@@ -173,6 +173,10 @@ static void sema_binop(struct sema_ctx *ctx, struct node *n)
 		sema_posparam_as_str(ctx, n->lhs);
 	if (l->kind == TYPE_STR)
 		sema_posparam_as_str(ctx, n->rhs);
+	/* buf() values compare by length and bytes */
+	if ((n->op == OP_EQ || n->op == OP_NE) && l->kind == TYPE_BUF && r->kind == TYPE_BUF &&
+	    l->render == AOT_K_BUF && r->render == AOT_K_BUF)
+		return;
 	if (l->kind == TYPE_STR || r->kind == TYPE_STR) {
 		if ((n->op == OP_EQ || n->op == OP_NE) && l->kind == r->kind)
 			return;

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "arena.h"
+#include "conv.h"
 #include "ctypes.h"
 #include "meta.h"
 #include "sema_types.h"
@@ -159,73 +160,134 @@ static struct aot_type lower_meta_type(struct aot_meta *m, const struct type *t)
 	return at;
 }
 
-/* printf conversions: flags, width, precision, length, then one of these. */
-static const char *printf_next_conv(const char *p, char *conv)
+/*
+ * Where bytes [off, off + len) of the string literal n are in the source: its escapes (\n,
+ * \x41, \101) take more columns than the bytes they make. The whole literal if n did not come
+ * from one quoted line (a positional parameter).
+ */
+static struct loc lower_str_loc(struct sema_ctx *ctx, const struct node *n, size_t off, size_t len)
 {
-	for (; *p; p++) {
-		if (*p != '%')
-			continue;
-		if (p[1] == '%') {
-			p++;
-			continue;
+	const char *text = ctx->prog->src->text, *line = text, *p;
+	struct loc l = n->loc;
+	size_t col = 0, digits;
+
+	for (uint32_t i = 1; i < n->loc.line && line; i++)
+		line = strchr(line, '\n') ? strchr(line, '\n') + 1 : NULL;
+	if (!line || n->loc.col < 1 || line[n->loc.col - 1] != '"')
+		return l;
+	p = line + n->loc.col; /* after the quote */
+	for (size_t i = 0; i <= off + len && *p && *p != '\n'; i++) {
+		if (i == off)
+			col = (size_t)(p - line) + 1;
+		if (i == off + len) {
+			l.col = (uint32_t)col;
+			l.len = (uint32_t)((size_t)(p - line) + 1 - col);
+			return l;
 		}
-		p++;
-		p += strspn(p, "-+ #0");
-		p += strspn(p, "0123456789");
-		if (*p == '.') {
+		if (*p != '\\') {
 			p++;
-			p += strspn(p, "0123456789");
+		} else if (p[1] == 'x') {
+			digits = strspn(p + 2, "0123456789abcdefABCDEF");
+			p += 2 + (digits > 2 ? 2 : digits);
+		} else if (p[1] >= '0' && p[1] <= '7') {
+			digits = strspn(p + 1, "01234567");
+			p += 1 + (digits > 3 ? 3 : digits);
+		} else {
+			p += 2;
 		}
-		p += strspn(p, "hlzjt");
-		*conv = *p;
-		return *p ? p + 1 : p;
 	}
-	return NULL;
+	return l;
 }
 
+/* A conversion as written, for a message: control characters escaped as C writes them. */
+static const char *lower_conv_text(struct sema_ctx *ctx, const char *start, const char *end)
+{
+	const char *s = "";
+
+	for (const char *p = start; p < end; p++) {
+		unsigned char c = (unsigned char)*p;
+
+		if (c == '\n')
+			s = arena_printf(ctx->a, "%s\\n", s);
+		else if (c == '\t')
+			s = arena_printf(ctx->a, "%s\\t", s);
+		else if (c < 32 || c > 126)
+			s = arena_printf(ctx->a, "%s\\x%02x", s, c);
+		else
+			s = arena_printf(ctx->a, "%s%c", s, c);
+	}
+	return s;
+}
+
+/* printf("...", args): each conversion known (src/common/conv.h) and given a value it prints. */
 int sema_printf_check(struct sema_ctx *ctx, struct node *call)
 {
-	const char *p = call->args->str;
+	static const char *const hint =
+		"conversions: %d %i %u %x %X %o %c %p (with hh h l ll z j t), %s, %r %rx %rh, %%";
+	const char *fmt = call->args->str, *p = fmt, *start;
 	struct node *arg = call->args->next;
-	int nconv = 0, nargs = 0;
-	char conv;
+	int nconv = 0, nargs = 0, ret = 0;
+	struct aot_conv c;
 
 	for (struct node *a = arg; a; a = a->next)
 		nargs++;
-	while ((p = printf_next_conv(p, &conv))) {
+	while ((p = aot_conv_next(p, &c, &start))) {
+		struct loc at =
+			lower_str_loc(ctx, call->args, (size_t)(start - fmt), (size_t)(p - start));
+		const struct type *t;
+		bool ok;
+
+		if (c.arg == AOT_CONV_PERCENT)
+			continue;
 		nconv++;
-		if (!strchr("diuxXocspr", conv) || !conv) {
-			diag_error(ctx->d, call->args->loc,
-				   "conversions: %d %i %u %x %X %o %c %s %p %r %%",
-				   "printf: unknown conversion '%%%c'", conv ? conv : ' ');
-			return -EINVAL;
+		if (c.arg == AOT_CONV_UNKNOWN) {
+			if (!c.conv)
+				diag_error(ctx->d, at, "write %% for a percent sign",
+					   "%s: the format ends in the conversion '%s'", call->name,
+					   lower_conv_text(ctx, start, p));
+			else
+				diag_error(ctx->d, at, hint, "%s: unknown conversion '%s'",
+					   call->name, lower_conv_text(ctx, start, p));
+			ret = -EINVAL;
 		}
 		if (!arg)
 			continue;
-		if (arg->type.kind != TYPE_NONE) {
-			/* values user space renders print as text: %s, or %r for buffers */
-			bool want_str = conv == 's' || conv == 'r';
-			bool is_str = arg->type.kind == TYPE_STR || arg->type.kind == TYPE_BUF;
-
-			if (want_str != is_str ||
-			    (!is_str && arg->type.kind != TYPE_INT && arg->type.kind != TYPE_BOOL &&
-			     arg->type.kind != TYPE_PTR))
-				diag_error(ctx->d, arg->loc,
-					   want_str ? "use %d, %u or %x for integers"
-						    : "use %s for strings",
-					   "printf: %%%c cannot print %s", conv,
-					   type_name(ctx->a, &arg->type));
+		if (c.arg == AOT_CONV_UNKNOWN) {
+			arg = arg->next;
+			continue;
+		}
+		t = &arg->type;
+		switch (c.arg) {
+		case AOT_CONV_INT:
+			ok = t->kind == TYPE_INT || t->kind == TYPE_BOOL || t->kind == TYPE_PTR;
+			break;
+		case AOT_CONV_STR: /* values user space renders print as text */
+			ok = t->kind == TYPE_STR || t->kind == TYPE_BUF;
+			break;
+		default: /* %r: the bytes of a buf() */
+			ok = t->kind == TYPE_BUF && t->render == AOT_K_BUF;
+			break;
+		}
+		if (!ok && t->kind != TYPE_NONE) {
+			diag_error(ctx->d, arg->loc,
+				   c.arg == AOT_CONV_INT ? "use %s for strings, %r for buffers"
+				   : c.arg == AOT_CONV_STR
+					   ? "use %d, %u or %x for integers"
+					   : "%r prints a buf(): use %s for strings",
+				   "%s: '%.*s' cannot print %s", call->name, (int)(p - start),
+				   start, type_name(ctx->a, t));
+			ret = -EINVAL;
 		}
 		arg = arg->next;
 	}
-	if (nconv != nargs) {
+	if (!ret && nconv != nargs) {
 		diag_error(ctx->d, call->loc, NULL,
-			   "printf: the format has %d conversion%s but %d argument%s follow%s",
-			   nconv, nconv == 1 ? "" : "s", nargs, nargs == 1 ? "" : "s",
+			   "%s: the format has %d conversion%s but %d argument%s follow%s",
+			   call->name, nconv, nconv == 1 ? "" : "s", nargs, nargs == 1 ? "" : "s",
 			   nargs == 1 ? "s" : "");
 		return -EINVAL;
 	}
-	return 0;
+	return ret;
 }
 
 /*
