@@ -118,7 +118,12 @@ static void test_printf_errors(void **state)
 	assert_true(tl_has_error(c, "2 conversions but 1 argument"));
 	tl_free(c);
 	c = compile("BEGIN { printf(\"%d\\n\", comm); }", NULL, 0);
-	assert_true(tl_has_error(c, "%d cannot print string[16]"));
+	assert_true(tl_has_error(c, "'%d' cannot print string[16]"));
+	tl_free(c);
+	c = compile("BEGIN { printf(\"%k %r %rh\\n\", 1, \"s\", buf(\"ab\", 2)); }", NULL, 0);
+	assert_true(tl_has_error(c, "printf: unknown conversion '%k'"));
+	assert_true(tl_has_error(c, "printf: '%r' cannot print string[2]"));
+	assert_false(tl_has_error(c, "'%rh'"));
 	tl_free(c);
 }
 
@@ -372,7 +377,7 @@ static void test_rendered_values(void **state)
 	assert_true(tl_has_error(c, "ustack(): the frame limit must be a literal from 1 to 127"));
 	assert_true(tl_has_error(c, "ntop() cannot take string[3]"));
 	assert_true(tl_has_error(c, "reg() is not available in BEGIN probes"));
-	assert_true(tl_has_error(c, "printf: %d cannot print kstack"));
+	assert_true(tl_has_error(c, "printf: '%d' cannot print kstack"));
 	tl_free(c);
 }
 
