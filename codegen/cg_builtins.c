@@ -278,6 +278,14 @@ LLVMValueRef cg_fn_str(struct cg *cg, struct node *n)
 		return cg_alloca_zero(cg, size ? size : 1, "");
 	}
 	buf = cg_alloca_zero(cg, size, "str");
+	if (a->type.kind == TYPE_STR && n->field_off) {
+		/* str($N + k) in an object compiled for later: $N's text from byte k */
+		uint32_t k = n->field_off < a->type.size ? n->field_off : a->type.size;
+		uint32_t len = a->type.size - k < size ? a->type.size - k : size;
+
+		cg_memcpy(cg, buf, 8, cg_gep(cg, cg_expr(cg, a), k), cg_align_at(8, k), len);
+		return buf;
+	}
 	if (a->type.kind == TYPE_STR) {
 		cg_store(cg, buf, &n->type, 8, cg_expr(cg, a), &a->type);
 		return buf;

@@ -29,16 +29,15 @@ int rt_params_fill(struct rt *rt)
 			  o->obj_name, AOT_PARAMS_MAP);
 		return -EINVAL;
 	}
-	if ((uint32_t)o->nparams < rt->meta->nparams) {
+	/* as bpftrace: a parameter not given is 0, or "" as a string */
+	if ((uint32_t)o->nparams < rt->meta->nparams)
 		rt_report(
-			&rt->out, RT_ERROR,
+			&rt->out, RT_WARN,
 			"%s: positional parameter $%u was not given (the program uses $1 to $%u): "
-			"pass them after the object",
+			"it is 0, or \"\" as a string",
 			o->obj_name, (unsigned)o->nparams + 1, rt->meta->nparams);
-		return -EINVAL;
-	}
 	for (i = 0; i < n; i++) {
-		const char *val = i ? o->params[i - 1] : "";
+		const char *val = i && i <= (uint32_t)o->nparams ? o->params[i - 1] : "";
 		char *end;
 		long long v;
 

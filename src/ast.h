@@ -40,7 +40,8 @@ enum node_kind {
 	NODE_POSPARAM, /* num = N for $N; is_count for $# */
 	NODE_VAR,      /* name ("$x"); var (sema) */
 	NODE_MAP,      /* name ("@x" or "@"); args = key expressions or NULL; map (sema) */
-	NODE_CALL,     /* name; args; func (sema); idx = format index for printf (sema) */
+	NODE_CALL,     /* name; args; func (sema); idx = format index for printf (sema);
+			* field_off: str($N + k) of a $N read where the object runs, k (sema) */
 	NODE_BINOP,    /* op; lhs; rhs; num: pointer + or - integer, the pointee's size (sema) */
 	NODE_UNOP,     /* op; lhs = operand; is_post for x++ and x-- */
 	NODE_TERNARY,  /* cond; lhs = then; rhs = else */
@@ -59,7 +60,7 @@ enum node_kind {
 			 * num: `p += i` on a pointer, the pointee's size (sema) */
 	NODE_IF,	/* cond; body; else_body (BLOCK or IF) or NULL */
 	NODE_WHILE,	/* cond; body */
-	NODE_UNROLL,	/* num (count); body */
+	NODE_UNROLL,	/* num (count); body; cond: the count written as $N (sema makes num) */
 	NODE_FOR,	/* lhs = VAR; rhs = MAP; body */
 	NODE_BREAK,
 	NODE_CONTINUE,

@@ -239,7 +239,7 @@ static struct node *parse_if(struct parser *p)
 	return n->else_body ? n : NULL;
 }
 
-/* unroll_stmt = "unroll" "(" INT ")" block */
+/* unroll_stmt = "unroll" "(" (INT | "$N") ")" block */
 static struct node *parse_unroll(struct parser *p)
 {
 	struct node *n = parse_new(p, NODE_UNROLL, &p->tok);
@@ -247,14 +247,19 @@ static struct node *parse_unroll(struct parser *p)
 	parse_next(p);
 	if (!parse_expect(p, '(', "'(' after 'unroll'", NULL))
 		return NULL;
-	if (p->tok.kind != TOK_INT) {
+	if (p->tok.kind == TOK_POSPARAM && !p->tok.is_count) {
+		n->cond = parse_primary(p);
+		if (!n->cond)
+			return NULL;
+	} else if (p->tok.kind != TOK_INT) {
 		parse_error_at(p, &p->tok, "write unroll(N) { ... } with N from 1 to 100",
 			       "expected an integer count after 'unroll (', found %s",
 			       tok_describe(p, &p->tok));
 		return NULL;
+	} else {
+		n->num = p->tok.num;
+		parse_next(p);
 	}
-	n->num = p->tok.num;
-	parse_next(p);
 	if (!parse_expect(p, ')', "')' after the unroll count", NULL))
 		return NULL;
 	if (!parse_is(p, '{')) {

@@ -362,6 +362,21 @@ static void sema_stmt(struct sema_ctx *ctx, struct node *n)
 		ctx->loops--;
 		break;
 	case NODE_UNROLL:
+		if (n->cond && n->cond->kind == NODE_POSPARAM) {
+			sema_expr(ctx, n->cond);
+			if (n->cond->kind != NODE_INT) {
+				sema_error(ctx, n->cond->loc,
+					   ctx->prog->opts->emit_elf
+						   ? "with --emit-elf, $N is only known where the "
+						     "object runs"
+						   : NULL,
+					   "unroll(%s) needs a number known when compiling",
+					   ctx->prog->opts->emit_elf ? "$N" : "$N's text");
+				break;
+			}
+		}
+		if (n->cond)
+			n->num = n->cond->num;
 		if (n->num < 1 || n->num > 100)
 			sema_error(ctx, n->loc, "unroll takes a count from 1 to 100",
 				   "unroll(%llu) is out of range", (unsigned long long)n->num);

@@ -50,12 +50,20 @@ static void sema_args(struct sema_ctx *ctx, struct node *first)
 		sema_expr(ctx, a);
 }
 
+static void sema_fold_param(struct sema_ctx *ctx, struct node *a);
+
+/* A string known when compiling: a literal, or $N's text where the parameters are known. */
 static bool sema_need_literal(struct sema_ctx *ctx, struct node *call, struct node *a,
 			      const char *what)
 {
+	sema_fold_param(ctx, a);
 	if (a && a->kind == NODE_STR)
 		return true;
-	sema_error(ctx, a ? a->loc : call->loc, "write it as a string literal: \"...\"",
+	sema_error(ctx, a ? a->loc : call->loc,
+		   ctx->prog->opts->emit_elf
+			   ? "write it as a string literal: \"...\" (with --emit-elf, $N is only "
+			     "known where the object runs)"
+			   : "write it as a string literal: \"...\"",
 		   "%s() needs a literal string as its %s", call->name, what);
 	return false;
 }
@@ -353,6 +361,7 @@ void sema_fn_signal(struct sema_ctx *ctx, struct node *n)
 	const char *s;
 	int64_t v;
 
+	sema_fold_param(ctx, a);
 	if (a->kind == NODE_STR) {
 		s = strncmp(a->str, "SIG", 3) ? a->str : a->str + 3;
 		for (size_t i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++) {
@@ -398,6 +407,7 @@ void sema_fn_reg(struct sema_ctx *ctx, struct node *n)
 /* kaddr("sym"), uaddr("sym"), cgroupid("path"): a literal, looked up now. */
 void sema_fn_kaddr(struct sema_ctx *ctx, struct node *n)
 {
+	n->type = type_int(8, false); /* even if it fails: no errors that follow from it */
 	if (sema_need_literal(ctx, n, n->args, "symbol name"))
 		sema_kaddr_lookup(ctx, n);
 }
@@ -496,6 +506,7 @@ void sema_fn_lhist(struct sema_ctx *ctx, struct node *n)
 /* printf-like calls: a literal format, its conversions matching the arguments. */
 void sema_fn_formatted(struct sema_ctx *ctx, struct node *n)
 {
+	sema_fold_param(ctx, n->args);
 	if (n->args->kind != NODE_STR) {
 		sema_error(ctx, n->args->loc, "write the format as a string literal",
 			   "%s() needs a literal format string", n->name);
@@ -549,23 +560,95 @@ void sema_fn_print(struct sema_ctx *ctx, struct node *n)
 	sema_need_value(ctx, a, "print()");
 }
 
-/* str(p [, len]): a string read at a pointer, or a string value as it is. */
+/*
+ * str($N + k) or str(k + $N), as bpftrace allows: the text of $N from its k-th byte. Folded to
+ * the string when $N is known; in an object compiled for later, $N's slot with the offset in
+ * the call's field_off (cg_fn_str). true if n had that form.
+ */
+static bool sema_str_param_offset(struct sema_ctx *ctx, struct node *n)
+{
+	struct node *a = n->args, *p, *k;
+
+	if (a->kind != NODE_BINOP || a->op != '+')
+		return false;
+	p = a->lhs->kind == NODE_POSPARAM ? a->lhs : a->rhs;
+	k = p == a->lhs ? a->rhs : a->lhs;
+	if (p->kind != NODE_POSPARAM || p->is_count || k->kind != NODE_INT)
+		return false;
+	sema_posparam_as_str(ctx, p);
+	sema_expr(ctx, p);
+	p->next = a->next;
+	n->args = p;
+	if (p->kind == NODE_STR) {
+		/* as bpftrace; reported now (not by the last walk): the node is a literal after */
+		if (k->num > p->str_len) {
+			diag_error(ctx->d, a->loc,
+				   arena_printf(ctx->a, "$%llu is \"%s\", %zu bytes",
+						(unsigned long long)p->num, p->str, p->str_len),
+				   "str($%llu + %llu) starts past the end of $%llu",
+				   (unsigned long long)p->num, (unsigned long long)k->num,
+				   (unsigned long long)p->num);
+			k->num = p->str_len;
+		}
+		p->str += k->num;
+		p->str_len -= k->num;
+		p->type = type_str((uint32_t)p->str_len + 1);
+	} else {
+		n->field_off = k->num < AOT_PARAM_STR_MAX ? (uint32_t)k->num : AOT_PARAM_STR_MAX;
+	}
+	return true;
+}
+
+/* str(p [, len]): a string read at a pointer, or a string value as it is ($N's text). */
 void sema_fn_str(struct sema_ctx *ctx, struct node *n)
 {
 	struct node *a = n->args;
 
-	if (a)
+	n->type = type_str(ctx->prog->opts->strlen_max); /* also after an error */
+	if (a->kind == NODE_POSPARAM && a->is_count) {
+		sema_error(ctx, a->loc, "$# is a number: print it with %d", "str($#) is no string");
+		return;
+	}
+	if (!sema_str_param_offset(ctx, n))
 		sema_posparam_as_str(ctx, a);
+	a = n->args;
 	sema_args(ctx, a);
 	if (a->type.kind == TYPE_STR) {
 		n->type = a->type;
+		if (a->next)
+			sema_need_int(ctx, a->next, "the length of str()");
 		return;
 	}
 	sema_need_int(ctx, a, "str()");
 	if (a->next)
 		sema_need_int(ctx, a->next, "the length of str()");
 	n->is_user = a->is_user || a->type.is_user;
-	n->type = type_str(ctx->prog->opts->strlen_max);
+}
+
+/*
+ * An argument that must be known when compiling, written with a positional parameter: $N, or
+ * str($N) (also str($N + k)), whose text bpftrace takes as a literal. Made the literal when the
+ * parameters are known.
+ */
+static void sema_fold_param(struct sema_ctx *ctx, struct node *a)
+{
+	struct node *next;
+
+	if (!a || ctx->prog->opts->emit_elf)
+		return;
+	if (a->kind == NODE_POSPARAM) {
+		sema_expr(ctx, a);
+		return;
+	}
+	if (a->kind != NODE_CALL || strcmp(a->name, "str") || !a->args || a->args->next ||
+	    (a->args->kind != NODE_POSPARAM && a->args->kind != NODE_BINOP))
+		return;
+	sema_call(ctx, a, false);
+	if (a->args && a->args->kind == NODE_STR) {
+		next = a->next;
+		*a = *a->args;
+		a->next = next;
+	}
 }
 
 void sema_fn_time(struct sema_ctx *ctx, struct node *n)

@@ -51,14 +51,19 @@ static void sema_posparam_late(struct sema_ctx *ctx, struct node *n)
 
 void sema_posparam_as_str(struct sema_ctx *ctx, struct node *n)
 {
-	if (ctx->prog->opts->emit_elf && n->kind == NODE_POSPARAM && !n->is_count)
+	if (n->kind == NODE_POSPARAM && !n->is_count)
 		n->type = type_str(AOT_PARAM_STR_MAX);
+	(void)ctx;
 }
 
-/* $N and $# become literals when the program runs at once: they are known when compiling. */
+/*
+ * $N and $# become literals when the program runs at once: they are known when compiling. As in
+ * bpftrace, $N is a number if its whole text is one, and its text in str($N) (which
+ * sema_posparam_as_str marks first) or if it is no number; a $N not given is 0, or "" in str().
+ */
 static void sema_posparam(struct sema_ctx *ctx, struct node *n)
 {
-	const char *val;
+	const char *val = "";
 	char *end;
 	long long v;
 
@@ -72,19 +77,25 @@ static void sema_posparam(struct sema_ctx *ctx, struct node *n)
 		n->type = type_int(8, true);
 		return;
 	}
-	if (n->num == 0 || n->num > (uint64_t)ctx->prog->opts->nparams) {
-		sema_error(
-			ctx, n->loc,
-			"pass positional parameters after the script: aotrace script.bt ARG1 ARG2",
-			"positional parameter $%llu was not given", (unsigned long long)n->num);
+	if (n->num == 0) {
+		sema_error(ctx, n->loc, "they are $1, $2, ... and $# for their count",
+			   "there is no positional parameter $0");
 		n->type = type_int(8, true);
 		return;
 	}
+	if (n->num > (uint64_t)ctx->prog->opts->nparams)
+		/* once: the first walk makes the node a literal */
+		diag_warn(
+			ctx->d, n->loc,
+			"pass positional parameters after the script: aotrace script.bt ARG1 ARG2",
+			"positional parameter $%llu was not given: it is %s",
+			(unsigned long long)n->num, n->type.kind == TYPE_STR ? "\"\"" : "0");
+	else
+		val = ctx->prog->opts->params[n->num - 1];
 	if (n->num > ctx->prog->meta->nparams)
 		ctx->prog->meta->nparams = (uint32_t)n->num;
-	val = ctx->prog->opts->params[n->num - 1];
 	v = strtoll(val, &end, 0);
-	if (*val && !*end) {
+	if (n->type.kind != TYPE_STR && !*end) {
 		n->kind = NODE_INT;
 		n->num = (uint64_t)v;
 		n->type = type_int(8, true);

@@ -88,8 +88,8 @@
  *                       they run: before attaching, the runtime writes $# (the number of ARGS
  *                       given) into slot 0's num and $N into slot N: num = its value if the whole
  *                       text is an integer (strtoll base 0), else 0; str = its text, NUL-ended,
- *                       cut to AOT_PARAM_STR_MAX - 1 bytes. It refuses to run with fewer ARGS
- *                       than nparams. (A program compiled and run at once has them as constants.)
+ *                       cut to AOT_PARAM_STR_MAX - 1 bytes; a $N not given is 0 and "", as in
+ *                       bpftrace. (A program compiled and run at once has them as constants.)
  */
 #ifndef AOT_META_H
 #define AOT_META_H

@@ -190,8 +190,15 @@ static void test_positional_parameters(void **state)
 	assert_int_equal(first_stmt(c)->rhs->num, 42);
 	assert_int_equal(c->prog->meta->nparams, 2);
 	tl_free(c);
-	c = compile("BEGIN { @a = $3; }", params, 2);
-	assert_true(tl_has_error(c, "positional parameter $3 was not given"));
+	/* as bpftrace: one not given is 0, or "" in str(), with a warning */
+	c = compile("BEGIN { @a = $3; @b = str($4); @c = str($1 + 1); }", params, 2);
+	assert_int_equal(c->ret, 0);
+	assert_false(tl_has_error(c, "$3"));
+	assert_true(c->d->n >= 2 && strstr(c->d->v[0].msg, "$3 was not given: it is 0"));
+	assert_int_equal(first_stmt(c)->rhs->kind, NODE_INT);
+	assert_int_equal(first_stmt(c)->rhs->num, 0);
+	assert_int_equal(tl_find_map(c, "@b")->value.kind, TYPE_STR);
+	assert_int_equal(tl_find_map(c, "@c")->value.size, 2); /* "2" */
 	tl_free(c);
 }
 
