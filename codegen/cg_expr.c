@@ -277,18 +277,20 @@ static LLVMValueRef cg_binop(struct cg *cg, struct node *n)
 static LLVMValueRef cg_incdec(struct cg *cg, struct node *n)
 {
 	struct node *lv = n->lhs;
-	LLVMValueRef old, new;
+	LLVMValueRef old, new, key = NULL;
 
 	if (lv->kind != NODE_VAR && lv->kind != NODE_MAP) {
 		cg_error(cg, n->loc, NULL, "++ and -- need a variable or a map");
 		return cg_i64(cg, 0);
 	}
-	old = cg_expr(cg, lv);
+	if (lv->kind == NODE_MAP)
+		key = cg_map_key(cg, lv); /* once: its expressions run once */
+	old = key ? cg_map_read_at(cg, lv, key) : cg_expr(cg, lv);
 	new = cg_arith(cg, n->op == OP_INC ? '+' : '-', old, cg_i64(cg, 1), false);
-	if (lv->kind == NODE_VAR)
-		cg_store(cg, cg_var_ptr(cg, lv), &lv->var->type, 8, new, &lv->type);
+	if (key)
+		cg_map_write_at(cg, lv, key, new, &lv->type);
 	else
-		cg_map_write(cg, lv, new, &lv->type);
+		cg_store(cg, cg_var_ptr(cg, lv), &lv->var->type, 8, new, &lv->type);
 	return n->is_post ? old : cg_int_norm(cg, new, &lv->type);
 }
 

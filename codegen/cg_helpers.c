@@ -20,6 +20,7 @@ static const struct {
 	const char *name;
 	uint32_t level;
 } cg_checked[] = {
+	[CG_H_MAP_LOOKUP] = { "map_lookup_elem", 2 }, /* a read of a missing key */
 	[CG_H_MAP_UPDATE] = { "map_update_elem", 1 },
 	[CG_H_MAP_DELETE] = { "map_delete_elem", 1 },
 	[CG_H_GET_STACKID] = { "get_stackid", 1 },
@@ -63,18 +64,32 @@ static int cg_helper_site(struct cg *cg, enum cg_helper id)
 	return idx;
 }
 
+static bool cg_helper_checked(struct cg *cg, enum cg_helper id)
+{
+	return (size_t)id < sizeof(cg_checked) / sizeof(cg_checked[0]) && cg_checked[id].level &&
+	       cg->prog->opts->helper_check >= cg_checked[id].level && cg->events;
+}
+
+void cg_helper_failed(struct cg *cg, enum cg_helper id, LLVMValueRef ret)
+{
+	int idx;
+	LLVMValueRef ev;
+
+	if (!cg_helper_checked(cg, id) || (idx = cg_helper_site(cg, id)) < 0)
+		return;
+	ev = cg_alloca(cg, sizeof(struct aot_event_hdr) + 8, "helper.err");
+	cg_event_hdr(cg, ev, AOT_EV_FORMAT, (uint32_t)idx);
+	LLVMBuildStore(cg->b, ret, cg_gep(cg, ev, sizeof(struct aot_event_hdr)));
+	cg_event_output(cg, ev, sizeof(struct aot_event_hdr) + 8);
+}
+
 /* -k: when the helper's return ret is an error, an event says where (the runtime prints it). */
 static void cg_helper_check(struct cg *cg, enum cg_helper id, LLVMValueRef ret)
 {
 	LLVMBasicBlockRef failed, done;
-	LLVMValueRef ev, bad;
-	int idx;
+	LLVMValueRef bad;
 
-	if ((size_t)id >= sizeof(cg_checked) / sizeof(cg_checked[0]) || !cg_checked[id].level ||
-	    cg->prog->opts->helper_check < cg_checked[id].level || !cg->events)
-		return;
-	idx = cg_helper_site(cg, id);
-	if (idx < 0)
+	if (!cg_helper_checked(cg, id))
 		return;
 	bad = LLVMBuildICmp(cg->b, LLVMIntSLT, ret, cg_i64(cg, 0), "");
 	/* -EEXIST from an update only means another CPU created the entry first (BPF_NOEXIST) */
@@ -87,10 +102,7 @@ static void cg_helper_check(struct cg *cg, enum cg_helper id, LLVMValueRef ret)
 	done = cg_block(cg, "helper.ok");
 	LLVMBuildCondBr(cg->b, bad, failed, done);
 	LLVMPositionBuilderAtEnd(cg->b, failed);
-	ev = cg_alloca(cg, sizeof(struct aot_event_hdr) + 8, "helper.err");
-	cg_event_hdr(cg, ev, AOT_EV_FORMAT, (uint32_t)idx);
-	LLVMBuildStore(cg->b, ret, cg_gep(cg, ev, sizeof(struct aot_event_hdr)));
-	cg_event_output(cg, ev, sizeof(struct aot_event_hdr) + 8);
+	cg_helper_failed(cg, id, ret);
 	LLVMBuildBr(cg->b, done);
 	LLVMPositionBuilderAtEnd(cg->b, done);
 }

@@ -186,6 +186,14 @@ int cg_maps_define(struct cg *cg);
 LLVMValueRef cg_map_read(struct cg *cg, struct node *n);
 /* @x = val, where val has type vt. */
 void cg_map_write(struct cg *cg, struct node *n, LLVMValueRef val, const struct type *vt);
+/*
+ * The key of @x[k] in a buffer, and the read and write of @x at such a key: an update
+ * (@x[k] += v, @x[k]++) makes the key once, so k runs once (@[rand] += 1 is one key).
+ */
+LLVMValueRef cg_map_key(struct cg *cg, struct node *n);
+LLVMValueRef cg_map_read_at(struct cg *cg, struct node *n, LLVMValueRef key);
+void cg_map_write_at(struct cg *cg, struct node *n, LLVMValueRef key, LLVMValueRef val,
+		     const struct type *vt);
 /* delete(@x[key]) */
 void cg_map_delete(struct cg *cg, struct node *n);
 /* The BPF map of a map_info. */
@@ -221,6 +229,12 @@ LLVMValueRef cg_params_read(struct cg *cg, struct node *n);
 /* A call of helper id; with -k, an event reports where a checked helper failed. */
 LLVMValueRef cg_helper(struct cg *cg, enum cg_helper id, LLVMTypeRef ret, LLVMValueRef *args,
 		       unsigned nargs);
+/*
+ * On a path where helper id failed (ret: what to report): the -k event naming the call site,
+ * if -k or -kk asks for that helper. For helpers whose failure is no error return (a map
+ * lookup's NULL).
+ */
+void cg_helper_failed(struct cg *cg, enum cg_helper id, LLVMValueRef ret);
 
 /* ---- cg_mem.c: buffers, variables' storage, typed loads and stores ---- */
 

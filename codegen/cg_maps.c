@@ -272,7 +272,7 @@ static LLVMValueRef cg_map_key_ex(struct cg *cg, struct node *n, uint32_t extra)
 	return buf;
 }
 
-static LLVMValueRef cg_map_key(struct cg *cg, struct node *n)
+LLVMValueRef cg_map_key(struct cg *cg, struct node *n)
 {
 	return cg_map_key_ex(cg, n, 0);
 }
@@ -389,9 +389,6 @@ static LLVMValueRef cg_is_null(struct cg *cg, LLVMValueRef p)
 LLVMValueRef cg_map_read(struct cg *cg, struct node *n)
 {
 	const struct type *vt = &n->map->value;
-	LLVMBasicBlockRef hit, miss, join;
-	LLVMValueRef p, v, res = NULL, phi, vals[2];
-	LLVMBasicBlockRef from[2];
 
 	if (cg_is_hist(vt) || vt->kind == TYPE_STATS) {
 		cg_error(cg, n->loc, "print the map instead",
@@ -399,7 +396,17 @@ LLVMValueRef cg_map_read(struct cg *cg, struct node *n)
 			 vt->kind == TYPE_STATS ? "stats" : "histogram");
 		return cg_i64(cg, 0);
 	}
-	p = cg_map_lookup(cg, cg_map_ref(cg, n->map), cg_map_key(cg, n));
+	return cg_map_read_at(cg, n, cg_map_key(cg, n));
+}
+
+LLVMValueRef cg_map_read_at(struct cg *cg, struct node *n, LLVMValueRef key)
+{
+	const struct type *vt = &n->map->value;
+	LLVMBasicBlockRef hit, miss, join;
+	LLVMValueRef p, v, res = NULL, phi, vals[2];
+	LLVMBasicBlockRef from[2];
+
+	p = cg_map_lookup(cg, cg_map_ref(cg, n->map), key);
 	hit = cg_block(cg, "map.hit");
 	miss = cg_block(cg, "map.miss");
 	join = cg_block(cg, "map.join");
@@ -421,6 +428,9 @@ LLVMValueRef cg_map_read(struct cg *cg, struct node *n)
 	LLVMPositionBuilderAtEnd(cg->b, miss);
 	if (res)
 		cg_memset0(cg, res, vt->size, 8);
+	/* -kk, as bpftrace 0.17: "Failed to map_lookup_elem: 0" where the key is missing */
+	cg_helper_failed(cg, CG_H_MAP_LOOKUP, cg_i64(cg, 0));
+	miss = LLVMGetInsertBlock(cg->b);
 	LLVMBuildBr(cg->b, join);
 
 	LLVMPositionBuilderAtEnd(cg->b, join);
@@ -437,8 +447,13 @@ LLVMValueRef cg_map_read(struct cg *cg, struct node *n)
 
 void cg_map_write(struct cg *cg, struct node *n, LLVMValueRef val, const struct type *vt)
 {
+	cg_map_write_at(cg, n, cg_map_key(cg, n), val, vt);
+}
+
+void cg_map_write_at(struct cg *cg, struct node *n, LLVMValueRef key, LLVMValueRef val,
+		     const struct type *vt)
+{
 	const struct type *mt = &n->map->value;
-	LLVMValueRef key = cg_map_key(cg, n);
 	LLVMValueRef buf = cg_alloca(cg, mt->size, "val");
 
 	cg_store(cg, buf, mt, 8, val, vt);

@@ -31,7 +31,7 @@ static void cg_assign(struct cg *cg, struct node *n)
 {
 	struct node *lv = n->lhs;
 	const struct type *vt;
-	LLVMValueRef v, cur, r, p;
+	LLVMValueRef v, cur, r, p, key = NULL;
 	int op = n->op;
 
 	if (lv->kind != NODE_VAR && lv->kind != NODE_MAP) {
@@ -55,7 +55,10 @@ static void cg_assign(struct cg *cg, struct node *n)
 			cg_error(cg, n->loc, NULL, "arithmetic assignment needs an integer");
 			return;
 		}
-		cur = cg_expr(cg, lv);
+		/* the key once: @[rand] += 1 reads and writes one entry */
+		if (lv->kind == NODE_MAP)
+			key = cg_map_key(cg, lv);
+		cur = key ? cg_map_read_at(cg, lv, key) : cg_expr(cg, lv);
 		r = op == OP_INC || op == OP_DEC ? cg_i64(cg, 1) : cg_expr(cg, n->rhs);
 		if (op == OP_INC || op == OP_DEC)
 			op = op == OP_INC ? '+' : '-';
@@ -67,7 +70,10 @@ static void cg_assign(struct cg *cg, struct node *n)
 		vt = &lv->type;
 	}
 	if (lv->kind == NODE_MAP) {
-		cg_map_write(cg, lv, v, vt);
+		if (key)
+			cg_map_write_at(cg, lv, key, v, vt);
+		else
+			cg_map_write(cg, lv, v, vt);
 		return;
 	}
 	p = cg_var_ptr(cg, lv);

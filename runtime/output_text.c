@@ -31,14 +31,21 @@ static void text_message(struct output *o, enum output_msg kind, const char *tex
 		output_put(o, "\n", 1);
 }
 
-/* As bpftrace: "LOC: WARNING: Failed to HELPER: strerror (RET)", the line and the ~ under it. */
+/*
+ * As bpftrace: "LOC: WARNING: Failed to HELPER: strerror (RET)" (or ": RET" for a return that
+ * is no error code), the line and the ~ under it.
+ */
 static void text_helper_error(struct output *o, const struct output_helper_error *e)
 {
 	struct rt_buf b = { 0 };
 
-	rt_buf_printf(&b, "%s: WARNING: Failed to %s: %s (%" PRId64 ")\n%s\n", e->loc, e->helper,
-		      strerror(e->ret < 0 && e->ret > -4096 ? (int)-e->ret : 0), e->ret,
-		      e->excerpt);
+	if (e->ret < 0)
+		rt_buf_printf(&b, "%s: WARNING: Failed to %s: %s (%" PRId64 ")\n%s\n", e->loc,
+			      e->helper, strerror(e->ret > -4096 ? (int)-e->ret : 0), e->ret,
+			      e->excerpt);
+	else /* a failure that is no error code: a missing map key reads as 0 */
+		rt_buf_printf(&b, "%s: WARNING: Failed to %s: %" PRId64 "\n%s\n", e->loc, e->helper,
+			      e->ret, e->excerpt);
 	output_put(o, b.s, b.len);
 	rt_buf_free(&b);
 }

@@ -111,19 +111,22 @@ static const char *diag_find_line(const struct source *src, unsigned int line, s
 	return p;
 }
 
-/* Visual width of bytes [0, n) of a line once tabs are expanded, starting at column `start`. */
-static size_t diag_width(const char *s, size_t n, size_t start)
+/*
+ * Visual width of bytes [0, n) of a line once tabs are expanded, starting at column `start`: to
+ * the next tab stop, or to tab columns more where tab is not 0 (as bpftrace's excerpts).
+ */
+static size_t diag_width(const char *s, size_t n, size_t start, size_t tab)
 {
 	size_t w = start, i;
 
 	for (i = 0; i < n; i++)
-		w = s[i] == '\t' ? (w / DIAG_TABSTOP + 1) * DIAG_TABSTOP : w + 1;
+		w = s[i] != '\t' ? w + 1 : tab ? w + tab : (w / DIAG_TABSTOP + 1) * DIAG_TABSTOP;
 	return w - start;
 }
 
 /* The source line of loc with its tabs expanded, then a line marking loc: indent, mark, ~~. */
 static void diag_snippet(const struct source *src, struct loc loc, FILE *f, const char *indent,
-			 char mark)
+			 char mark, size_t tab)
 {
 	size_t len, col, end, i, lead, width;
 	const char *line = diag_find_line(src, loc.line, &len);
@@ -134,7 +137,7 @@ static void diag_snippet(const struct source *src, struct loc loc, FILE *f, cons
 	for (i = 0; i < len; i++) {
 		if (line[i] == '\t')
 			fprintf(f, "%*s",
-				(int)(DIAG_TABSTOP - diag_width(line, i, 0) % DIAG_TABSTOP), "");
+				(int)diag_width(line + i, 1, diag_width(line, i, 0, tab), tab), "");
 		else
 			fputc(line[i], f);
 	}
@@ -146,8 +149,8 @@ static void diag_snippet(const struct source *src, struct loc loc, FILE *f, cons
 	end = col + (loc.len ? loc.len : 1);
 	if (end > len)
 		end = len;
-	lead = diag_width(line, col, 0);
-	width = end > col ? diag_width(line + col, end - col, lead) : 1;
+	lead = diag_width(line, col, 0, tab);
+	width = end > col ? diag_width(line + col, end - col, lead, tab) : 1;
 	fprintf(f, "%s%*s%c", indent, (int)lead, "", mark);
 	for (i = 1; i < width; i++)
 		fputc('~', f);
@@ -156,7 +159,7 @@ static void diag_snippet(const struct source *src, struct loc loc, FILE *f, cons
 
 static void diag_print_snippet(const struct diags *d, const struct diag *dg, FILE *f)
 {
-	diag_snippet(d->src, dg->loc, f, "    ", '^');
+	diag_snippet(d->src, dg->loc, f, "    ", '^', 0);
 }
 
 char *diag_excerpt(const struct source *src, struct loc loc)
@@ -167,7 +170,7 @@ char *diag_excerpt(const struct source *src, struct loc loc)
 
 	if (!f)
 		return NULL;
-	diag_snippet(src, loc, f, "", '~');
+	diag_snippet(src, loc, f, "", '~', 4); /* bpftrace makes each tab 4 spaces */
 	if (fclose(f))
 		return NULL;
 	/* without the last newline */

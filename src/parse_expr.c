@@ -19,6 +19,14 @@ static const char *const parse_int_types[] = {
 
 static struct node *parse_unary(struct parser *p);
 
+/* From the start of a to the end of b, when both are on one line: the text a node spans. */
+static struct loc parse_span(struct loc a, struct loc b)
+{
+	if (a.line == b.line && b.col >= a.col)
+		a.len = b.col + b.len - a.col;
+	return a;
+}
+
 bool tok_starts_expr(const struct token *t)
 {
 	switch (t->kind) {
@@ -257,6 +265,7 @@ struct node *parse_primary(struct parser *p)
 					       "expected a key expression between '[' and ']'");
 				return NULL;
 			}
+			n->loc = parse_span(n->loc, p->prev.loc); /* @map[key] whole */
 		}
 		return n;
 	case TOK_IDENT:
@@ -350,6 +359,7 @@ static struct node *parse_postfix(struct parser *p)
 		} else if (parse_is(p, OP_INC) || parse_is(p, OP_DEC)) {
 			parse_next(p);
 			m = parse_new(p, NODE_UNOP, &t);
+			m->loc = parse_span(n->loc, t.loc); /* $x++ whole */
 			m->op = t.op;
 			m->is_post = true;
 			m->lhs = n;

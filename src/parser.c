@@ -353,7 +353,7 @@ static struct node *parse_simple_stmt(struct parser *p)
 	}
 	if (e->kind == NODE_UNOP && (e->op == OP_INC || e->op == OP_DEC) &&
 	    node_is_lvalue(e->lhs)) {
-		n = node_new(p->a, NODE_ASSIGN, e->lhs->loc);
+		n = node_new(p->a, NODE_ASSIGN, e->is_post ? e->loc : e->lhs->loc);
 		n->lhs = e->lhs;
 		n->op = e->op;
 		n->is_post = e->is_post;

@@ -222,8 +222,53 @@ static void sema_binop(struct sema_ctx *ctx, struct node *n)
 	}
 }
 
+/*
+ * $x++, ++$x, @m[k]--, ... as a value: the old value after, the new one before. As in
+ * bpftrace, a map nothing else assigns becomes an int64 map starting at 0.
+ */
+static void sema_incdec(struct sema_ctx *ctx, struct node *n)
+{
+	struct node *lv = n->lhs;
+	const char *op = sema_op_name(ctx->a, n->op);
+	struct map_info *m;
+
+	if (lv->kind == NODE_VAR) {
+		sema_expr(ctx, lv);
+		if (lv->type.kind == TYPE_PTR)
+			sema_error(ctx, n->loc,
+				   arena_printf(ctx->a, "write %s %s= 1 as a statement", lv->name,
+						n->op == OP_INC ? "+" : "-"),
+				   "%s on a pointer only as a statement", op);
+		else
+			sema_need_int(ctx, lv, arena_printf(ctx->a, "operator '%s'", op));
+		n->type = sema_is_int(&lv->type) ? lv->type : type_int(8, true);
+		return;
+	}
+	if (lv->kind != NODE_MAP) {
+		sema_error(ctx, n->loc, NULL, "operator '%s' needs a variable or a map", op);
+		return;
+	}
+	sema_map_keys(ctx, lv);
+	m = lv->map;
+	if (!m)
+		return;
+	if (m->value.kind == TYPE_NONE)
+		m->value = type_int(8, true);
+	if (m->value.kind != TYPE_INT) {
+		sema_error(ctx, n->loc, NULL, "operator '%s' cannot take %s, which holds %s", op,
+			   m->name, type_name(ctx->a, &m->value));
+		return;
+	}
+	lv->type = m->value;
+	n->type = m->value;
+}
+
 static void sema_unop(struct sema_ctx *ctx, struct node *n)
 {
+	if (n->op == OP_INC || n->op == OP_DEC) {
+		sema_incdec(ctx, n);
+		return;
+	}
 	sema_expr(ctx, n->lhs);
 	n->type = type_int(8, true);
 	if (n->op == '*' || n->op == '&') {
@@ -237,11 +282,6 @@ static void sema_unop(struct sema_ctx *ctx, struct node *n)
 		sema_need_int(ctx, n->lhs, arena_printf(ctx->a, "operator '%c'", n->op));
 		if (n->op == '~')
 			n->type.is_signed = n->lhs->type.is_signed;
-		return;
-	case OP_INC:
-	case OP_DEC:
-		sema_unsupported(ctx, n,
-				 "++ and -- inside an expression (use them as a statement)");
 		return;
 	default:
 		sema_unsupported(ctx, n,

@@ -492,7 +492,8 @@ static int lower_expr(struct sema_ctx *ctx, struct node *n)
 		return ret;
 	case NODE_UNOP:
 		ret = lower_expr(ctx, n->lhs);
-		lower_cast_int64(ctx, n->lhs);
+		if (n->op != OP_INC && n->op != OP_DEC) /* their operand is a place */
+			lower_cast_int64(ctx, n->lhs);
 		return ret;
 	case NODE_TERNARY:
 		ret = lower_expr(ctx, n->cond) ?: lower_expr(ctx, n->lhs) ?: lower_expr(ctx, n->rhs);
