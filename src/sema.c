@@ -106,6 +106,30 @@ static void sema_normalise_update(struct sema_ctx *ctx, struct node *n)
 	n->rhs = one;
 }
 
+/*
+ * `c ? a : b;` on its own is `if (c) { a; } else { b; }`: its branches may be calls without a
+ * value (1 ? printf("yes\n") : printf("no\n")), as in bpftrace.
+ */
+static void sema_normalise_ternary(struct sema_ctx *ctx, struct node *n)
+{
+	struct node *t = n->lhs, *branch[2];
+
+	if (n->kind != NODE_EXPR_STMT || t->kind != NODE_TERNARY)
+		return;
+	for (int i = 0; i < 2; i++) {
+		struct node *e = i ? t->rhs : t->lhs, *s = node_new(ctx->a, NODE_EXPR_STMT, e->loc);
+
+		s->lhs = e;
+		branch[i] = node_new(ctx->a, NODE_BLOCK, e->loc);
+		branch[i]->body = s;
+	}
+	n->kind = NODE_IF;
+	n->cond = t->cond;
+	n->body = branch[0];
+	n->else_body = branch[1];
+	n->lhs = NULL;
+}
+
 static void sema_assign_map(struct sema_ctx *ctx, struct node *n)
 {
 	struct node *rhs = n->rhs;
@@ -338,6 +362,7 @@ static void sema_assign(struct sema_ctx *ctx, struct node *n)
 static void sema_stmt(struct sema_ctx *ctx, struct node *n)
 {
 	sema_normalise_update(ctx, n);
+	sema_normalise_ternary(ctx, n);
 	switch (n->kind) {
 	case NODE_EXPR_STMT:
 		if (n->lhs->kind == NODE_CALL)

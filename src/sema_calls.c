@@ -526,12 +526,26 @@ void sema_fn_int_arg(struct sema_ctx *ctx, struct node *n)
 		n->type = func_defs[n->func].type;
 }
 
+/*
+ * delete(@m[key]), delete(@m, key) (bpftrace 0.27's spelling, made the first), or delete(@x) of
+ * a map without keys.
+ */
 void sema_fn_delete(struct sema_ctx *ctx, struct node *n)
 {
 	struct node *a = n->args;
 
-	if (a->kind != NODE_MAP || !a->args) {
-		sema_error(ctx, a->loc, "write delete(@map[key])", "delete() takes a map element");
+	if (a->kind != NODE_MAP || (a->args && a->next)) {
+		sema_error(ctx, a->loc, "write delete(@map[key]), or delete(@map) without keys",
+			   "delete() takes a map element");
+		return;
+	}
+	if (a->next) {
+		a->args = a->next;
+		a->next = NULL;
+	}
+	if (!a->args && sema_map(ctx, a)->nkeys && sema_map(ctx, a)->nkeys != UINT32_MAX) {
+		sema_error(ctx, a->loc, arena_printf(ctx->a, "write delete(%s[key])", a->name),
+			   "%s has keys: delete() takes one of its elements", a->name);
 		return;
 	}
 	sema_expr(ctx, a);
