@@ -113,6 +113,19 @@ LLVMValueRef cg_bi_curtask(struct cg *cg, struct node *n)
 	return cg_call0(cg, CG_H_GET_CURRENT_TASK);
 }
 
+LLVMValueRef cg_bi_numaid(struct cg *cg, struct node *n)
+{
+	(void)n;
+	return cg_lo32(cg, cg_call0(cg, CG_H_GET_NUMA_NODE_ID));
+}
+
+/* ctx as a value: its address (members are read from it directly: cg_core_read). */
+LLVMValueRef cg_bi_ctx(struct cg *cg, struct node *n)
+{
+	(void)n;
+	return LLVMBuildPtrToInt(cg->b, cg->ctxp, cg->t_i64, "ctx");
+}
+
 LLVMValueRef cg_bi_cgroup(struct cg *cg, struct node *n)
 {
 	(void)n;
@@ -319,6 +332,28 @@ LLVMValueRef cg_fn_delete(struct cg *cg, struct node *n)
 		return cg_i64(cg, 0);
 	}
 	cg_map_delete(cg, n->args);
+	return cg_i64(cg, 0);
+}
+
+/*
+ * debugf(fmt, args...): bpf_trace_printk(fmt, size, args...) with the format on the stack,
+ * integers as they are and strings by their buffer's address.
+ */
+LLVMValueRef cg_fn_debugf(struct cg *cg, struct node *n)
+{
+	struct node *f = n->args;
+	LLVMValueRef args[5];
+	unsigned nargs = 2;
+
+	args[0] = cg_str_lit(cg, f->str, f->str_len, 0);
+	args[1] = cg_i32(cg, (uint32_t)f->str_len + 1);
+	for (struct node *a = f->next; a && nargs < 5; a = a->next) {
+		LLVMValueRef v = cg_expr(cg, a);
+
+		args[nargs++] =
+			cg_type_is_buf(&a->type) ? LLVMBuildPtrToInt(cg->b, v, cg->t_i64, "") : v;
+	}
+	cg_helper(cg, CG_H_TRACE_PRINTK, cg->t_i64, args, nargs);
 	return cg_i64(cg, 0);
 }
 

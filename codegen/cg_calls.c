@@ -205,6 +205,12 @@ LLVMValueRef cg_fn_ntop(struct cg *cg, struct node *n)
 	return buf;
 }
 
+/* pton("addr"): the bytes sema parsed. */
+LLVMValueRef cg_fn_pton(struct cg *cg, struct node *n)
+{
+	return cg_str_lit(cg, n->str, n->str_len, n->type.size);
+}
+
 LLVMValueRef cg_fn_macaddr(struct cg *cg, struct node *n)
 {
 	LLVMValueRef buf = cg_alloca_zero(cg, 8, "mac");
@@ -300,6 +306,78 @@ LLVMValueRef cg_fn_strncmp(struct cg *cg, struct node *n)
 	}
 	LLVMAddIncoming(phi, &zero, (LLVMBasicBlockRef[]){ LLVMGetInsertBlock(cg->b) }, 1);
 	LLVMBuildBr(cg->b, join);
+	LLVMMoveBasicBlockAfter(join, LLVMGetInsertBlock(cg->b));
+	LLVMPositionBuilderAtEnd(cg->b, join);
+	return phi;
+}
+
+/*
+ * strcontains(h, n): 1 if the string n occurs in the string h (an empty n always does). The
+ * search is unrolled over both buffers; a literal n's bytes are constants, and its search ends
+ * at its length.
+ */
+LLVMValueRef cg_fn_strcontains(struct cg *cg, struct node *n)
+{
+	struct node *h = n->args, *nd = h->next;
+	bool lit = nd->kind == NODE_STR;
+	uint32_t hs = h->type.size, ns = lit ? (uint32_t)nd->str_len : nd->type.size;
+	LLVMValueRef ph = cg_expr(cg, h), pn = lit ? NULL : cg_expr(cg, nd), hc, nc, phi;
+	LLVMValueRef one = cg_i64(cg, 1), zero = cg_i64(cg, 0), z8 = LLVMConstInt(cg->t_i8, 0, 0);
+	LLVMBasicBlockRef join = cg_block(cg, "strcontains.join"), next_j, next, here;
+
+	here = LLVMGetInsertBlock(cg->b);
+	LLVMPositionBuilderAtEnd(cg->b, join);
+	phi = LLVMBuildPhi(cg->b, cg->t_i64, "strcontains");
+	LLVMPositionBuilderAtEnd(cg->b, here);
+#define CG_TO(v, bb)                                                                               \
+	LLVMAddIncoming(phi, &(v), (LLVMBasicBlockRef[]){ LLVMGetInsertBlock(cg->b) }, 1);         \
+	LLVMBuildBr(cg->b, bb)
+	if (lit && !ns) {
+		CG_TO(one, join);
+		goto out;
+	}
+	for (uint32_t j = 0; j < hs; j++) {
+		next_j = cg_block(cg, "strcontains.nextpos");
+		for (uint32_t i = 0; i < ns; i++) {
+			if (lit) {
+				nc = LLVMConstInt(cg->t_i8, (unsigned char)nd->str[i], 0);
+			} else {
+				/* the end of n: every byte so far matched */
+				nc = LLVMBuildLoad2(cg->b, cg->t_i8, cg_gep(cg, pn, i), "");
+				next = cg_block(cg, "strcontains.byte");
+				LLVMAddIncoming(phi, &one,
+						(LLVMBasicBlockRef[]){ LLVMGetInsertBlock(cg->b) },
+						1);
+				LLVMBuildCondBr(cg->b, LLVMBuildICmp(cg->b, LLVMIntEQ, nc, z8, ""),
+						join, next);
+				LLVMPositionBuilderAtEnd(cg->b, next);
+			}
+			if (j + i >= hs) { /* h ends before n does */
+				LLVMBuildBr(cg->b, next_j);
+				break;
+			}
+			hc = LLVMBuildLoad2(cg->b, cg->t_i8, cg_gep(cg, ph, j + i), "");
+			next = cg_block(cg, "strcontains.same");
+			LLVMBuildCondBr(cg->b, LLVMBuildICmp(cg->b, LLVMIntEQ, hc, nc, ""), next,
+					next_j);
+			LLVMPositionBuilderAtEnd(cg->b, next);
+			if (i + 1 == ns) { /* all of n matched (a literal, or n fills its buffer) */
+				CG_TO(one, join);
+				LLVMPositionBuilderAtEnd(cg->b, cg_block(cg, "dead"));
+				LLVMBuildBr(cg->b, next_j);
+			}
+		}
+		LLVMPositionBuilderAtEnd(cg->b, next_j);
+		/* h ended here without a match */
+		hc = LLVMBuildLoad2(cg->b, cg->t_i8, cg_gep(cg, ph, j), "");
+		next = cg_block(cg, "strcontains.on");
+		LLVMAddIncoming(phi, &zero, (LLVMBasicBlockRef[]){ LLVMGetInsertBlock(cg->b) }, 1);
+		LLVMBuildCondBr(cg->b, LLVMBuildICmp(cg->b, LLVMIntEQ, hc, z8, ""), join, next);
+		LLVMPositionBuilderAtEnd(cg->b, next);
+	}
+	CG_TO(zero, join);
+#undef CG_TO
+out:
 	LLVMMoveBasicBlockAfter(join, LLVMGetInsertBlock(cg->b));
 	LLVMPositionBuilderAtEnd(cg->b, join);
 	return phi;

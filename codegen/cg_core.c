@@ -385,12 +385,59 @@ static bool cg_core_printable(struct cg *cg, struct node *n, struct crecord *r, 
 	return true;
 }
 
+/*
+ * ctx->a.b: the offset of a member of the program's context, which the verifier lets only
+ * direct loads at a constant offset read (it rewrites them for perf event contexts, whose
+ * struct bpf_perf_event_data is not the memory there). -1 if n is not such a member.
+ */
+static int64_t cg_ctx_member_off(const struct node *n)
+{
+	int64_t off = 0;
+
+	for (; n->kind == NODE_FIELD; n = n->lhs) {
+		for (uint32_t i = 0; i < n->npath; i++) {
+			if (n->mpath[i]->bit_size)
+				return -1;
+			off += n->mpath[i]->off;
+		}
+		if (n->is_arrow)
+			return n->lhs->kind == NODE_BUILTIN && n->lhs->func == FN_CTX ? off : -1;
+	}
+	return -1;
+}
+
+static bool cg_reads_ctx(const struct node *n)
+{
+	while (n->kind == NODE_FIELD || n->kind == NODE_INDEX ||
+	       (n->kind == NODE_UNOP && n->op == '*'))
+		n = n->lhs;
+	return n->kind == NODE_BUILTIN && n->func == FN_CTX;
+}
+
 LLVMValueRef cg_core_read(struct cg *cg, struct node *n)
 {
 	const struct type *t = &n->type;
 	bool user = false;
-	LLVMValueRef addr, buf;
+	LLVMValueRef addr, buf, v;
 	uint32_t size;
+	int64_t off;
+
+	if (cg_reads_ctx(n)) {
+		off = cg_ctx_member_off(n);
+		if (off < 0 || (t->kind != TYPE_INT && t->kind != TYPE_PTR)) {
+			cg_error(cg, n->loc, "read its integer and pointer members: ctx->name",
+				 "ctx can only be read a member at a time");
+			return cg_type_is_buf(t) ? cg_alloca_zero(cg, t->size ? t->size : 1, "")
+						 : cg_i64(cg, 0);
+		}
+		/* the u64 that holds it: perf event contexts allow only 8-byte loads */
+		v = LLVMBuildLoad2(cg->b, cg->t_i64, cg_gep(cg, cg->ctxp, (uint64_t)off & ~7ull),
+				   "ctx.member");
+		LLVMSetAlignment(v, 8);
+		if (off & 7)
+			v = LLVMBuildLShr(cg->b, v, cg_i64(cg, (uint64_t)(off & 7) * 8), "");
+		return cg_int_norm(cg, v, t);
+	}
 
 	switch (t->kind) {
 	case TYPE_INT:

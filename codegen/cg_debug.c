@@ -127,6 +127,7 @@ LLVMMetadataRef cg_di_type(struct cg *cg, const struct type *t, const char *name
 	case TYPE_STR:
 	case TYPE_RECORD: /* a struct by value: its bytes, rendered from the metadata's members */
 	case TYPE_BUF:	  /* rendered values: bytes laid out per src/common/meta.h */
+	case TYPE_ARRAY:  /* an array value (pton()) */
 		sub = LLVMDIBuilderGetOrCreateSubrange(cg->dib, 0, t->size);
 		return LLVMDIBuilderCreateArrayType(cg->dib, (uint64_t)t->size * 8, 8,
 						    cg_di_basic(cg, "char", 8, CG_ATE_SIGNED_CHAR),

@@ -24,7 +24,7 @@ LLVMValueRef cg_i32(struct cg *cg, uint32_t v)
 bool cg_type_is_buf(const struct type *t)
 {
 	return t->kind == TYPE_STR || t->kind == TYPE_TUPLE || t->kind == TYPE_BUF ||
-	       t->kind == TYPE_RECORD;
+	       t->kind == TYPE_RECORD || t->kind == TYPE_ARRAY;
 }
 
 /* BPF cpu v3 has no signed division: divide magnitudes and fix the sign. */
@@ -449,6 +449,14 @@ static LLVMValueRef cg_field(struct cg *cg, struct node *n)
 	return cg_core_read(cg, n);
 }
 
+/* $a[k] of an array value of ours (pton()): sema made k a constant within it. */
+static LLVMValueRef cg_value_index(struct cg *cg, struct node *n)
+{
+	uint32_t off = (uint32_t)n->rhs->num * (n->type.kind == TYPE_BOOL ? 1 : n->type.size);
+
+	return cg_load(cg, cg_gep(cg, cg_expr(cg, n->lhs), off), &n->type, cg_align_at(8, off));
+}
+
 /* Sema makes every conversion explicit: widening strings and tuples, integer sizes, to bool. */
 static LLVMValueRef cg_cast(struct cg *cg, struct node *n)
 {
@@ -516,6 +524,8 @@ static LLVMValueRef cg_expr_node(struct cg *cg, struct node *n)
 	case NODE_TUPLE:
 		return cg_tuple(cg, n);
 	case NODE_INDEX:
+		if (n->lhs->type.kind == TYPE_ARRAY && !node_is_addressable(n->lhs))
+			return cg_value_index(cg, n);
 		return cg_core_read(cg, n);
 	default:
 		cg_error(cg, n->loc, NULL, "%s expressions are not supported yet",

@@ -27,9 +27,12 @@ struct LLVMOpaqueValue *cg_bi_curtask(struct cg *cg, struct node *n);
 struct LLVMOpaqueValue *cg_bi_cgroup(struct cg *cg, struct node *n);
 struct LLVMOpaqueValue *cg_bi_username(struct cg *cg, struct node *n);
 struct LLVMOpaqueValue *cg_bi_func(struct cg *cg, struct node *n);
+struct LLVMOpaqueValue *cg_bi_numaid(struct cg *cg, struct node *n);
+struct LLVMOpaqueValue *cg_bi_ctx(struct cg *cg, struct node *n);
 /* printf, system, cat: a format event of the arguments after the format */
 struct LLVMOpaqueValue *cg_fn_formatted(struct cg *cg, struct node *n);
 struct LLVMOpaqueValue *cg_fn_exit(struct cg *cg, struct node *n);
+struct LLVMOpaqueValue *cg_fn_debugf(struct cg *cg, struct node *n);
 struct LLVMOpaqueValue *cg_fn_str(struct cg *cg, struct node *n);
 struct LLVMOpaqueValue *cg_fn_delete(struct cg *cg, struct node *n);
 
@@ -42,16 +45,18 @@ struct LLVMOpaqueValue *cg_fn_time(struct cg *cg, struct node *n);
 struct LLVMOpaqueValue *cg_fn_join(struct cg *cg, struct node *n);
 struct LLVMOpaqueValue *cg_fn_kstack(struct cg *cg, struct node *n);
 struct LLVMOpaqueValue *cg_fn_ustack(struct cg *cg, struct node *n);
-/* ksym, usym, cgroup_path: the address (and for usym the pid) */
+/* ksym, usym, cgroup_path, strerror: the value (and for usym the pid) */
 struct LLVMOpaqueValue *cg_fn_sym(struct cg *cg, struct node *n);
 struct LLVMOpaqueValue *cg_fn_strftime(struct cg *cg, struct node *n);
 struct LLVMOpaqueValue *cg_fn_ntop(struct cg *cg, struct node *n);
+struct LLVMOpaqueValue *cg_fn_pton(struct cg *cg, struct node *n);
 struct LLVMOpaqueValue *cg_fn_macaddr(struct cg *cg, struct node *n);
 struct LLVMOpaqueValue *cg_fn_buf(struct cg *cg, struct node *n);
 struct LLVMOpaqueValue *cg_fn_signal(struct cg *cg, struct node *n);
 struct LLVMOpaqueValue *cg_fn_override(struct cg *cg, struct node *n);
 struct LLVMOpaqueValue *cg_fn_path(struct cg *cg, struct node *n);
 struct LLVMOpaqueValue *cg_fn_strncmp(struct cg *cg, struct node *n);
+struct LLVMOpaqueValue *cg_fn_strcontains(struct cg *cg, struct node *n);
 struct LLVMOpaqueValue *cg_fn_reg(struct cg *cg, struct node *n);
 struct LLVMOpaqueValue *cg_fn_uaddr(struct cg *cg, struct node *n);
 /* kptr, uptr: the argument's value (sema marked the address space) */

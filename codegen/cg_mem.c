@@ -293,6 +293,7 @@ static void cg_store_aligned(struct cg *cg, LLVMValueRef p, const struct type *d
 	case TYPE_STR:
 	case TYPE_BUF:
 	case TYPE_RECORD:
+	case TYPE_ARRAY:
 		n = dt->size < vt->size ? dt->size : vt->size;
 		cg_memcpy(cg, p, dalign, val, salign, n);
 		cg_memset0(cg, cg_gep(cg, p, n), dt->size - n, cg_align_at(dalign, n));

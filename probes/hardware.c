@@ -36,6 +36,7 @@ static int hardware_attach(const struct probe_plan *plan, struct probe_links *li
 
 const struct probe_type probe_hardware = {
 	.name = "hardware",
+	.ctx_type = "struct bpf_perf_event_data",
 	.spellings = (const char *const[]){ "h", NULL },
 	.has_target = true,
 	.match = hardware_match,

@@ -70,6 +70,7 @@ static int interval_attach(const struct probe_plan *plan, struct probe_links *li
 
 const struct probe_type probe_interval = {
 	.name = "interval",
+	.ctx_type = "struct bpf_perf_event_data",
 	.spellings = (const char *const[]){ "i", NULL },
 	.has_target = true,
 	.match = interval_match,

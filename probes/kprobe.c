@@ -322,6 +322,7 @@ static char *kretprobe_multi_section(struct arena *a, const char *pattern)
 
 const struct probe_type probe_kprobe = {
 	.name = "kprobe",
+	.ctx_type = "struct pt_regs",
 	.spellings = (const char *const[]){ "k", NULL },
 	.has_target = true,
 	.builtins = PB_ARGN | PB_FUNC | PB_REGS | PB_OVERRIDE,
@@ -336,6 +337,7 @@ const struct probe_type probe_kprobe = {
 
 const struct probe_type probe_kretprobe = {
 	.name = "kretprobe",
+	.ctx_type = "struct pt_regs",
 	.spellings = (const char *const[]){ "kr", NULL },
 	.has_target = true,
 	.builtins = PB_RETVAL | PB_FUNC | PB_REGS,

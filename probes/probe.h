@@ -62,6 +62,8 @@ struct probe_type {
 	uint32_t flags;		      /* enum aot_probe_flags for every probe of this type */
 	uint32_t builtins;	      /* enum probe_builtins */
 	bool has_target;	      /* false for BEGIN/END */
+	/* the C type `ctx` points at ("struct pt_regs"); NULL: the type has no ctx builtin */
+	const char *ctx_type;
 	bool can_alias;	      /* matches may share one program cloned per target (fentry/fexit) */
 	const char *list_all; /* the pattern -l uses to list every target; NULL: unlisted */
 

@@ -77,6 +77,7 @@ static int profile_attach(const struct probe_plan *plan, struct probe_links *lin
 
 const struct probe_type probe_profile = {
 	.name = "profile",
+	.ctx_type = "struct bpf_perf_event_data",
 	.spellings = (const char *const[]){ "p", NULL },
 	.has_target = true,
 	.match = profile_match,

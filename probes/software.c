@@ -36,6 +36,7 @@ static int software_attach(const struct probe_plan *plan, struct probe_links *li
 
 const struct probe_type probe_software = {
 	.name = "software",
+	.ctx_type = "struct bpf_perf_event_data",
 	.spellings = (const char *const[]){ "s", NULL },
 	.has_target = true,
 	.match = software_match,

@@ -402,6 +402,7 @@ static char *uretprobe_multi_section(struct arena *a, const char *pattern)
 
 const struct probe_type probe_uprobe = {
 	.name = "uprobe",
+	.ctx_type = "struct pt_regs",
 	.spellings = (const char *const[]){ "u", NULL },
 	.has_target = true,
 	.builtins = PB_ARGN | PB_FUNC | PB_USER | PB_REGS,
@@ -416,6 +417,7 @@ const struct probe_type probe_uprobe = {
 
 const struct probe_type probe_uretprobe = {
 	.name = "uretprobe",
+	.ctx_type = "struct pt_regs",
 	.spellings = (const char *const[]){ "ur", NULL },
 	.has_target = true,
 	.builtins = PB_RETVAL | PB_FUNC | PB_USER | PB_REGS,

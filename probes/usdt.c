@@ -534,6 +534,7 @@ out:
 
 const struct probe_type probe_usdt = {
 	.name = "usdt",
+	.ctx_type = "struct pt_regs",
 	.spellings = (const char *const[]){ "U", NULL },
 	.has_target = true,
 	.builtins = PB_ARGN | PB_USER | PB_REGS,

@@ -189,6 +189,7 @@ static int watch_attach(const struct probe_plan *plan, struct probe_links *links
 
 const struct probe_type probe_watchpoint = {
 	.name = "watchpoint",
+	.ctx_type = "struct bpf_perf_event_data",
 	.spellings = (const char *const[]){ "w", NULL },
 	.has_target = true,
 	.builtins = PB_REGS,

@@ -405,6 +405,9 @@ void rt_value_text(struct rt_buf *out, const struct rt_render *r, const struct a
 		if (v < r->meta->nprobes && r->meta->probes[v].name)
 			rt_buf_add(out, r->meta->probes[v].name, strlen(r->meta->probes[v].name));
 		break;
+	case AOT_K_STRERROR:
+		rt_buf_printf(out, "%s", strerror((int)render_get64(p)));
+		break;
 	default:
 		break;
 	}

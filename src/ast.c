@@ -41,6 +41,12 @@ static const char *const node_kind_names[] = {
 	[NODE_INCLUDE] = "INCLUDE",   [NODE_PROGRAM] = "PROGRAM",
 };
 
+bool node_is_addressable(const struct node *n)
+{
+	return (n->kind == NODE_FIELD && n->mpath) || n->kind == NODE_INDEX ||
+	       (n->kind == NODE_UNOP && n->op == '*');
+}
+
 const char *node_kind_name(enum node_kind kind)
 {
 	if ((unsigned int)kind >= sizeof(node_kind_names) / sizeof(node_kind_names[0]) ||

@@ -169,6 +169,11 @@ struct node *node_new(struct arena *a, enum node_kind kind, struct loc loc);
  */
 void ast_attach_set(struct arena *a, struct node *ap, char *str);
 const char *node_kind_name(enum node_kind kind);
+/*
+ * Whether n names typed memory of the kernel or a process (a member, an element, a
+ * dereference), which has an address, rather than a value of ours.
+ */
+bool node_is_addressable(const struct node *n);
 void ast_dump(const struct node *n, FILE *f);
 
 #endif

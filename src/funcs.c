@@ -55,6 +55,9 @@ const struct func_def func_defs[FN__NUM] = {
 	[FN_CGROUP] = { "cgroup", BUILTIN(0), .type = U64, .emit = cg_bi_cgroup },
 	[FN_USERNAME] = { "username", BUILTIN(0), .type = RENDERED(AOT_K_USERNAME, 8),
 			  .emit = cg_bi_username },
+	[FN_NUMAID] = { "numaid", BUILTIN(0), .type = U64, .emit = cg_bi_numaid },
+	/* the program's context, typed by the probe type (probe_type.ctx_type) */
+	[FN_CTX] = { "ctx", BUILTIN(0), .check = sema_bi_ctx, .emit = cg_bi_ctx },
 	/* builtins that are also functions: kstack is kstack() */
 	[FN_KSTACK] = { "kstack", BUILTIN(FUNC_CALL), .max_args = 2,
 			.type = RENDERED(AOT_K_KSTACK, 8), .check = sema_fn_kstack,
@@ -94,6 +97,9 @@ const struct func_def func_defs[FN__NUM] = {
 		     .lower = sema_lower_cat, .emit = cg_fn_formatted },
 	[FN_SYSTEM] = { "system", CALL(1, 64, FUNC_VOID | FUNC_UNSAFE), .check = sema_fn_formatted,
 			.lower = sema_lower_system, .emit = cg_fn_formatted },
+	/* to the kernel's trace_pipe, with bpf_trace_printk: nothing for the runtime */
+	[FN_DEBUGF] = { "debugf", CALL(1, 4, FUNC_VOID), .check = sema_fn_debugf,
+			.emit = cg_fn_debugf },
 	[FN_EXIT] = { "exit", CALL(0, 1, FUNC_VOID), .check = sema_fn_exit, .emit = cg_fn_exit },
 	[FN_SIGNAL] = { "signal", CALL(1, 1, FUNC_VOID | FUNC_UNSAFE), .check = sema_fn_signal,
 			.emit = cg_fn_signal },
@@ -120,13 +126,22 @@ const struct func_def func_defs[FN__NUM] = {
 	/* the id is resolved to a path by the runtime, in its cgroup2 hierarchy */
 	[FN_CGROUP_PATH] = { "cgroup_path", CALL(1, 2, 0), .type = RENDERED(AOT_K_CGROUP_PATH, 8),
 			     .check = sema_fn_cgroup_path, .emit = cg_fn_sym },
+	/* the errno is turned into text by the runtime */
+	[FN_STRERROR] = { "strerror", CALL(1, 1, 0), .type = RENDERED(AOT_K_STRERROR, 8),
+			  .check = sema_fn_int_arg, .emit = cg_fn_sym },
 	[FN_NTOP] = { "ntop", CALL(1, 2, 0), .type = RENDERED(AOT_K_INET, 24),
 		      .check = sema_fn_ntop, .emit = cg_fn_ntop },
+	/* the address is parsed while compiling; the bytes are constants */
+	[FN_PTON] = { "pton", CALL(1, 1, 0), .check = sema_fn_pton, .lower = sema_lower_names,
+		      .emit = cg_fn_pton },
 	[FN_MACADDR] = { "macaddr", CALL(1, 1, 0), .type = RENDERED(AOT_K_MACADDR, 6),
 			 .check = sema_fn_macaddr, .emit = cg_fn_macaddr },
 	[FN_PATH] = { "path", CALL(1, 1, 0), .check = sema_fn_path, .emit = cg_fn_path },
 	[FN_STRNCMP] = { "strncmp", CALL(3, 3, 0), .type = U64, .check = sema_fn_strncmp,
 			 .emit = cg_fn_strncmp },
+	[FN_STRCONTAINS] = { "strcontains", CALL(2, 2, 0), .type = { .kind = TYPE_INT, .size = 8,
+								    .is_signed = true },
+			     .check = sema_fn_strcontains, .emit = cg_fn_strcontains },
 	[FN_BSWAP] = { "bswap", CALL(1, 1, 0), .check = sema_fn_bswap, .emit = cg_fn_bswap },
 	[FN_REG] = { "reg", CALL(1, 1, 0), .needs = PB_REGS, .check = sema_fn_reg,
 		     .emit = cg_fn_reg },

@@ -42,6 +42,8 @@ enum func {
 	FN_RAND,
 	FN_CGROUP,
 	FN_USERNAME,
+	FN_NUMAID,
+	FN_CTX,
 	/* both: kstack is kstack() */
 	FN_KSTACK,
 	FN_USTACK,
@@ -85,6 +87,10 @@ enum func {
 	FN_UPTR,
 	FN_BSWAP,
 	FN_CGROUP_PATH,
+	FN_STRERROR,
+	FN_STRCONTAINS,
+	FN_PTON,
+	FN_DEBUGF,
 	FN__NUM
 };
 

@@ -130,6 +130,20 @@ static void sema_normalise_ternary(struct sema_ctx *ctx, struct node *n)
 	n->lhs = NULL;
 }
 
+/*
+ * ctx is read only where it is (direct loads of the context, cg_core_read): a copy in a
+ * variable or map would be read as kernel memory, which a perf event's context is not.
+ */
+static bool sema_not_ctx(struct sema_ctx *ctx, struct node *rhs)
+{
+	if (rhs->type.kind != TYPE_PTR || !rhs->type.is_ctx)
+		return true;
+	sema_error(ctx, rhs->loc,
+		   "read its members where it is: ctx->name, or cast it: (uint64)ctx",
+		   "ctx cannot be kept in a variable or map");
+	return false;
+}
+
 static void sema_assign_map(struct sema_ctx *ctx, struct node *n)
 {
 	struct node *rhs = n->rhs;
@@ -141,7 +155,7 @@ static void sema_assign_map(struct sema_ctx *ctx, struct node *n)
 	ctx->assign_rhs = NULL;
 	sema_map_keys(ctx, n->lhs);
 	m = n->lhs->map;
-	if (!m || rhs->type.kind == TYPE_NONE)
+	if (!m || rhs->type.kind == TYPE_NONE || !sema_not_ctx(ctx, rhs))
 		return;
 	is_agg = type_is_agg(&rhs->type);
 	if (rhs->type.kind == TYPE_VOID) {
@@ -330,7 +344,7 @@ static void sema_assign(struct sema_ctx *ctx, struct node *n)
 	v = sema_var(ctx, n->lhs->name, true);
 	n->lhs->var = v;
 	sema_note_assigned(ctx, v);
-	if (n->rhs->type.kind == TYPE_NONE)
+	if (n->rhs->type.kind == TYPE_NONE || !sema_not_ctx(ctx, n->rhs))
 		return;
 	if (n->rhs->type.kind == TYPE_VOID || type_is_agg(&n->rhs->type)) {
 		sema_error(ctx, n->rhs->loc, NULL, "cannot assign %s to a variable",

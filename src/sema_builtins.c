@@ -59,6 +59,38 @@ void sema_bi_func(struct sema_ctx *ctx, struct node *n)
 			   "'func' cannot be both a kernel and a user symbol");
 }
 
+/*
+ * ctx: the program's context, typed by the probe type (struct pt_regs * in kprobes and
+ * uprobes, struct bpf_perf_event_data * in perf event probes); the same in every match.
+ */
+void sema_bi_ctx(struct sema_ctx *ctx, struct node *n)
+{
+	const char *type = NULL;
+
+	for (struct node *ap = ctx->probe->args; ap; ap = ap->next) {
+		for (uint32_t i = 0; i < ap->nmatches; i++) {
+			const struct probe_type *pt = ap->matches[i].pt;
+
+			if (!pt->ctx_type) {
+				sema_error(ctx, n->loc,
+					   pt->builtins & PB_ARGS
+						   ? "read its fields with args->name"
+						   : NULL,
+					   "'ctx' is not available in %s probes", pt->name);
+				return;
+			}
+			if (type && strcmp(type, pt->ctx_type)) {
+				sema_error(ctx, n->loc, "split the probe",
+					   "'ctx' cannot be both %s and %s", type, pt->ctx_type);
+				return;
+			}
+			type = pt->ctx_type;
+		}
+	}
+	if (type)
+		sema_record_ctx(ctx, n, type);
+}
+
 void sema_bi_elapsed(struct sema_ctx *ctx, struct node *n)
 {
 	(void)n;

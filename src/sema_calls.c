@@ -6,6 +6,7 @@
  * names rather than values (kstack(perf), reg("ip"), sizeof(uint32)), and those resolved while
  * compiling (kaddr, uaddr, cgroupid, signal names).
  */
+#include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -443,6 +444,36 @@ void sema_fn_offsetof(struct sema_ctx *ctx, struct node *n)
 	n->type = type_int(8, false);
 }
 
+/*
+ * pton("addr"): the bytes of an IPv4 (with '.') or IPv6 (with ':') address, parsed now, as a
+ * uint8[4] or uint8[16] value (n->str holds them for codegen).
+ */
+void sema_fn_pton(struct sema_ctx *ctx, struct node *n)
+{
+	unsigned char bytes[16];
+	struct type *u8;
+	int af;
+
+	if (!sema_need_literal(ctx, n, n->args, "address"))
+		return;
+	af = strchr(n->args->str, ':') ? AF_INET6 : AF_INET;
+	if (inet_pton(af, n->args->str, bytes) != 1) {
+		sema_error(ctx, n->args->loc, "write an IPv4 (1.2.3.4) or IPv6 (::1) address",
+			   "pton(): '%s' is no %s address", n->args->str,
+			   af == AF_INET ? "IPv4" : "IPv6");
+		return;
+	}
+	u8 = arena_alloc(ctx->a, sizeof(*u8));
+	*u8 = type_int(1, false);
+	n->type = (struct type){ .kind = TYPE_ARRAY,
+				 .size = af == AF_INET ? 4 : 16,
+				 .nelems = af == AF_INET ? 4 : 16,
+				 .pointee = u8 };
+	n->str = arena_alloc(ctx->a, n->type.size);
+	memcpy(n->str, bytes, n->type.size);
+	n->str_len = n->type.size;
+}
+
 /* ntop([af,] addr): an IPv4 address as an integer, or 4 or 16 bytes. */
 void sema_fn_ntop(struct sema_ctx *ctx, struct node *n)
 {
@@ -453,7 +484,8 @@ void sema_fn_ntop(struct sema_ctx *ctx, struct node *n)
 	if (addr != n->args)
 		sema_need_int(ctx, n->args, "the address family of ntop()");
 	if (t->kind != TYPE_NONE && !sema_is_int(t) &&
-	    !((t->kind == TYPE_STR || t->kind == TYPE_BUF) && (t->size == 4 || t->size == 16)))
+	    !((t->kind == TYPE_STR || t->kind == TYPE_BUF || t->kind == TYPE_ARRAY) &&
+	      (t->size == 4 || t->size == 16)))
 		sema_error(ctx, addr->loc, "give an integer, or an array of 4 or 16 bytes",
 			   "ntop() cannot take %s", type_name(ctx->a, t));
 	n->type = func_defs[n->func].type;
@@ -516,6 +548,17 @@ void sema_fn_formatted(struct sema_ctx *ctx, struct node *n)
 	sema_args(ctx, n->args->next);
 	if (ctx->report)
 		sema_printf_check(ctx, n);
+}
+
+/* debugf(fmt, args...): printf's check, within what bpf_trace_printk can do. */
+void sema_fn_debugf(struct sema_ctx *ctx, struct node *n)
+{
+	sema_fn_formatted(ctx, n);
+	if (ctx->report)
+		diag_warn(ctx->d, n->loc,
+			  "it writes to /sys/kernel/tracing/trace_pipe, not to aotrace's output",
+			  "debugf() is not for production use (see bpf_trace_printk in "
+			  "bpf-helpers(7))");
 }
 
 void sema_fn_int_arg(struct sema_ctx *ctx, struct node *n)
@@ -786,6 +829,15 @@ void sema_fn_strncmp(struct sema_ctx *ctx, struct node *n)
 	if (!sema_const_int(a->next->next, &v) || v < 0)
 		sema_error(ctx, a->next->next->loc, NULL,
 			   "strncmp(): the length must be a non-negative literal");
+	n->type = func_defs[n->func].type;
+}
+
+/* strcontains(haystack, needle): two strings. */
+void sema_fn_strcontains(struct sema_ctx *ctx, struct node *n)
+{
+	sema_args(ctx, n->args);
+	sema_need_str(ctx, n->args, "strcontains()");
+	sema_need_str(ctx, n->args->next, "strcontains()");
 	n->type = func_defs[n->func].type;
 }
 

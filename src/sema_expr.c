@@ -388,7 +388,8 @@ void sema_map_keys(struct sema_ctx *ctx, struct node *n)
 			return;
 		if (k->type.kind != TYPE_INT && k->type.kind != TYPE_PTR &&
 		    k->type.kind != TYPE_STR && k->type.kind != TYPE_TUPLE &&
-		    k->type.kind != TYPE_BUF && k->type.kind != TYPE_BOOL) {
+		    k->type.kind != TYPE_BUF && k->type.kind != TYPE_BOOL &&
+		    k->type.kind != TYPE_ARRAY) {
 			sema_error(ctx, k->loc, NULL, "a map key cannot be %s",
 				   type_name(ctx->a, &k->type));
 			return;

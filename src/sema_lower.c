@@ -219,6 +219,17 @@ static const char *lower_conv_text(struct sema_ctx *ctx, const char *start, cons
 	return s;
 }
 
+/* What bpf_trace_printk formats (debugf), as bpftrace lets it: %d %u %x [l, ll], %p, %s. */
+static bool lower_printk_conv(const struct aot_conv *c)
+{
+	if (c->nflags > 1 || (c->nflags && c->flags[0] != '-'))
+		return false;
+	if (c->conv == 'p' || c->conv == 's')
+		return !c->length[0];
+	return strchr("dux", c->conv) &&
+	       (!c->length[0] || !strcmp(c->length, "l") || !strcmp(c->length, "ll"));
+}
+
 /* printf("...", args): each conversion known (src/common/conv.h) and given a value it prints. */
 int sema_printf_check(struct sema_ctx *ctx, struct node *call)
 {
@@ -250,6 +261,14 @@ int sema_printf_check(struct sema_ctx *ctx, struct node *call)
 					   call->name, lower_conv_text(ctx, start, p));
 			ret = -EINVAL;
 		}
+		if (c.arg != AOT_CONV_UNKNOWN && call->func == FN_DEBUGF &&
+		    !lower_printk_conv(&c)) {
+			diag_error(ctx->d, at,
+				   "bpf_trace_printk takes %d %u %x (with l or ll), %p and %s",
+				   "debugf: bpf_trace_printk cannot print '%s'",
+				   lower_conv_text(ctx, start, p));
+			ret = -EINVAL;
+		}
 		if (!arg)
 			continue;
 		if (c.arg == AOT_CONV_UNKNOWN) {
@@ -279,6 +298,11 @@ int sema_printf_check(struct sema_ctx *ctx, struct node *call)
 			ret = -EINVAL;
 		}
 		arg = arg->next;
+	}
+	if (!ret && call->func == FN_DEBUGF && nargs > 3) {
+		diag_error(ctx->d, call->loc, "bpf_trace_printk takes at most 3 arguments",
+			   "debugf: %d arguments", nargs);
+		return -EINVAL;
 	}
 	if (!ret && nconv != nargs) {
 		diag_error(ctx->d, call->loc, NULL,

@@ -108,6 +108,20 @@ void sema_record_curtask(struct sema_ctx *ctx, struct node *n)
 		n->type = type_int(8, false);
 }
 
+void sema_record_ctx(struct sema_ctx *ctx, struct node *n, const char *ctx_type)
+{
+	const char *missing;
+
+	if (ctypes_parse(sema_record_ct(ctx), arena_printf(ctx->a, "%s *", ctx_type), &n->type,
+			 &missing)) {
+		sema_error(ctx, n->loc, "the kernel's BTF describes it", "ctx: no type %s",
+			   ctx_type);
+		n->type = type_int(8, false);
+		return;
+	}
+	n->type.is_ctx = true;
+}
+
 /* The record x.name or x->name reads from; NULL (reported) if there is none. */
 static struct crecord *sema_record_of(struct sema_ctx *ctx, struct node *n)
 {
@@ -263,12 +277,6 @@ bool sema_record_cast(struct sema_ctx *ctx, struct node *n)
 }
 
 /* Can codegen compute the address of n (rather than only its value)? */
-static bool sema_record_addressable(const struct node *n)
-{
-	return (n->kind == NODE_FIELD && n->mpath) || n->kind == NODE_INDEX ||
-	       (n->kind == NODE_UNOP && n->op == '*');
-}
-
 void sema_record_unop(struct sema_ctx *ctx, struct node *n)
 {
 	struct type *lt = &n->lhs->type;
@@ -279,7 +287,7 @@ void sema_record_unop(struct sema_ctx *ctx, struct node *n)
 	if (lt->kind == TYPE_NONE)
 		return;
 	if (n->op == '&') {
-		if (!sema_record_addressable(n->lhs)) {
+		if (!node_is_addressable(n->lhs)) {
 			sema_error(ctx, n->loc, NULL,
 				   "'&' takes a member, an element or a dereference, not %s",
 				   node_kind_name(n->lhs->kind));
@@ -328,10 +336,21 @@ void sema_record_index(struct sema_ctx *ctx, struct node *n)
 	if (lt->kind == TYPE_PTR) {
 		et = ctypes_pointee(sema_record_ct(ctx), lt);
 		n->is_user = lt->is_user;
-	} else if (lt->kind == TYPE_ARRAY && sema_record_addressable(n->lhs)) {
+	} else if (lt->kind == TYPE_ARRAY && node_is_addressable(n->lhs)) {
 		et = lt->pointee;
 		n->is_user = n->lhs->is_user;
-	} else if (lt->kind == TYPE_STR && sema_record_addressable(n->lhs)) {
+	} else if (lt->kind == TYPE_ARRAY) {
+		/* an array value of ours (pton()): a constant index, as in bpftrace */
+		int64_t i;
+
+		if (!sema_const_int(n->rhs, &i) || i < 0 || (uint64_t)i >= lt->nelems) {
+			sema_error(ctx, n->rhs->loc, NULL,
+				   "the index of %s must be a literal from 0 to %u",
+				   ctypes_name(ctx->a, lt), lt->nelems - 1);
+			return;
+		}
+		et = lt->pointee;
+	} else if (lt->kind == TYPE_STR && node_is_addressable(n->lhs)) {
 		static struct type i8 = { .kind = TYPE_INT, .size = 1, .is_signed = true };
 
 		et = &i8;

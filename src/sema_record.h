@@ -15,6 +15,8 @@ void sema_record_cdefs(struct sema_ctx *ctx);
 bool sema_record_ident(struct sema_ctx *ctx, struct node *n);
 /* curtask: a struct task_struct * where the kernel has BTF, else an integer. */
 void sema_record_curtask(struct sema_ctx *ctx, struct node *n);
+/* ctx: a pointer to the context type of the probe's matches (all the same), is_ctx. */
+void sema_record_ctx(struct sema_ctx *ctx, struct node *n, const char *ctx_type);
 /* x.name and x->name on records (lhs already checked). */
 void sema_record_field(struct sema_ctx *ctx, struct node *n);
 /* A cast sema.c's integer casts do not cover; false if it is one of those (lhs checked). */

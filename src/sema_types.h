@@ -83,6 +83,7 @@ void sema_args_field(struct sema_ctx *ctx, struct node *n, bool hidden);
 void sema_bi_probe(struct sema_ctx *ctx, struct node *n);
 void sema_bi_func(struct sema_ctx *ctx, struct node *n);
 void sema_bi_elapsed(struct sema_ctx *ctx, struct node *n);
+void sema_bi_ctx(struct sema_ctx *ctx, struct node *n);
 void sema_bi_hidden_arg(struct sema_ctx *ctx, struct node *n);
 
 /* ---- sema_calls.c: calls, and the checks of functions' rows ---- */
@@ -97,6 +98,7 @@ void sema_fn_aggregation(struct sema_ctx *ctx, struct node *n);
 void sema_fn_lhist(struct sema_ctx *ctx, struct node *n);
 /* printf, system, cat: a literal format, its conversions matching the arguments. */
 void sema_fn_formatted(struct sema_ctx *ctx, struct node *n);
+void sema_fn_debugf(struct sema_ctx *ctx, struct node *n);
 /* One integer argument; a value of the row's type, unless the call is a statement. */
 void sema_fn_int_arg(struct sema_ctx *ctx, struct node *n);
 void sema_fn_print(struct sema_ctx *ctx, struct node *n);
@@ -112,9 +114,11 @@ void sema_fn_buf(struct sema_ctx *ctx, struct node *n);
 void sema_fn_strftime(struct sema_ctx *ctx, struct node *n);
 void sema_fn_cgroup_path(struct sema_ctx *ctx, struct node *n);
 void sema_fn_ntop(struct sema_ctx *ctx, struct node *n);
+void sema_fn_pton(struct sema_ctx *ctx, struct node *n);
 void sema_fn_macaddr(struct sema_ctx *ctx, struct node *n);
 void sema_fn_path(struct sema_ctx *ctx, struct node *n);
 void sema_fn_strncmp(struct sema_ctx *ctx, struct node *n);
+void sema_fn_strcontains(struct sema_ctx *ctx, struct node *n);
 void sema_fn_bswap(struct sema_ctx *ctx, struct node *n);
 void sema_fn_reg(struct sema_ctx *ctx, struct node *n);
 void sema_fn_kptr(struct sema_ctx *ctx, struct node *n);

@@ -52,6 +52,7 @@ struct type {
 		*pointee;    /* PTR: the pointed-to type (NULL: void, or see btf_id); ARRAY: elem */
 	uint32_t btf_id;     /* PTR: the pointee's id in the kernel's BTF when pointee is NULL */
 	bool is_user;	     /* PTR: points into user memory (probe_read_user) */
+	bool is_ctx;	     /* PTR: the program's context (`ctx`): read with direct loads */
 	struct crecord *rec; /* RECORD */
 };
 
