@@ -156,11 +156,39 @@ static void render_username(struct rt_buf *out, uint64_t uid)
 }
 
 /* strftime of a bpf_ktime_get_ns() time: wall clock = now - monotonic now + ns. */
+/*
+ * bpftrace's extension of strftime(3): %f is the microseconds, six digits. Copies in into out
+ * with each %f replaced by us (a %% stays for strftime); false if out is too small.
+ */
+static bool render_usecs(char *out, size_t size, const char *in, uint64_t us)
+{
+	size_t n = 0;
+
+	for (; *in; in++) {
+		if (in[0] == '%' && (in[1] == '%' || in[1] == 'f')) {
+			if (n + 7 > size)
+				return false;
+			if (in[1] == 'f')
+				n += (size_t)snprintf(out + n, size - n, "%06llu",
+						      (unsigned long long)us % 1000000);
+			else
+				n += (size_t)snprintf(out + n, size - n, "%%%%");
+			in++;
+			continue;
+		}
+		if (n + 2 > size)
+			return false;
+		out[n++] = *in;
+	}
+	out[n] = '\0';
+	return true;
+}
+
 static void render_timestamp(struct rt_buf *out, const struct rt_render *r,
 			     const struct aot_type *t, uint64_t ns)
 {
 	struct timespec real, mono;
-	char s[RENDER_STRFTIME_MAX];
+	char s[RENDER_STRFTIME_MAX], fmt[RENDER_STRFTIME_MAX];
 	struct tm tm;
 	int64_t boot_ns;
 	time_t secs;
@@ -170,7 +198,10 @@ static void render_timestamp(struct rt_buf *out, const struct rt_render *r,
 		goto fail;
 	boot_ns = (int64_t)(real.tv_sec - mono.tv_sec) * 1000000000 + real.tv_nsec - mono.tv_nsec;
 	secs = (time_t)((boot_ns + (int64_t)ns) / 1000000000);
-	if (!localtime_r(&secs, &tm) || !strftime(s, sizeof(s), r->meta->fmts[t->elems].fmt, &tm))
+	if (!localtime_r(&secs, &tm) ||
+	    !render_usecs(fmt, sizeof(fmt), r->meta->fmts[t->elems].fmt,
+			  (uint64_t)((boot_ns + (int64_t)ns) % 1000000000) / 1000) ||
+	    !strftime(s, sizeof(s), fmt, &tm))
 		goto fail;
 	rt_buf_add(out, s, strlen(s));
 	return;
