@@ -397,9 +397,17 @@ static LLVMValueRef cg_args_field(struct cg *cg, struct node *n)
 	if (!arg->is_dataloc && !cg_type_is_buf(&arg->type))
 		return cg_load(cg, p, &arg->type, cg_align_at(8, arg->offset));
 	if (!arg->is_dataloc) {
-		/* copied out: values are 8-aligned, and ctx pointers must not flow anywhere */
+		/*
+		 * Copied out with a helper, not a memcpy: the backend turns a memcpy into loads
+		 * from one ctx + offset register it may share between uses (if (args->comm !=
+		 * "") { print(args->comm) }), and the verifier refuses loads from a moved ctx
+		 * pointer ("dereference of modified ctx ptr").
+		 */
 		buf = cg_alloca(cg, arg->type.size, "ctxbuf");
-		cg_memcpy(cg, buf, 8, p, cg_align_at(8, arg->offset), arg->type.size);
+		args[0] = buf;
+		args[1] = cg_i32(cg, arg->type.size);
+		args[2] = p;
+		cg_helper(cg, CG_H_PROBE_READ_KERNEL, cg->t_i64, args, 3);
 		return buf;
 	}
 	/* __data_loc: a u32 (len << 16 | offset), the bytes at ctx + offset */
