@@ -37,7 +37,7 @@ static int list_type(struct probe_env *env, struct arena *a, const struct probe_
 	for (size_t i = 0; i < n; i++) {
 		struct probe_arg *args = NULL;
 		uint32_t nargs = 0;
-		char *name = pt->probe_name ? pt->probe_name(a, targets[i])
+		char *name = pt->probe_name ? pt->probe_name(a, target_pat, targets[i])
 					    : arena_printf(a, "%s:%s", pt->name, targets[i]);
 
 		/* Several targets of one name (USDT locations) list once, with the first's args. */

@@ -107,9 +107,11 @@ struct probe_type {
 	int (*prepare)(struct probe_plan *plan, struct probe_err *err);
 	/*
 	 * Optional: what `probe` prints for a concrete target, arena-allocated, where it is not
-	 * "TYPE:TARGET" (the locations of one USDT probe are several targets of one name).
+	 * "TYPE:TARGET" (the locations of one USDT probe are several targets of one name; a
+	 * uprobe's binary as written is its pattern's, not the resolved path). written: the
+	 * pattern the target matched, as the attach point wrote it.
 	 */
-	char *(*probe_name)(struct arena *a, const char *target);
+	char *(*probe_name)(struct arena *a, const char *written, const char *target);
 };
 
 /* How a probe attaches on this kernel, decided once per run (runtime/plan.c, and prepare). */

@@ -84,6 +84,15 @@ static int uprobe_split(struct arena *a, const char *target, char **bin, char **
 	return 0;
 }
 
+/*
+ * Whether `probe` names a binary as written: a path (./prog), as bpftrace does, but not a
+ * library's name (libc), which it names by the path found, nor one with a wildcard.
+ */
+static bool uprobe_path_as_written(const char *bin)
+{
+	return strchr(bin, '/') && !probe_has_wildcard(bin);
+}
+
 struct uprobe_scan {
 	struct arena *a;
 	const char *bin, *pattern;
@@ -327,7 +336,7 @@ static int uprobe_attach_multi(const struct probe_plan *plan, bool retprobe,
 					.retprobe = retprobe,
 					.pid = links->pid ? links->pid : -1 };
 	struct arena *a = arena_new();
-	char **targets = NULL, *prefix, *bin, *func;
+	char **targets = NULL, *prefix, *bin, *func, *wbin, *wfunc;
 	size_t n = 0;
 	int ret;
 
@@ -351,6 +360,9 @@ static int uprobe_attach_multi(const struct probe_plan *plan, bool retprobe,
 	ret = uprobe_func_offsets(a, bin, targets, n, &ctx.funcs, err);
 	if (ret)
 		goto out;
+	/* `probe` names the binary as written, as uprobe_name() does */
+	if (!uprobe_split(a, p->target, &wbin, &wfunc) && uprobe_path_as_written(wbin))
+		prefix = arena_printf(a, "%s:", wbin);
 	ret = probe_multi_attach(plan, &uprobe_multi_ops, &ctx, targets, prefix, n, links, err);
 out:
 	arena_free(a);
@@ -400,6 +412,31 @@ static char *uretprobe_multi_section(struct arena *a, const char *pattern)
 	return uprobe_multi_sec(a, "uretprobe.multi", pattern);
 }
 
+/*
+ * As bpftrace prints it: the binary as the attach point wrote it (uprobe:./prog:f; see
+ * uprobe_path_as_written), with the function each target found.
+ */
+static char *uprobe_name(struct arena *a, const char *type, const char *written, const char *target)
+{
+	char *wbin, *wfunc, *bin, *func;
+
+	if (uprobe_split(a, target, &bin, &func))
+		return arena_printf(a, "%s:%s", type, target);
+	if (!uprobe_split(a, written, &wbin, &wfunc) && uprobe_path_as_written(wbin))
+		bin = wbin;
+	return arena_printf(a, "%s:%s:%s", type, bin, func);
+}
+
+static char *uprobe_probe_name(struct arena *a, const char *written, const char *target)
+{
+	return uprobe_name(a, "uprobe", written, target);
+}
+
+static char *uretprobe_probe_name(struct arena *a, const char *written, const char *target)
+{
+	return uprobe_name(a, "uretprobe", written, target);
+}
+
 const struct probe_type probe_uprobe = {
 	.name = "uprobe",
 	.ctx_type = "struct pt_regs",
@@ -413,6 +450,7 @@ const struct probe_type probe_uprobe = {
 	.variable = uprobe_variable,
 	.attach = uprobe_attach,
 	.prepare = uprobe_prepare,
+	.probe_name = uprobe_probe_name,
 };
 
 const struct probe_type probe_uretprobe = {
@@ -428,4 +466,5 @@ const struct probe_type probe_uretprobe = {
 	.variable = uprobe_variable,
 	.attach = uretprobe_attach,
 	.prepare = uprobe_prepare,
+	.probe_name = uretprobe_probe_name,
 };

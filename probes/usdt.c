@@ -460,11 +460,13 @@ static char *usdt_section(struct arena *a, const char *target)
 }
 
 /* What `probe` prints: every location of a probe has the probe's one name. */
-static char *usdt_probe_name(struct arena *a, const char *target)
+static char *usdt_probe_name(struct arena *a, const char *written, const char *target)
 {
 	char *bin, *prov, *name;
 	long loc;
 
+	(void)written;
+	(void)written;
 	if (usdt_split(a, target, true, &bin, &prov, &name, &loc))
 		return arena_printf(a, "usdt:%s", target);
 	return arena_printf(a, "usdt:%s:%s:%s", bin, prov, name);

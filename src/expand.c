@@ -102,7 +102,8 @@ static int expand_multi(struct expand_ctx *ctx, struct node *ap, const struct pr
 	m->targets = arena_alloc(a, ntargets * sizeof(char *));
 	m->ntargets = (uint32_t)ntargets;
 	for (size_t i = 0; i < ntargets; i++)
-		m->targets[i] = arena_printf(a, "%s:%s", pt->name, targets[i]);
+		m->targets[i] = pt->probe_name ? pt->probe_name(a, ap->target, targets[i])
+					       : arena_printf(a, "%s:%s", pt->name, targets[i]);
 	return expand_add_meta(ctx, m, AOT_PROBE_MULTI);
 }
 
@@ -321,7 +322,7 @@ static int expand_attach(struct expand_ctx *ctx, struct node *ap)
 		m->pt = pt;
 		m->alias_ok = alias_ok;
 		m->target = targets[i];
-		m->name = pt->probe_name   ? pt->probe_name(a, targets[i])
+		m->name = pt->probe_name   ? pt->probe_name(a, ap->target, targets[i])
 			  : pt->has_target ? arena_printf(a, "%s:%s", pt->name, targets[i])
 					   : arena_strdup(a, pt->name);
 		m->section = pt->section(a, targets[i]);

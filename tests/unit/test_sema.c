@@ -198,7 +198,8 @@ static void test_positional_parameters(void **state)
 	assert_int_equal(first_stmt(c)->rhs->kind, NODE_INT);
 	assert_int_equal(first_stmt(c)->rhs->num, 0);
 	assert_int_equal(tl_find_map(c, "@b")->value.kind, TYPE_STR);
-	assert_int_equal(tl_find_map(c, "@c")->value.size, 2); /* "2" */
+	/* str() is a string[BPFTRACE_STRLEN], as in bpftrace */
+	assert_int_equal(tl_find_map(c, "@c")->value.size, AOT_STRLEN_DEFAULT);
 	tl_free(c);
 }
 
