@@ -149,6 +149,11 @@ const struct func_def func_defs[FN__NUM] = {
 	[FN_UPTR] = { "uptr", CALL(1, 1, 0), .check = sema_fn_uptr, .emit = cg_fn_identity },
 	[FN_UADDR] = { "uaddr", CALL(1, 1, 0), .check = sema_fn_uaddr, .emit = cg_fn_uaddr },
 
+	/* bpftrace 0.17 has them, aotrace not yet: using one is an error that says so */
+	[FN_CPID] = { "cpid", BUILTIN(FUNC_MISSING) },
+	[FN_UNWATCH] = { "unwatch", CALL(1, 1, FUNC_MISSING | FUNC_VOID) },
+	[FN_SKBOUTPUT] = { "skboutput", CALL(4, 4, FUNC_MISSING) },
+
 	/* resolved while compiling: sema makes them literals */
 	[FN_KADDR] = { "kaddr", CALL(1, 1, 0), .check = sema_fn_kaddr },
 	[FN_CGROUPID] = { "cgroupid", CALL(1, 1, 0), .check = sema_fn_cgroupid },

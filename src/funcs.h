@@ -91,6 +91,10 @@ enum func {
 	FN_STRCONTAINS,
 	FN_PTON,
 	FN_DEBUGF,
+	/* bpftrace 0.17's, not aotrace's yet (FUNC_MISSING) */
+	FN_CPID,
+	FN_UNWATCH,
+	FN_SKBOUTPUT,
 	FN__NUM
 };
 
@@ -107,6 +111,7 @@ enum func_flags {
 	 * args->name of a hidden argument, marked with this row's id.
 	 */
 	FUNC_HIDDEN_ARG = 1 << 7,
+	FUNC_MISSING = 1 << 8, /* bpftrace has it, aotrace not yet: an error that says so */
 };
 
 struct func_def {

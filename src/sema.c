@@ -70,6 +70,13 @@ bool sema_func_allowed(struct sema_ctx *ctx, struct node *n, const struct func_d
 	bool call = n->kind == NODE_CALL;
 	const struct probe_type *lacking;
 
+	if (f->flags & FUNC_MISSING) {
+		sema_error(ctx, n->loc, "see aotrace(8) for what aotrace has",
+			   "%s%s is bpftrace's, and aotrace does not have it yet", n->name,
+			   call ? "()" : "");
+		n->type = type_int(8, false); /* no errors that follow from it */
+		return false;
+	}
 	if ((f->flags & FUNC_UNSAFE) && !ctx->prog->opts->unsafe)
 		sema_error(ctx, n->loc, "run with --unsafe to allow it", "%s%s is an unsafe %s",
 			   n->name, call ? "()" : "", call ? "function" : "builtin");

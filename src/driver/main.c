@@ -65,7 +65,8 @@ static const struct aot_cli_opt cli_opts[] = {
 	{ "include", required_argument, 272, "FILE",
 	  "#include FILE before the script's own C definitions" },
 	{ "k", no_argument, 'k', NULL,
-	  "warn where a BPF helper fails (map update/delete, stacks, signal); -kk: memory reads too" },
+	  "warn where a BPF helper fails (map update/delete, stacks, signal); -kk: reads and map "
+	  "lookups too" },
 	{ "unsafe", no_argument, 258, NULL,
 	  "allow functions that act on the system: system(), signal(), override()" },
 	{ "map-keys-max", required_argument, 259, "N",
