@@ -445,9 +445,10 @@ LLVMValueRef cg_core_read(struct cg *cg, struct node *n)
 	case TYPE_PTR:
 	case TYPE_STR:
 		break;
+	case TYPE_ARRAY:
 	case TYPE_RECORD:
 		/* A whole struct: its bytes, printed from the metadata's description of members. */
-		if (!cg_core_printable(cg, n, t->rec, 1))
+		if (t->kind == TYPE_RECORD && !cg_core_printable(cg, n, t->rec, 1))
 			return cg_alloca_zero(cg, t->size ? t->size : 1, "rec");
 		addr = cg_core_addr(cg, n, &user);
 		buf = cg_alloca(cg, t->size, "rec");
@@ -471,6 +472,8 @@ LLVMValueRef cg_core_unop(struct cg *cg, struct node *n)
 {
 	bool user = false;
 
+	if (n->op == '&' && n->lhs->kind == NODE_VAR)
+		return LLVMBuildPtrToInt(cg->b, cg_var_ptr(cg, n->lhs), cg->t_i64, "");
 	if (n->op == '&')
 		return LLVMBuildPtrToInt(cg->b, cg_core_addr(cg, n->lhs, &user), cg->t_i64, "");
 	return cg_core_read(cg, n);

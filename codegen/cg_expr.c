@@ -320,21 +320,28 @@ static LLVMValueRef cg_unop(struct cg *cg, struct node *n)
 	}
 }
 
+/* c ? a : b; c ?: b, where c is evaluated once and is the value when true; if expressions */
 static LLVMValueRef cg_ternary(struct cg *cg, struct node *n)
 {
 	LLVMBasicBlockRef then_bb = cg_block(cg, "tern.then"), else_bb = cg_block(cg, "tern.else");
 	LLVMBasicBlockRef join = cg_block(cg, "tern.join"), from[2];
 	bool is_buf = cg_type_is_buf(&n->type);
-	LLVMValueRef c = cg_cond(cg, n->cond), res = NULL, vals[2], phi;
+	LLVMValueRef c, cv = NULL, res = NULL, vals[2], phi;
 
+	if (n->lhs) {
+		c = cg_cond(cg, n->cond);
+	} else {
+		cv = cg_expr(cg, n->cond);
+		c = LLVMBuildICmp(cg->b, LLVMIntNE, cv, cg_i64(cg, 0), "cond");
+	}
 	if (is_buf)
 		res = cg_alloca(cg, n->type.size, "tern");
 	LLVMBuildCondBr(cg->b, c, then_bb, else_bb);
 	for (int i = 0; i < 2; i++) {
-		struct node *e = i ? n->rhs : n->lhs;
+		struct node *e = i ? n->rhs : n->lhs ? n->lhs : n->cond;
 
 		LLVMPositionBuilderAtEnd(cg->b, i ? else_bb : then_bb);
-		vals[i] = cg_expr(cg, e);
+		vals[i] = i || n->lhs ? cg_expr(cg, e) : cg_int_norm(cg, cv, &n->type);
 		if (is_buf)
 			cg_store(cg, res, &n->type, 8, vals[i], &e->type);
 		from[i] = LLVMGetInsertBlock(cg->b);
@@ -457,12 +464,51 @@ static LLVMValueRef cg_field(struct cg *cg, struct node *n)
 	return cg_core_read(cg, n);
 }
 
-/* $a[k] of an array value of ours (pton()): sema made k a constant within it. */
+/*
+ * $s[i] on a string or an array of ours: element i, 0 past the end (the index is checked where
+ * it is not a constant, so the verifier sees every access in bounds).
+ */
 static LLVMValueRef cg_value_index(struct cg *cg, struct node *n)
 {
-	uint32_t off = (uint32_t)n->rhs->num * (n->type.kind == TYPE_BOOL ? 1 : n->type.size);
+	LLVMValueRef s = cg_expr(cg, n->lhs), i = cg_expr(cg, n->rhs), in, p, v, res;
+	LLVMBasicBlockRef read, join, from;
+	const struct type *lt = &n->lhs->type;
+	uint32_t esize = n->type.kind == TYPE_BOOL ? 1 : n->type.size;
+	uint32_t count = lt->kind == TYPE_ARRAY ? lt->nelems : lt->size;
 
-	return cg_load(cg, cg_gep(cg, cg_expr(cg, n->lhs), off), &n->type, cg_align_at(8, off));
+	if (LLVMIsAConstantInt(i)) {
+		uint64_t k = LLVMConstIntGetZExtValue(i);
+
+		if (k >= count)
+			return cg_i64(cg, 0);
+		return cg_load(cg, cg_gep(cg, s, k * esize), &n->type, cg_align_at(8, k * esize));
+	}
+	read = cg_block(cg, "idx.read");
+	join = cg_block(cg, "idx.join");
+	res = cg_alloca(cg, 8, "idx");
+	LLVMBuildStore(cg->b, cg_i64(cg, 0), res);
+	in = LLVMBuildICmp(cg->b, LLVMIntULT, i, cg_i64(cg, count), "inbounds");
+	from = LLVMGetInsertBlock(cg->b);
+	LLVMBuildCondBr(cg->b, in, read, join);
+	LLVMMoveBasicBlockAfter(read, from);
+	LLVMPositionBuilderAtEnd(cg->b, read);
+	i = LLVMBuildMul(cg->b, i, cg_i64(cg, esize), "");
+	p = LLVMBuildInBoundsGEP2(cg->b, cg->t_i8, s, &i, 1, "");
+	v = cg_load(cg, p, &n->type, esize <= 8 ? esize : 1);
+	LLVMBuildStore(cg->b, v, res);
+	LLVMBuildBr(cg->b, join);
+	LLVMMoveBasicBlockAfter(join, read);
+	LLVMPositionBuilderAtEnd(cg->b, join);
+	return LLVMBuildLoad2(cg->b, cg->t_i64, res, "");
+}
+
+/* { stmts; value }: the statements, then the value. */
+static LLVMValueRef cg_block_value(struct cg *cg, struct node *n)
+{
+	cg_stmts(cg, n);
+	if (!n->lhs)
+		return cg_i64(cg, 0);
+	return cg_expr(cg, n->lhs);
 }
 
 /* Sema makes every conversion explicit: widening strings and tuples, integer sizes, to bool. */
@@ -470,6 +516,19 @@ static LLVMValueRef cg_cast(struct cg *cg, struct node *n)
 {
 	const struct type *from = &n->lhs->type, *to = &n->type;
 	LLVMValueRef v = cg_expr(cg, n->lhs), buf;
+
+	/* an integer as an array of integers and back: its bytes, as they are in memory */
+	if (to->kind == TYPE_ARRAY && !cg_type_is_buf(from)) {
+		buf = cg_alloca(cg, to->size, "cast");
+		cg_store(cg, buf, &(struct type){ .kind = TYPE_INT, .size = to->size }, 8, v, from);
+		return buf;
+	}
+	if (from->kind == TYPE_ARRAY && !cg_type_is_buf(to))
+		return cg_load(cg, v,
+			       &(struct type){ .kind = TYPE_INT,
+					       .size = from->size,
+					       .is_signed = to->is_signed },
+			       8);
 
 	if (cg_type_is_buf(to) != cg_type_is_buf(from)) {
 		cg_error(cg, n->loc, NULL, "this cast is not supported yet");
@@ -506,7 +565,12 @@ static LLVMValueRef cg_expr_node(struct cg *cg, struct node *n)
 {
 	switch (n->kind) {
 	case NODE_INT:
+	case NODE_BOOL:
 		return cg_i64(cg, n->num);
+	case NODE_NAMED:
+		return cg_expr(cg, n->lhs);
+	case NODE_BLOCK:
+		return cg_block_value(cg, n);
 	case NODE_STR:
 		return cg_str_lit(cg, n->str, n->str_len, n->type.size);
 	case NODE_BUILTIN:
@@ -532,7 +596,8 @@ static LLVMValueRef cg_expr_node(struct cg *cg, struct node *n)
 	case NODE_TUPLE:
 		return cg_tuple(cg, n);
 	case NODE_INDEX:
-		if (n->lhs->type.kind == TYPE_ARRAY && !node_is_addressable(n->lhs))
+		if (n->is_value ||
+		    (n->lhs->type.kind == TYPE_ARRAY && !node_is_addressable(n->lhs)))
 			return cg_value_index(cg, n);
 		return cg_core_read(cg, n);
 	default:

@@ -46,6 +46,7 @@ enum cg_helper {
 	CG_H_D_PATH = 147,
 	CG_H_FOR_EACH_MAP_ELEM = 164,
 	CG_H_GET_FUNC_IP = 173,
+	CG_H_LOOP = 181,
 };
 
 /* BPF map types and update flags used here. */
@@ -292,6 +293,8 @@ void cg_ret0_and_continue(struct cg *cg);
 /* ---- cg_stmt.c: statements and program functions ---- */
 
 int cg_probe(struct cg *cg, struct node *probe);
+/* The statements of a block, in order. */
+void cg_stmts(struct cg *cg, struct node *block);
 
 /* ---- cg_builtins.c: emitters (cg_funcs.h), and the events of formats ---- */
 

@@ -253,7 +253,8 @@ static LLVMValueRef cg_map_key_ex(struct cg *cg, struct node *n, uint32_t extra)
 		LLVMBuildStore(cg->b, cg_i64(cg, 0), buf);
 		return buf;
 	}
-	if (mi->nkeys == 1) {
+	/* one key, or one tuple value holding all of them: @m[$k] with $k = (a, b) */
+	if (mi->nkeys == 1 || !n->args->next) {
 		v = cg_expr(cg, n->args);
 		if (extra) {
 			buf = cg_alloca_zero(cg, cg_round8(kt->size) + extra, "key");

@@ -15,7 +15,7 @@
 
 static void cg_stmt(struct cg *cg, struct node *n);
 
-static void cg_stmts(struct cg *cg, struct node *block)
+void cg_stmts(struct cg *cg, struct node *block)
 {
 	for (struct node *s = block ? block->body : NULL; s; s = s->next)
 		cg_stmt(cg, s);
@@ -173,22 +173,30 @@ LLVMValueRef cg_tuple_field(struct cg *cg, struct node *n)
 	return buf;
 }
 
-/* The debug info of a for callback: long cb(void *map, void *key, void *value, void *ctx). */
-static void cg_for_di(struct cg *cg, LLVMValueRef fn, const char *name, struct loc loc)
+/*
+ * The debug info of a for callback: int cb(void *map, void *key, void *value, void *frame) for
+ * bpf_for_each_map_elem, int cb(u64 index, void *frame) for bpf_loop.
+ */
+static void cg_for_di(struct cg *cg, LLVMValueRef fn, const char *name, struct loc loc, bool range)
 {
-	static const char *const params[] = { "map", "key", "value", "frame" };
+	static const char *const map_params[] = { "map", "key", "value", "frame" };
+	static const char *const range_params[] = { "index", "frame" };
+	const char *const *params = range ? range_params : map_params;
+	unsigned nparams = range ? 2 : 4;
 	LLVMMetadataRef voidp = cg_di_ptr(cg, NULL);
 	LLVMMetadataRef types[5] = { cg_di_c_int(cg), voidp, voidp, voidp, voidp }, fty, sp;
 
-	fty = LLVMDIBuilderCreateSubroutineType(cg->dib, cg->di_file, types, 5,
+	if (range)
+		types[1] = cg_di_int(cg, 8, false);
+	fty = LLVMDIBuilderCreateSubroutineType(cg->dib, cg->di_file, types, nparams + 1,
 						LLVMDIFlagPrototyped);
 	sp = LLVMDIBuilderCreateFunction(cg->dib, cg->di_file, name, strlen(name), name,
 					 strlen(name), cg->di_file, loc.line, fty, true, true,
 					 loc.line, LLVMDIFlagPrototyped, true);
-	for (unsigned i = 0; i < 4; i++)
+	for (unsigned i = 0; i < nparams; i++)
 		LLVMDIBuilderCreateParameterVariable(cg->dib, sp, params[i], strlen(params[i]),
-						     i + 1, cg->di_file, loc.line, voidp, true,
-						     LLVMDIFlagZero);
+						     i + 1, cg->di_file, loc.line, types[i + 1],
+						     true, LLVMDIFlagZero);
 	LLVMSetSubprogram(fn, sp);
 	cg->di_sp = sp;
 }
@@ -210,31 +218,43 @@ static void cg_for_kv(struct cg *cg, struct node *n, LLVMValueRef key, LLVMValue
 }
 
 /*
- * for ($kv : @m) { ... }: the body becomes a static callback of bpf_for_each_map_elem. The
- * probe's variables stay in the probe's frame: the callback gets a frame of pointers to them
- * (and the context pointer first), so both read and write the same storage.
+ * for ($kv : @m) { ... }: the body becomes a static callback of bpf_for_each_map_elem; for ($i :
+ * a..b) { ... } one of bpf_loop (kernel 5.17), as bpftrace makes them. The probe's variables
+ * stay in the probe's frame: the callback gets a frame of pointers to them (and the context
+ * pointer first), so both read and write the same storage. A range's start follows them.
  */
 static void cg_for(struct cg *cg, struct node *n)
 {
 	struct cg saved = *cg;
+	bool range = n->rhs->kind == NODE_RANGE;
 	LLVMTypeRef params[4] = { cg->t_ptr, cg->t_ptr, cg->t_ptr, cg->t_ptr }, fty;
-	LLVMValueRef frame, outer_frame, fn, args[4];
-	LLVMBasicBlockRef start, brk, cont, outer_bb = LLVMGetInsertBlock(cg->b);
+	LLVMValueRef frame, outer_frame, fn, args[4], start = NULL, end = NULL;
+	LLVMBasicBlockRef entry, brk, cont, outer_bb;
+	uint32_t ret_slot = cg->nvars + 1, start_slot = cg->nvars + 2;
 	struct cg_var *vars;
 	char name[64];
 
-	/* the frame, in the probe's function: on the stack, where bpf_for_each_map_elem wants it;
-	 * the context, the variables, then the flag the body sets when it returns or exits */
-	frame = cg_stack_alloca(cg, 8 * (cg->nvars + 2), "for.frame");
+	if (range) {
+		start = cg_expr(cg, n->rhs->lhs);
+		end = cg_expr(cg, n->rhs->rhs);
+		params[0] = cg->t_i64;
+	}
+	outer_bb = LLVMGetInsertBlock(cg->b);
+	/* the frame, in the probe's function: on the stack, where the helpers want it;
+	 * the context, the variables, the flag the body sets when it returns or exits, a
+	 * range's start */
+	frame = cg_stack_alloca(cg, 8 * (cg->nvars + (range ? 3 : 2)), "for.frame");
 	LLVMBuildStore(cg->b, cg->ctxp, frame);
 	for (uint32_t i = 0; i < cg->nvars; i++)
 		LLVMBuildStore(cg->b, cg_var_addr(cg, &cg->vars[i]),
 			       cg_gep(cg, frame, 8 * (i + 1)));
-	LLVMBuildStore(cg->b, cg_i64(cg, 0), cg_gep(cg, frame, 8 * (cg->nvars + 1)));
+	LLVMBuildStore(cg->b, cg_i64(cg, 0), cg_gep(cg, frame, 8 * ret_slot));
+	if (range)
+		LLVMBuildStore(cg->b, start, cg_gep(cg, frame, 8 * start_slot));
 	outer_frame = frame;
 
 	snprintf(name, sizeof(name), "aot_for_%u", cg->nfor++);
-	fty = LLVMFunctionType(cg->t_i32, params, 4, false);
+	fty = LLVMFunctionType(cg->t_i32, params, range ? 2 : 4, false);
 	fn = LLVMAddFunction(cg->mod, name, fty);
 	LLVMSetLinkage(fn, LLVMInternalLinkage);
 	LLVMSetSection(fn, ".text");
@@ -251,22 +271,31 @@ static void cg_for(struct cg *cg, struct node *n)
 	/* the callback; its scratch buffers come after those live in the probe */
 	cg->fn = fn;
 	cg->scratch_base = NULL;
-	cg_for_di(cg, fn, name, n->loc);
+	cg_for_di(cg, fn, name, n->loc, range);
 	cg->alloca_bb = cg_block(cg, "entry");
-	start = cg_block(cg, "start");
-	LLVMPositionBuilderAtEnd(cg->b, start);
+	entry = cg_block(cg, "start");
+	LLVMPositionBuilderAtEnd(cg->b, entry);
 	cg_di_set_loc(cg, n->loc);
-	frame = LLVMGetParam(fn, 3);
+	frame = LLVMGetParam(fn, range ? 1 : 3);
 	cg->ctxp = LLVMBuildLoad2(cg->b, cg->t_ptr, frame, "ctx");
 	for (uint32_t i = 0; i < cg->nvars; i++) {
 		vars[i].info = saved.vars[i].info;
 		vars[i].ptr = LLVMBuildLoad2(cg->b, cg->t_ptr, cg_gep(cg, frame, 8 * (i + 1)), "");
 	}
 	cg->vars = vars;
-	cg->for_ret = cg_gep(cg, frame, 8 * (cg->nvars + 1));
+	cg->for_ret = cg_gep(cg, frame, 8 * ret_slot);
 	cg->stmt_depth = 0;
 	cg->nloops = 0;
-	cg_for_kv(cg, n, LLVMGetParam(fn, 1), LLVMGetParam(fn, 2));
+	if (range) {
+		/* $i = start + index */
+		LLVMValueRef s = LLVMBuildLoad2(cg->b, cg->t_i64, cg_gep(cg, frame, 8 * start_slot),
+						"start");
+
+		cg_store(cg, cg_var_ptr(cg, n->lhs), &n->lhs->var->type, 8,
+			 LLVMBuildAdd(cg->b, s, LLVMGetParam(fn, 0), ""), &n->rhs->type);
+	} else {
+		cg_for_kv(cg, n, LLVMGetParam(fn, 1), LLVMGetParam(fn, 2));
+	}
 	brk = cg_block(cg, "for.break");
 	cont = cg_block(cg, "for.continue");
 	cg->loops[cg->nloops++] = (struct cg_loop){ .brk = brk, .cont = cont };
@@ -276,7 +305,7 @@ static void cg_for(struct cg *cg, struct node *n)
 	LLVMBuildRet(cg->b, cg_i32(cg, 1)); /* 1 stops the iteration */
 	LLVMPositionBuilderAtEnd(cg->b, cont);
 	LLVMBuildRet(cg->b, cg_i32(cg, 0));
-	cg_entry_close(cg, start);
+	cg_entry_close(cg, entry);
 	free(vars);
 
 	/* back in the probe: the helper call */
@@ -290,16 +319,34 @@ static void cg_for(struct cg *cg, struct node *n)
 	*cg = saved;
 	LLVMPositionBuilderAtEnd(cg->b, outer_bb);
 	cg_di_set_loc(cg, n->loc);
-	args[0] = cg_map_ref(cg, n->rhs->map);
-	args[1] = fn;
-	args[2] = outer_frame;
-	args[3] = cg_i64(cg, 0);
-	cg_helper(cg, CG_H_FOR_EACH_MAP_ELEM, cg->t_i64, args, 4);
+	if (range) {
+		/* bpf_loop(end - start, cb, frame, 0) when start < end, as bpftrace calls it */
+		LLVMValueRef iters = LLVMBuildTrunc(cg->b, LLVMBuildSub(cg->b, end, start, ""),
+						    cg->t_i32, "iters");
+		LLVMBasicBlockRef call = cg_block(cg, "for.range"), done = cg_block(cg, "for.done");
+
+		LLVMBuildCondBr(cg->b, LLVMBuildICmp(cg->b, LLVMIntSGT, iters, cg_i32(cg, 0), ""),
+				call, done);
+		LLVMPositionBuilderAtEnd(cg->b, call);
+		args[0] = iters;
+		args[1] = fn;
+		args[2] = outer_frame;
+		args[3] = cg_i64(cg, 0);
+		cg_helper(cg, CG_H_LOOP, cg->t_i64, args, 4);
+		LLVMBuildBr(cg->b, done);
+		LLVMPositionBuilderAtEnd(cg->b, done);
+	} else {
+		args[0] = cg_map_ref(cg, n->rhs->map);
+		args[1] = fn;
+		args[2] = outer_frame;
+		args[3] = cg_i64(cg, 0);
+		cg_helper(cg, CG_H_FOR_EACH_MAP_ELEM, cg->t_i64, args, 4);
+	}
 	/* the body returned or exited: so does the code around the loop */
 	{
 		LLVMBasicBlockRef ret = cg_block(cg, "for.returned"), on = cg_block(cg, "for.end");
-		LLVMValueRef flag = LLVMBuildLoad2(
-			cg->b, cg->t_i64, cg_gep(cg, outer_frame, 8 * (cg->nvars + 1)), "");
+		LLVMValueRef flag =
+			LLVMBuildLoad2(cg->b, cg->t_i64, cg_gep(cg, outer_frame, 8 * ret_slot), "");
 
 		LLVMBuildCondBr(cg->b, LLVMBuildICmp(cg->b, LLVMIntNE, flag, cg_i64(cg, 0), ""),
 				ret, on);
@@ -308,6 +355,19 @@ static void cg_for(struct cg *cg, struct node *n)
 		LLVMBuildBr(cg->b, on);
 		LLVMPositionBuilderAtEnd(cg->b, on);
 	}
+}
+
+/* let $x = v is $x = v; let $x alone zeroes $x where it is, each time a loop runs it again. */
+static void cg_let(struct cg *cg, struct node *n)
+{
+	const struct type *t = &n->lhs->var->type;
+	uint32_t size = t->kind == TYPE_BOOL ? 1 : t->size;
+
+	if (n->rhs) {
+		cg_store(cg, cg_var_ptr(cg, n->lhs), t, 8, cg_expr(cg, n->rhs), &n->rhs->type);
+		return;
+	}
+	cg_memset0(cg, cg_var_ptr(cg, n->lhs), size ? size : 8, 8);
 }
 
 static void cg_jump(struct cg *cg, struct node *n)
@@ -335,6 +395,9 @@ static void cg_stmt(struct cg *cg, struct node *n)
 		break;
 	case NODE_ASSIGN:
 		cg_assign(cg, n);
+		break;
+	case NODE_LET:
+		cg_let(cg, n);
 		break;
 	case NODE_IF:
 		cg_if(cg, n);

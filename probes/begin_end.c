@@ -17,14 +17,12 @@ static char *begin_end_section(struct arena *a, const char *target)
 
 const struct probe_type probe_begin = {
 	.name = "BEGIN",
-	.spellings = (const char *const[]){ "begin", NULL },
 	.flags = AOT_PROBE_BEGIN,
 	.section = begin_end_section,
 };
 
 const struct probe_type probe_end = {
 	.name = "END",
-	.spellings = (const char *const[]){ "end", NULL },
 	.flags = AOT_PROBE_END,
 	.section = begin_end_section,
 };

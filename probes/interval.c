@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * interval:UNIT:N fires every N units (s, ms, us, hz) on one CPU: a software cpu-clock perf
- * event with that period, to which a BPF_PROG_TYPE_PERF_EVENT program is attached.
+ * interval:UNIT:N fires every N units (s, ms, us, hz) on one CPU, interval:1s every second
+ * (bpftrace 0.24's durations): a software cpu-clock perf event with that period, to which a
+ * BPF_PROG_TYPE_PERF_EVENT program is attached.
  */
 #include <bpf/libbpf.h>
 #include <errno.h>
@@ -13,32 +14,22 @@
 #include "arena.h"
 #include "meta.h"
 #include "probe_internal.h"
+#include "units.h"
 
-#define INTERVAL_HINT "write it as interval:s:N, interval:ms:N, interval:us:N or interval:hz:N"
+#define INTERVAL_HINT                                                                               \
+	"write it as interval:1s, interval:100ms, interval:hz:99 (or interval:s:1, interval:ms:N, " \
+	"interval:us:N)"
 
-/* The period in nanoseconds of "s:1", "ms:100", "us:500", "hz:99"; 0 if malformed. */
+/* The period in nanoseconds of "s:1", "ms:100", "us:500", "hz:99", "1s", "100ms"; 0 if malformed.
+ */
 static uint64_t interval_period_ns(const char *target)
 {
-	static const struct {
-		const char *unit;
-		uint64_t ns;
-	} units[] = { { "s", 1000000000ull }, { "ms", 1000000ull }, { "us", 1000ull } };
-	const char *colon = strchr(target, ':');
-	char *end;
-	unsigned long long n;
+	bool is_freq;
+	uint64_t n = probe_perf_rate(target, &is_freq);
 
-	if (!colon || !colon[1] || colon[1] == '-')
-		return 0;
-	n = strtoull(colon + 1, &end, 10);
-	if (*end || n == 0)
-		return 0;
-	if ((size_t)(colon - target) == 2 && strncmp(target, "hz", 2) == 0)
+	if (is_freq)
 		return n > 1000000000ull ? 0 : 1000000000ull / n;
-	for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++)
-		if (strlen(units[i].unit) == (size_t)(colon - target) &&
-		    strncmp(target, units[i].unit, (size_t)(colon - target)) == 0)
-			return n > UINT64_MAX / units[i].ns ? 0 : n * units[i].ns;
-	return 0;
+	return n;
 }
 
 static int interval_match(struct probe_env *env, struct arena *a, const char *pattern, char ***out,
@@ -48,7 +39,14 @@ static int interval_match(struct probe_env *env, struct arena *a, const char *pa
 	*out = NULL;
 	*n = 0;
 	if (!interval_period_ns(pattern)) {
-		probe_err_set(err, INTERVAL_HINT, "invalid interval '%s'", pattern);
+		uint64_t unit, ns = aot_parse_duration(pattern, &unit);
+
+		if (ns && ns < 1000)
+			probe_err_set(err, "interval:1us is the shortest",
+				      "interval '%s' is %llu nanoseconds: less than 1000", pattern,
+				      (unsigned long long)ns);
+		else
+			probe_err_set(err, INTERVAL_HINT, "invalid interval '%s'", pattern);
 		return -EINVAL;
 	}
 	return probe_perf_one_target(a, pattern, out, n);

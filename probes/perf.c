@@ -14,6 +14,7 @@
 
 #include "meta.h"
 #include "probe_internal.h"
+#include "units.h"
 
 /* The online CPUs, from the kernel's "0-3,5" list; at most max of them. */
 static int perf_online_cpus(int *cpus, int max)
@@ -104,6 +105,35 @@ int probe_perf_attach(const struct probe_plan *plan, uint32_t type, uint64_t con
 	};
 
 	return probe_perf_attach_attr(plan, &attr, all_cpus, links, err);
+}
+
+uint64_t probe_perf_rate(const char *target, bool *is_freq)
+{
+	static const struct {
+		const char *unit;
+		uint64_t ns;
+	} units[] = {
+		{ "hz", 0 }, { "s", 1000000000ull }, { "ms", 1000000ull }, { "us", 1000ull }
+	};
+	const char *colon = strchr(target, ':');
+	uint64_t n, unit;
+
+	*is_freq = false;
+	if (!colon) {
+		n = aot_parse_duration(target, &unit);
+		return n >= 1000 ? n : 0;
+	}
+	n = aot_parse_duration(colon + 1, &unit);
+	if (!n || unit)
+		return 0;
+	for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++) {
+		if (strlen(units[i].unit) != (size_t)(colon - target) ||
+		    strncmp(target, units[i].unit, (size_t)(colon - target)))
+			continue;
+		*is_freq = units[i].ns == 0;
+		return *is_freq ? n : (n > UINT64_MAX / units[i].ns ? 0 : n * units[i].ns);
+	}
+	return 0;
 }
 
 char *probe_perf_section(struct arena *a, const char *target)

@@ -32,6 +32,12 @@ int probe_perf_attach(const struct probe_plan *plan, uint32_t type, uint64_t con
 int probe_perf_attach_attr(const struct probe_plan *plan, struct perf_event_attr *attr,
 			   bool all_cpus, struct probe_links *links, struct probe_err *err);
 char *probe_perf_section(struct arena *a, const char *target);
+/*
+ * The rate of interval and profile probes: UNIT:N (s, ms, us; hz: N a second), or one duration
+ * as bpftrace 0.24 and later take it (1s, 100ms, 20us; a bare number is nanoseconds, at least
+ * 1000). The period in nanoseconds, or for hz the frequency with *is_freq; 0 if malformed.
+ */
+uint64_t probe_perf_rate(const char *target, bool *is_freq);
 /* A perf counter a probe target can name ("faults:100"); tables end with a NULL name. */
 struct perf_counter {
 	const char *name, *alias;

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * profile:hz:N, profile:s/ms/us:N: sampling on every online CPU with a cpu-clock perf event,
- * by frequency (hz) or by period.
+ * profile:hz:N, profile:s/ms/us:N, profile:10ms: sampling on every online CPU with a cpu-clock
+ * perf event, by frequency (hz) or by period.
  */
 #include <errno.h>
 #include <linux/perf_event.h>
@@ -11,35 +11,9 @@
 #include "meta.h"
 #include "probe_internal.h"
 
-#define PROFILE_HINT "write it as profile:hz:N, profile:s:N, profile:ms:N or profile:us:N"
-
-/* 0 if malformed; sets *is_freq for hz. */
-static uint64_t profile_rate(const char *target, bool *is_freq)
-{
-	static const struct {
-		const char *unit;
-		uint64_t ns;
-	} units[] = {
-		{ "hz", 0 }, { "s", 1000000000ull }, { "ms", 1000000ull }, { "us", 1000ull }
-	};
-	const char *colon = strchr(target, ':');
-	unsigned long long n;
-	char *end;
-
-	if (!colon || !colon[1] || colon[1] == '-')
-		return 0;
-	n = strtoull(colon + 1, &end, 10);
-	if (*end || !n)
-		return 0;
-	for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++) {
-		if (strlen(units[i].unit) != (size_t)(colon - target) ||
-		    strncmp(target, units[i].unit, (size_t)(colon - target)))
-			continue;
-		*is_freq = units[i].ns == 0;
-		return *is_freq ? n : (n > UINT64_MAX / units[i].ns ? 0 : n * units[i].ns);
-	}
-	return 0;
-}
+#define PROFILE_HINT                                                                               \
+	"write it as profile:hz:N, profile:10ms (a duration), profile:s:N, profile:ms:N or "       \
+	"profile:us:N"
 
 static int profile_match(struct probe_env *env, struct arena *a, const char *pattern, char ***out,
 			 size_t *n, struct probe_err *err)
@@ -49,7 +23,7 @@ static int profile_match(struct probe_env *env, struct arena *a, const char *pat
 	(void)env;
 	*out = NULL;
 	*n = 0;
-	if (!profile_rate(pattern, &is_freq)) {
+	if (!probe_perf_rate(pattern, &is_freq)) {
 		probe_err_set(err, PROFILE_HINT, "invalid profile rate '%s'", pattern);
 		return -EINVAL;
 	}
@@ -60,7 +34,7 @@ static int profile_attach(const struct probe_plan *plan, struct probe_links *lin
 			  struct probe_err *err)
 {
 	bool is_freq = false;
-	uint64_t rate = profile_rate(plan->probe->target, &is_freq);
+	uint64_t rate = probe_perf_rate(plan->probe->target, &is_freq);
 	struct perf_event_attr attr = {
 		.type = PERF_TYPE_SOFTWARE,
 		.config = PERF_COUNT_SW_CPU_CLOCK,

@@ -4,6 +4,7 @@
  * probe_type and one row here.
  */
 #include <string.h>
+#include <strings.h>
 
 #include "probe.h"
 
@@ -21,14 +22,21 @@ const struct probe_type *const probe_types[] = {
 	&probe_usdt,	   &probe_watchpoint,	 NULL,
 };
 
+/*
+ * Names are case-insensitive, as in bpftrace 0.24 and later (begin, Tracepoint:, KPROBE:), but
+ * an exact spelling wins and one-letter short forms keep their case: U: is usdt, u: uprobe.
+ */
 const struct probe_type *probe_type_find(const char *name)
 {
-	for (const struct probe_type *const *pt = probe_types; *pt; pt++) {
-		if (strcmp((*pt)->name, name) == 0)
-			return *pt;
-		for (const char *const *sp = (*pt)->spellings; sp && *sp; sp++)
-			if (strcmp(*sp, name) == 0)
+	for (int exact = 1; exact >= 0; exact--) {
+		for (const struct probe_type *const *pt = probe_types; *pt; pt++) {
+			if (exact ? !strcmp((*pt)->name, name) : !strcasecmp((*pt)->name, name))
 				return *pt;
+			for (const char *const *sp = (*pt)->spellings; sp && *sp; sp++)
+				if (exact ? !strcmp(*sp, name)
+					  : strlen(*sp) > 1 && !strcasecmp(*sp, name))
+					return *pt;
+		}
 	}
 	return NULL;
 }

@@ -38,7 +38,9 @@ static const char *const node_kind_names[] = {
 	[NODE_UNROLL] = "UNROLL",     [NODE_FOR] = "FOR",	  [NODE_BREAK] = "BREAK",
 	[NODE_CONTINUE] = "CONTINUE", [NODE_RETURN] = "RETURN",	  [NODE_BLOCK] = "BLOCK",
 	[NODE_ATTACH] = "ATTACH",     [NODE_PROBE] = "PROBE",	  [NODE_CDEF] = "CDEF",
-	[NODE_INCLUDE] = "INCLUDE",   [NODE_PROGRAM] = "PROGRAM",
+	[NODE_INCLUDE] = "INCLUDE",   [NODE_PROGRAM] = "PROGRAM", [NODE_BOOL] = "BOOL",
+	[NODE_NAMED] = "NAMED",	      [NODE_RANGE] = "RANGE",	  [NODE_TYPE] = "TYPE",
+	[NODE_LET] = "LET",
 };
 
 bool node_is_addressable(const struct node *n)
@@ -107,6 +109,9 @@ static void ast_dump_node(const struct node *n, int depth, const char *label, FI
 	case NODE_INT:
 		fprintf(f, " %" PRIu64, n->num);
 		break;
+	case NODE_BOOL:
+		fputs(n->num ? " true" : " false", f);
+		break;
 	case NODE_STR:
 		fputc(' ', f);
 		ast_print_str(n->str ? n->str : "", n->str ? n->str_len : 0, f);
@@ -134,7 +139,16 @@ static void ast_dump_node(const struct node *n, int depth, const char *label, FI
 		fprintf(f, " %s%s", n->is_arrow ? "->" : ".", n->name ? n->name : "?");
 		break;
 	case NODE_CAST:
-		fprintf(f, " (%s)", n->cast_type ? n->cast_type : "?");
+	case NODE_TYPE:
+	case NODE_LET:
+		if (n->cast_type)
+			fprintf(f, " (%s)", n->cast_type);
+		else if (n->type_expr)
+			fputs(" (typeof)", f);
+		break;
+	case NODE_EXPR_STMT:
+		if (n->is_discard)
+			fputs(" _ =", f);
 		break;
 	case NODE_UNROLL:
 		fprintf(f, " %" PRIu64, n->num);
@@ -157,6 +171,8 @@ static void ast_dump_node(const struct node *n, int depth, const char *label, FI
 	fprintf(f, " %u:%u\n", n->loc.line, n->loc.col);
 
 	ast_dump_list(n->args, depth + 1, NULL, f);
+	if (n->type_expr)
+		ast_dump_node(n->type_expr, depth + 1, "typeof", f);
 	if (n->cond)
 		ast_dump_node(n->cond, depth + 1, "cond", f);
 	if (n->lhs)

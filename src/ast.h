@@ -44,7 +44,8 @@ enum node_kind {
 			* field_off: str($N + k) of a $N read where the object runs, k (sema) */
 	NODE_BINOP,    /* op; lhs; rhs; num: pointer + or - integer, the pointee's size (sema) */
 	NODE_UNOP,     /* op; lhs = operand; is_post for x++ and x-- */
-	NODE_TERNARY,  /* cond; lhs = then; rhs = else */
+	NODE_TERNARY,  /* cond; lhs = then (NULL for `cond ?: else`, whose value is cond's);
+			* rhs = else. An if expression is one with BLOCK values */
 	NODE_FIELD,    /* lhs; name; is_arrow; type (sema). For args->name the offset can differ per
 			* match of a wildcard: look the name up in probe_match.args. func: the
 			* builtin (arg0, retval) sema made into args->name of a hidden arg */
@@ -53,19 +54,26 @@ enum node_kind {
 			* implicit casts (cast_type NULL) wherever a value meets a slot of another
 			* type: INT->INT resizes (extending by the source's sign), STR->STR copies
 			* and zero-pads or truncates (keeping a NUL), TUPLE->TUPLE element-wise. */
-	NODE_TUPLE,    /* args */
+	NODE_TUPLE,    /* args; a record when they are NODE_NAMED: (a = 1, b = 2) */
+	NODE_BOOL,     /* num: true (1) or false (0) */
+	NODE_NAMED,    /* name; lhs = the value: an element of a record, `name = value` */
+	NODE_RANGE,    /* lhs = start; rhs = end: the START..END of a for loop */
+	NODE_TYPE,     /* cast_type: a type written where typeof() takes a type or expression */
 	/* statements */
-	NODE_EXPR_STMT, /* lhs */
+	NODE_EXPR_STMT, /* lhs; is_discard for `_ = lhs` */
+	NODE_LET,	/* lhs = VAR; rhs = initial value or NULL; cast_type or type_expr: the
+			 * declared type, if any */
 	NODE_ASSIGN,	/* lhs (MAP or VAR); op = 0 or the operator of `op=`, `++`, `--`; rhs;
 			 * num: `p += i` on a pointer, the pointee's size (sema) */
 	NODE_IF,	/* cond; body; else_body (BLOCK or IF) or NULL */
 	NODE_WHILE,	/* cond; body */
 	NODE_UNROLL,	/* num (count); body; cond: the count written as $N (sema makes num) */
-	NODE_FOR,	/* lhs = VAR; rhs = MAP; body */
+	NODE_FOR,	/* lhs = VAR; rhs = MAP or RANGE; body */
 	NODE_BREAK,
 	NODE_CONTINUE,
 	NODE_RETURN,
-	NODE_BLOCK, /* body = first statement, chained by next */
+	NODE_BLOCK, /* body = first statement, chained by next; lhs: the value of a block
+		     * expression ({ stmts; expr }), NULL for a block statement */
 	/* top level */
 	NODE_ATTACH,  /* str = attach point as written; provider, target; matches (expand) */
 	NODE_PROBE,   /* args = ATTACH list; cond = predicate or NULL; body = BLOCK; vars (sema) */
@@ -87,13 +95,25 @@ enum op {
 	OP_INC,	     /* ++ */
 	OP_DEC,	     /* -- */
 	OP_ARROW,    /* -> (a token only, never in the AST) */
+	OP_RANGE,    /* .. (a token only: for ($i : a..b)) */
 };
 
-/* A scratch variable, one per distinct `$name` in a probe. */
+/*
+ * A scratch variable, one per `$name` and scope in a probe. When its block ends, its name gets a
+ * leading space no `$name` has: it keeps its storage, but no later `$name` finds it.
+ */
 struct var_info {
 	char *name;
 	struct type type;
 	struct var_info *next;
+	struct loc first; /* where it was declared or first assigned */
+	bool declared;	  /* by let */
+	bool typed;	  /* let $x: TYPE: the type is fixed, values convert to it */
+	/*
+	 * line != 0: first assigned inside both branches of the if here, it outlives the if as in
+	 * bpftrace 0.21 and earlier; its next use says so once (0.22 and later refuse it).
+	 */
+	struct loc kept_by;
 };
 
 /* A map, one per distinct `@name` in the program. */
@@ -121,8 +141,12 @@ struct node {
 	uint64_t num;
 	int op;
 	bool is_post, is_arrow, is_count;
-	bool is_user; /* CALL str(): the pointer is into user memory (probe_read_user_str) */
+	bool is_discard; /* EXPR_STMT: `_ = expr` */
+	bool is_value;	 /* INDEX: into a string value of ours ($s[0]), not into memory (sema) */
+	bool is_user;	 /* CALL str(): the pointer is into user memory (probe_read_user_str) */
 	char *cast_type;
+	/* CAST, LET, CALL sizeof: a type written typeof(x): x (an expression or a NODE_TYPE) */
+	struct node *type_expr;
 	char *provider, *target; /* NODE_ATTACH: "tracepoint", "syscalls:sys_enter_open*" */
 
 	struct node *lhs, *rhs, *cond, *body, *else_body, *args;

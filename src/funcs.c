@@ -35,8 +35,8 @@ const struct func_def func_defs[FN__NUM] = {
 	/* a string as long as the longest name of the probe's matches */
 	[FN_PROBE] = { "probe", BUILTIN(0), .type = { .kind = TYPE_STR }, .check = sema_bi_probe,
 		       .emit = cg_bi_probe },
-	/* the tracepoint's or function's arguments: only as args->name (sema_field) */
-	[FN_ARGS] = { "args", BUILTIN(0), .needs = PB_ARGS },
+	/* the tracepoint's or function's arguments: args.name (sema_field), or all as a record */
+	[FN_ARGS] = { "args", BUILTIN(0), .needs = PB_ARGS, .check = sema_bi_args },
 	[FN_ELAPSED] = { "elapsed", BUILTIN(0), .type = U64, .check = sema_bi_elapsed,
 			 .emit = cg_bi_elapsed },
 	/* arg0..argN, sarg0..sargN and retval: typed by the probe type's hidden arguments */

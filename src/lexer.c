@@ -5,11 +5,13 @@
  * C syntax) is not bpftrace's; inside predicates and blocks it returns ordinary tokens.
  */
 #include <ctype.h>
+#include <inttypes.h>
 #include <stdint.h>
 #include <string.h>
 
 #include "arena.h"
 #include "frontend.h"
+#include "units.h"
 
 struct lexer {
 	struct arena *a;
@@ -138,9 +140,50 @@ static struct token lx_preproc(struct lexer *lx, const char *start, struct loc l
 	return lx_make(lx, TOK_CDEF, start, l);
 }
 
+static bool lx_word_is(const char *p, const char *end, const char *w);
+
 /*
- * struct/union/enum definitions run to their closing brace and an optional ';' (bpftrace does
- * not insist on it); a typedef runs to the ';' outside braces.
+ * What may follow a definition's closing brace: __attribute__((...)) any number of times (as
+ * bpftrace 0.26 takes `struct s { ... } __attribute__((packed));`), then an optional ';'.
+ */
+static void lx_cdef_tail(struct lexer *lx)
+{
+	for (;;) {
+		const char *save = lx->p, *save_ls = lx->line_start;
+		uint32_t save_line = lx->line;
+		int depth = 0;
+
+		lx_skip_space(lx);
+		if (lx_peek(lx, 0) == ';') {
+			lx_adv(lx);
+			return;
+		}
+		if (!lx_word_is(lx->p, lx->end, "__attribute__")) {
+			lx->p = save;
+			lx->line_start = save_ls;
+			lx->line = save_line;
+			return;
+		}
+		for (size_t i = 0; i < strlen("__attribute__"); i++)
+			lx_adv(lx);
+		lx_skip_space(lx);
+		/* the balanced ((...)): what is inside is clang's to read */
+		while (lx->p < lx->end) {
+			int c = lx_peek(lx, 0);
+
+			if (!depth && c != '(')
+				break;
+			depth += c == '(' ? 1 : c == ')' ? -1 : 0;
+			lx_adv(lx);
+			if (!depth)
+				break;
+		}
+	}
+}
+
+/*
+ * struct/union/enum definitions run to their closing brace, its attributes and an optional ';'
+ * (bpftrace does not insist on it); a typedef runs to the ';' outside braces.
  */
 static struct token lx_cdef(struct lexer *lx, const char *start, struct loc l, bool is_typedef)
 {
@@ -161,18 +204,7 @@ static struct token lx_cdef(struct lexer *lx, const char *start, struct loc l, b
 			depth--;
 			if (depth <= 0 && !is_typedef) {
 				lx_adv(lx);
-				/* Take a ';' that follows on the same logical definition. */
-				const char *save = lx->p, *save_ls = lx->line_start;
-				uint32_t save_line = lx->line;
-
-				lx_skip_space(lx);
-				if (lx_peek(lx, 0) == ';') {
-					lx_adv(lx);
-				} else {
-					lx->p = save;
-					lx->line_start = save_ls;
-					lx->line = save_line;
-				}
+				lx_cdef_tail(lx);
 				return lx_make(lx, TOK_CDEF, start, l);
 			}
 		} else if (c == ';' && depth <= 0) {
@@ -274,86 +306,142 @@ static bool lx_acc(uint64_t *v, unsigned int base, int digit)
 	return true;
 }
 
+/* Reports a literal bpftrace 0.17 took and 0.27 refuses: kept, with the spelling of today. */
+static void lx_number_old(struct lexer *lx, const struct token *t, const char *fmt,
+			  const char *modern)
+{
+	diag_warn(lx->d, t->loc, arena_printf(lx->a, "write %s", modern), fmt, t->text);
+}
+
 /*
- * Integers as bpftrace 0.17 takes them: decimal with '_' separators, an optional exponent
- * ("2e3" is 2000) and an ignored C suffix (u, l, ul, ll, ull); 0x hex; 0-prefixed octal.
+ * Integers as bpftrace 0.27 takes them: decimal with '_' separators, 0x hex, 0-prefixed octal,
+ * a power of ten with a one-digit coefficient (1e6), C suffixes (u is 32 bits, l and ll 63,
+ * ul and ull 64) and durations (ns us ms s m h d: the value in nanoseconds, 1s is 1000000000).
+ * The forms only 0.17 took (10e3, 1e0, 5U, 5L, 5000000000u) are kept with a warning.
  */
 static struct token lx_number(struct lexer *lx, const char *start, struct loc l)
 {
-	uint64_t v = 0;
-	bool overflow = false;
-	const char *bad = NULL;
+	uint64_t v = 0, coef = 0, exp = 0;
+	bool overflow = false, is_exp = false, trailing_us = false, is_hex = false;
+	const char *bad = NULL, *sfx_start;
+	char sfx[4] = "";
+	size_t nsfx = 0;
 	struct token t;
 
 	if (lx_peek(lx, 0) == '0' && (lx_peek(lx, 1) == 'x' || lx_peek(lx, 1) == 'X')) {
+		is_hex = true;
 		lx_adv(lx);
 		lx_adv(lx);
 		if (lx_digit_val(lx_peek(lx, 0)) >= 16)
 			bad = "expected hex digits after '0x'";
-		while (lx_digit_val(lx_peek(lx, 0)) < 16) {
-			overflow |= !lx_acc(&v, 16, lx_digit_val(lx_peek(lx, 0)));
-			lx_adv(lx);
-		}
-	} else if (lx_peek(lx, 0) == '0' && isdigit(lx_peek(lx, 1))) {
-		while (isdigit(lx_peek(lx, 0))) {
-			if (lx_peek(lx, 0) >= '8')
-				bad = "invalid digit in octal integer";
-			else
-				overflow |= !lx_acc(&v, 8, lx_peek(lx, 0) - '0');
+		while (lx_digit_val(lx_peek(lx, 0)) < 16 || lx_peek(lx, 0) == '_') {
+			if (lx_peek(lx, 0) != '_')
+				overflow |= !lx_acc(&v, 16, lx_digit_val(lx_peek(lx, 0)));
+			trailing_us = lx_peek(lx, 0) == '_';
 			lx_adv(lx);
 		}
 	} else {
+		bool octal = lx_peek(lx, 0) == '0' && isdigit(lx_peek(lx, 1));
+
 		while (isdigit(lx_peek(lx, 0)) || lx_peek(lx, 0) == '_') {
-			if (lx_peek(lx, 0) == '_') {
-				const char *q = lx->p;
+			int c = lx_peek(lx, 0);
 
-				while (q < lx->end && *q == '_')
-					q++;
-				if (q >= lx->end || !isdigit((unsigned char)*q))
-					break; /* a trailing '_' is reported below */
-			} else {
-				overflow |= !lx_acc(&v, 10, lx_peek(lx, 0) - '0');
-			}
+			trailing_us = c == '_';
+			if (c != '_' && octal && c >= '8')
+				bad = "invalid digit in octal integer";
+			else if (c != '_')
+				overflow |= !lx_acc(&v, octal ? 8 : 10, c - '0');
 			lx_adv(lx);
 		}
-		if ((lx_peek(lx, 0) == 'e' || lx_peek(lx, 0) == 'E') && isdigit(lx_peek(lx, 1))) {
-			uint64_t e = 0;
-
+		if (!octal && (lx_peek(lx, 0) == 'e' || lx_peek(lx, 0) == 'E') &&
+		    isdigit(lx_peek(lx, 1))) {
+			is_exp = true;
+			coef = v;
 			lx_adv(lx);
-			while (isdigit(lx_peek(lx, 0))) {
-				overflow |= !lx_acc(&e, 10, lx_peek(lx, 0) - '0');
+			while (isdigit(lx_peek(lx, 0)) || lx_peek(lx, 0) == '_') {
+				if (lx_peek(lx, 0) != '_')
+					overflow |= !lx_acc(&exp, 10, lx_peek(lx, 0) - '0');
+				trailing_us = lx_peek(lx, 0) == '_';
 				lx_adv(lx);
 			}
-			while (e-- > 0 && !overflow) {
-				if (v == 0)
-					break;
+			for (uint64_t e = exp; e > 0 && !overflow && v; e--)
 				overflow |= !lx_acc(&v, 10, 0);
-			}
-		} else {
-			/* C suffixes: [uU]?[lL]{0,2} or [lL]{1,2}[uU] */
-			int nl = 0, nu = 0;
-
-			while (lx_peek(lx, 0) == 'u' || lx_peek(lx, 0) == 'U' ||
-			       lx_peek(lx, 0) == 'l' || lx_peek(lx, 0) == 'L') {
-				if (lx_peek(lx, 0) == 'u' || lx_peek(lx, 0) == 'U')
-					nu++;
-				else
-					nl++;
-				lx_adv(lx);
-			}
-			if (nu > 1 || nl > 2)
-				bad = "invalid integer suffix";
 		}
 	}
-	if (lx_is_ident(lx_peek(lx, 0))) {
-		while (lx_is_ident(lx_peek(lx, 0)))
-			lx_adv(lx);
-		bad = "invalid characters in integer literal";
+	if (trailing_us && !bad) {
+		struct loc ul = lx_loc(lx);
+
+		ul.col--;
+		diag_error(lx->d, ul, "write the digits without it",
+			   "trailing underscore in integer literal");
+		t = lx_make(lx, TOK_ERROR, start, l);
+		return t;
 	}
+	/* The suffix: letters and digits up to the next other character. */
+	sfx_start = lx->p;
+	while (lx_is_ident(lx_peek(lx, 0)))
+		lx_adv(lx);
+	nsfx = (size_t)(lx->p - sfx_start);
 	t = lx_make(lx, TOK_INT, start, l);
+	if (!bad && nsfx && is_hex) {
+		bad = "a hex integer takes no suffix";
+	} else if (!bad && nsfx) {
+		const struct aot_int_suffix *sf = NULL;
+		bool old_case = false;
+
+		if (nsfx < sizeof(sfx)) {
+			for (size_t i = 0; i < nsfx; i++)
+				sfx[i] = (char)tolower((unsigned char)sfx_start[i]);
+			sfx[nsfx] = 0;
+			old_case = memcmp(sfx, sfx_start, nsfx) != 0;
+			/* C's lu and llu: bpftrace 0.17 took them, 0.27 spells them ul and ull */
+			if (!strcmp(sfx, "lu") || !strcmp(sfx, "llu")) {
+				memmove(sfx + 1, sfx, nsfx - 1);
+				sfx[0] = 'u';
+				old_case = true;
+			}
+			sf = aot_int_suffix(sfx, strlen(sfx));
+			if (sf && sf->unit > 1 && old_case)
+				sf = NULL; /* 1S is no duration */
+		}
+		if (!sf) {
+			struct loc sl = l;
+
+			sl.col += (uint32_t)(sfx_start - start);
+			sl.len = (uint32_t)nsfx;
+			diag_error(lx->d, sl,
+				   "suffixes: u, l, ll, ul, ull; durations ns, us, ms, s, m, h, d",
+				   "invalid integer suffix '%.*s'", (int)nsfx, sfx_start);
+			t.kind = TOK_ERROR;
+			return t;
+		}
+		if (old_case)
+			lx_number_old(
+				lx, &t,
+				"'%s': bpftrace 0.27 spells integer suffixes u, l, ul, ll, ull",
+				arena_printf(lx->a, "%.*s%s", (int)(sfx_start - start), start,
+					     sfx));
+		if (!overflow && sf->unit > 1) {
+			overflow = v > UINT64_MAX / sf->unit;
+			v *= sf->unit;
+		} else if (!overflow && v > sf->max && sf->max == UINT32_MAX) {
+			lx_number_old(
+				lx, &t, "'%s': in bpftrace 0.27 the suffix u means 32 bits",
+				arena_printf(lx->a, "%.*sul", (int)(sfx_start - start), start));
+		} else if (!overflow && v > sf->max) {
+			overflow = true;
+		}
+	}
+	if (!bad && !overflow && is_exp && (coef == 0 || coef > 9))
+		lx_number_old(lx, &t,
+			      "'%s': in bpftrace 0.27 the coefficient of a power of ten is 1 to 9",
+			      arena_printf(lx->a, "%" PRIu64, v));
+	else if (!bad && !overflow && is_exp && exp == 0)
+		lx_number_old(lx, &t, "'%s': bpftrace 0.27 takes exponents from 1 on",
+			      arena_printf(lx->a, "%" PRIu64, v));
 	if (bad || overflow) {
 		diag_error(lx->d, t.loc,
-			   bad ? "integers are decimal (1_000, 2e3), hex (0x1f) or octal (017)"
+			   bad ? "integers are decimal (1_000, 1e6), hex (0x1f) or octal (017)"
 			       : "the largest integer is 18446744073709551615",
 			   "%s", bad ? bad : "integer literal too large");
 		t.kind = TOK_ERROR;
@@ -485,13 +573,14 @@ struct lx_punct {
 
 /* Longest first, so that "<<=" wins over "<<" and "<". */
 static const struct lx_punct lx_puncts[] = {
-	{ "<<=", OP_SHL, true }, { ">>=", OP_SHR, true }, { "->", OP_ARROW, false },
-	{ "++", OP_INC, false }, { "--", OP_DEC, false }, { "+=", '+', true },
-	{ "-=", '-', true },	 { "*=", '*', true },	  { "/=", '/', true },
-	{ "%=", '%', true },	 { "&=", '&', true },	  { "|=", '|', true },
-	{ "^=", '^', true },	 { "<<", OP_SHL, false }, { ">>", OP_SHR, false },
-	{ "<=", OP_LE, false },	 { ">=", OP_GE, false },  { "==", OP_EQ, false },
-	{ "!=", OP_NE, false },	 { "&&", OP_AND, false }, { "||", OP_OR, false },
+	{ "<<=", OP_SHL, true },   { ">>=", OP_SHR, true }, { "->", OP_ARROW, false },
+	{ "..", OP_RANGE, false }, { "++", OP_INC, false }, { "--", OP_DEC, false },
+	{ "+=", '+', true },	   { "-=", '-', true },	    { "*=", '*', true },
+	{ "/=", '/', true },	   { "%=", '%', true },	    { "&=", '&', true },
+	{ "|=", '|', true },	   { "^=", '^', true },	    { "<<", OP_SHL, false },
+	{ ">>", OP_SHR, false },   { "<=", OP_LE, false },  { ">=", OP_GE, false },
+	{ "==", OP_EQ, false },	   { "!=", OP_NE, false },  { "&&", OP_AND, false },
+	{ "||", OP_OR, false },
 };
 
 static const char lx_single[] = "(){}[],;:?.+-*/%&|^!~<>=";

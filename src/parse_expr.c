@@ -17,8 +17,6 @@ static const char *const parse_int_types[] = {
 	"u64",	"s8",	 "s16",	  "s32",   "s64",   "void",
 };
 
-static struct node *parse_unary(struct parser *p);
-
 /* From the start of a to the end of b, when both are on one line: the text a node spans. */
 static struct loc parse_span(struct loc a, struct loc b)
 {
@@ -38,12 +36,15 @@ bool tok_starts_expr(const struct token *t)
 	case TOK_ERROR:
 		return true;
 	case TOK_IDENT:
-		return !parse_is_keyword(t->text);
+		/* an if expression: $x = if c { 1 } else { 2 } */
+		return !parse_is_keyword(t->text) || !strcmp(t->text, "if");
 	case TOK_PUNCT:
 		if (t->is_assign)
 			return false;
+		/* '{': a block expression */
 		return t->op == '(' || t->op == '!' || t->op == '~' || t->op == '-' ||
-		       t->op == '*' || t->op == '&' || t->op == OP_INC || t->op == OP_DEC;
+		       t->op == '*' || t->op == '&' || t->op == OP_INC || t->op == OP_DEC ||
+		       t->op == '{';
 	default:
 		return false;
 	}
@@ -101,8 +102,11 @@ static struct node *parse_args(struct parser *p, int close, bool *ok)
 	}
 }
 
-/* type = ("struct" | "union" | "enum")? IDENT "*"*   -- as text: "struct task_struct *" */
-static char *parse_type(struct parser *p)
+/*
+ * type = ("struct" | "union" | "enum")? IDENT "*"* ("[" INT? "]")?
+ * as text: "struct task_struct *", "uint8[8]", "string[]"
+ */
+char *parse_type(struct parser *p)
 {
 	char *s;
 
@@ -127,7 +131,47 @@ static char *parse_type(struct parser *p)
 		s = arena_printf(p->a, "%s*", s);
 		parse_next(p);
 	}
+	if (parse_is(p, '[')) {
+		parse_next(p);
+		if (p->tok.kind == TOK_INT) {
+			s = arena_printf(p->a, "%s[%llu]", s, (unsigned long long)p->tok.num);
+			parse_next(p);
+		} else {
+			s = arena_printf(p->a, "%s[]", s);
+		}
+		if (!parse_expect(p, ']', "']' after the array's length", NULL))
+			return NULL;
+	}
 	return s;
+}
+
+/* A name that is a builtin or a literal, never a type: typeof(pid) is pid's type. */
+static bool parse_is_value_name(const char *s)
+{
+	return func_find(s, FUNC_BARE) || !strcmp(s, "true") || !strcmp(s, "false");
+}
+
+bool parse_at_type(struct parser *p, int closer)
+{
+	const struct token *t = &p->tok;
+	int n = 1;
+
+	if (t->kind != TOK_IDENT || parse_is_keyword(t->text) || parse_is_value_name(t->text))
+		return false;
+	if (!strcmp(t->text, "struct") || !strcmp(t->text, "union") || !strcmp(t->text, "enum"))
+		return true;
+	while (n < PARSE_LOOKAHEAD && tok_is(parse_peek(p, n), '*'))
+		n++;
+	if (n + 2 < PARSE_LOOKAHEAD && tok_is(parse_peek(p, n), '[')) {
+		n++;
+		if (parse_peek(p, n)->kind == TOK_INT)
+			n++;
+		if (!tok_is(parse_peek(p, n), ']'))
+			return false;
+		n++;
+	}
+	return n < PARSE_LOOKAHEAD && tok_is(parse_peek(p, n), closer) &&
+	       !tok_is(parse_peek(p, 1), '(');
 }
 
 /*
@@ -144,8 +188,16 @@ static bool parse_at_cast(struct parser *p)
 		return false;
 	if (!strcmp(t->text, "struct") || !strcmp(t->text, "union") || !strcmp(t->text, "enum"))
 		return true;
+	/* (typeof(x))y: a type, and nothing else starts with typeof( */
+	if (!strcmp(t->text, "typeof") && tok_is(parse_peek(p, 2), '('))
+		return true;
 	while (n < PARSE_LOOKAHEAD && tok_is(parse_peek(p, n), '*'))
 		n++;
+	/* (uint8[8])x: an integer as an array of integers */
+	if (n + 3 < PARSE_LOOKAHEAD && tok_is(parse_peek(p, n), '[') &&
+	    (tok_is(parse_peek(p, n + 1), ']') ||
+	     (parse_peek(p, n + 1)->kind == TOK_INT && tok_is(parse_peek(p, n + 2), ']'))))
+		return tok_is(parse_peek(p, n + (tok_is(parse_peek(p, n + 1), ']') ? 2 : 3)), ')');
 	if (!tok_is(parse_peek(p, n), ')'))
 		return false;
 	if (n > 2 || PARSE_IN(t->text, parse_int_types))
@@ -168,6 +220,12 @@ static struct node *parse_sizeof(struct parser *p, struct node *n)
 	    (!strcmp(t->text, "struct") || !strcmp(t->text, "union") || !strcmp(t->text, "enum") ||
 	     PARSE_IN(t->text, parse_int_types)))
 		is_type = true;
+	if (tok_is_word(t, "typeof") && tok_is(parse_peek(p, 2), '(')) {
+		parse_next(p);
+		if (!parse_type_into(p, n))
+			return NULL;
+		return parse_expect(p, ')', "')' after the type", NULL) ? n : NULL;
+	}
 	if (!is_type) {
 		bool ok;
 
@@ -215,9 +273,134 @@ static struct node *parse_offsetof(struct parser *p, struct node *n)
 }
 
 /*
+ * record = "(" IDENT "=" expr ("," IDENT "=" expr)* ")"   -- the '(' is consumed: a TUPLE of
+ * NODE_NAMED elements
+ */
+static struct node *parse_record(struct parser *p, const struct token *open)
+{
+	struct node *n = parse_new(p, NODE_TUPLE, open), **tail = &n->args;
+
+	for (;;) {
+		struct node *e;
+
+		if (p->tok.kind != TOK_IDENT || !tok_is(parse_peek(p, 1), '=')) {
+			parse_error_at(p, &p->tok, "a record is written (name = value, ...)",
+				       "expected 'name = value', found %s",
+				       tok_describe(p, &p->tok));
+			return NULL;
+		}
+		e = parse_new(p, NODE_NAMED, &p->tok);
+		e->name = p->tok.text;
+		for (struct node *o = n->args; o; o = o->next) {
+			if (!strcmp(o->name, e->name)) {
+				parse_error_at(p, &p->tok, NULL,
+					       "the record already has a field '%s'", e->name);
+				return NULL;
+			}
+		}
+		parse_next(p);
+		parse_next(p); /* '=' */
+		if (!parse_need_operand(p, &p->prev))
+			return NULL;
+		e->lhs = parse_expr(p);
+		if (!e->lhs)
+			return NULL;
+		*tail = e;
+		tail = &e->next;
+		if (!parse_is(p, ','))
+			break;
+		parse_next(p);
+	}
+	return parse_expect(p, ')', "',' or ')' in the record", NULL) ? n : NULL;
+}
+
+/*
+ * paren = "(" ")" | record | "(" expr ")" | "(" expr "," (expr ("," expr)* ","?)? ")"
+ * -- the empty tuple, a record, a parenthesized expression, a tuple ((1,) has one element)
+ */
+static struct node *parse_paren(struct parser *p)
+{
+	struct token t = p->tok;
+	struct node *n, *tuple, **tail;
+
+	parse_next(p);
+	if (parse_is(p, ')')) {
+		parse_next(p);
+		return parse_new(p, NODE_TUPLE, &t);
+	}
+	if (p->tok.kind == TOK_IDENT && tok_is(parse_peek(p, 1), '='))
+		return parse_record(p, &t);
+	if (!parse_need_operand(p, &t))
+		return NULL;
+	n = parse_expr(p);
+	if (!n)
+		return NULL;
+	if (!parse_is(p, ',')) {
+		if (!parse_expect(p, ')', "')'", NULL))
+			return NULL;
+		return n;
+	}
+	tuple = parse_new(p, NODE_TUPLE, &t);
+	tuple->args = n;
+	tail = &n->next;
+	while (parse_is(p, ',')) {
+		struct token comma = p->tok;
+
+		parse_next(p);
+		if (parse_is(p, ')'))
+			break; /* (a,) and (a, b,) */
+		if (!parse_need_operand(p, &comma))
+			return NULL;
+		*tail = parse_expr(p);
+		if (!*tail)
+			return NULL;
+		tail = &(*tail)->next;
+	}
+	if (!parse_expect(p, ')', "')'", NULL))
+		return NULL;
+	return tuple;
+}
+
+/*
+ * if_expr = "if" cond block_value "else" (if_expr | block_value)   -- a TERNARY of the blocks
+ */
+static struct node *parse_if_expr(struct parser *p)
+{
+	struct node *n = parse_new(p, NODE_TERNARY, &p->tok);
+
+	parse_next(p);
+	n->cond = parse_cond(p, "if");
+	if (!n->cond)
+		return NULL;
+	if (!parse_is(p, '{')) {
+		parse_error_at(p, &p->tok, NULL, "expected '{' after the condition, found %s",
+			       tok_describe(p, &p->tok));
+		return NULL;
+	}
+	n->lhs = parse_block_value(p);
+	if (!n->lhs)
+		return NULL;
+	if (!parse_is_word(p, "else")) {
+		parse_error_at(p, &p->tok, "an if with a value is written if c { a } else { b }",
+			       "expected 'else' after the if expression's block, found %s",
+			       tok_describe(p, &p->tok));
+		return NULL;
+	}
+	parse_next(p);
+	if (parse_is_word(p, "if"))
+		n->rhs = parse_if_expr(p);
+	else if (parse_is(p, '{'))
+		n->rhs = parse_block_value(p);
+	else
+		parse_error_at(p, &p->tok, NULL, "expected '{' or 'if' after 'else', found %s",
+			       tok_describe(p, &p->tok));
+	return n->rhs ? n : NULL;
+}
+
+/*
  * primary = INT | STR | "$N" | "$#" | VAR | MAP ("[" expr ("," expr)* "]")?
  *         | IDENT "(" args ")" | "sizeof" "(" (type | expr) ")" | IDENT
- *         | "(" expr ("," expr)* ")"
+ *         | "true" | "false" | paren | block_value | if_expr
  */
 struct node *parse_primary(struct parser *p)
 {
@@ -269,8 +452,17 @@ struct node *parse_primary(struct parser *p)
 		}
 		return n;
 	case TOK_IDENT:
+		if (!strcmp(t.text, "if"))
+			return parse_if_expr(p);
 		if (parse_is_keyword(t.text))
 			break;
+		if ((!strcmp(t.text, "true") || !strcmp(t.text, "false")) &&
+		    !tok_is(parse_peek(p, 1), '(')) {
+			n = parse_new(p, NODE_BOOL, &t);
+			n->num = t.text[0] == 't';
+			parse_next(p);
+			return n;
+		}
 		if (tok_is(parse_peek(p, 1), '(')) {
 			n = parse_new(p, NODE_CALL, &t);
 			n->name = t.text;
@@ -287,34 +479,11 @@ struct node *parse_primary(struct parser *p)
 		parse_next(p);
 		return n;
 	case TOK_PUNCT:
-		if (!parse_is(p, '('))
-			break;
-		parse_next(p);
-		if (!parse_need_operand(p, &t))
-			return NULL;
-		n = parse_expr(p);
-		if (!n)
-			return NULL;
-		if (parse_is(p, ',')) {
-			struct node *tuple = parse_new(p, NODE_TUPLE, &t), **tail = &n->next;
-
-			tuple->args = n;
-			while (parse_is(p, ',')) {
-				struct token comma = p->tok;
-
-				parse_next(p);
-				if (!parse_need_operand(p, &comma))
-					return NULL;
-				*tail = parse_expr(p);
-				if (!*tail)
-					return NULL;
-				tail = &(*tail)->next;
-			}
-			n = tuple;
-		}
-		if (!parse_expect(p, ')', "')'", NULL))
-			return NULL;
-		return n;
+		if (parse_is(p, '('))
+			return parse_paren(p);
+		if (parse_is(p, '{'))
+			return parse_block_value(p);
+		break;
 	default:
 		break;
 	}
@@ -376,7 +545,7 @@ static struct node *parse_postfix(struct parser *p)
  *       | "(" type ")" unary
  *       | postfix
  */
-static struct node *parse_unary(struct parser *p)
+struct node *parse_unary(struct parser *p)
 {
 	struct token t = p->tok;
 	struct node *n = NULL;
@@ -401,8 +570,7 @@ static struct node *parse_unary(struct parser *p)
 	if (parse_is(p, '(') && parse_at_cast(p)) {
 		parse_next(p);
 		n = parse_new(p, NODE_CAST, &t);
-		n->cast_type = parse_type(p);
-		if (!n->cast_type || !parse_expect(p, ')', "')' to end the cast", NULL)) {
+		if (!parse_type_into(p, n) || !parse_expect(p, ')', "')' to end the cast", NULL)) {
 			n = NULL;
 			goto out;
 		}
@@ -494,7 +662,7 @@ static struct node *parse_binary(struct parser *p, int level)
 	return lhs;
 }
 
-/* ternary = logical_or ("?" expr ":" ternary)? */
+/* ternary = logical_or ("?" expr? ":" ternary)?   -- `a ?: b` is a ? a : b, a evaluated once */
 static struct node *parse_ternary(struct parser *p)
 {
 	struct node *cond = parse_binary(p, 0), *n;
@@ -503,10 +671,17 @@ static struct node *parse_ternary(struct parser *p)
 	if (!cond || !parse_is(p, '?'))
 		return cond;
 	parse_next(p);
-	if (!parse_need_operand(p, &t))
-		return NULL;
 	n = parse_new(p, NODE_TERNARY, &t);
 	n->cond = cond;
+	if (parse_is(p, ':')) {
+		parse_next(p);
+		if (!parse_need_operand(p, &p->prev))
+			return NULL;
+		n->rhs = parse_ternary(p);
+		return n->rhs ? n : NULL;
+	}
+	if (!parse_need_operand(p, &t))
+		return NULL;
 	n->lhs = parse_expr(p);
 	if (!n->lhs)
 		return NULL;

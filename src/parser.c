@@ -13,7 +13,7 @@
 #include "parser.h"
 
 static const char *const parse_keywords[] = {
-	"if", "else", "while", "unroll", "for", "break", "continue", "return",
+	"if", "else", "while", "unroll", "for", "break", "continue", "return", "let",
 };
 
 bool parse_in_list(const char *s, const char *const *list, size_t n)
@@ -190,32 +190,66 @@ struct node *parse_new(struct parser *p, enum node_kind kind, const struct token
 
 /* ---- statements ---- */
 
-static struct node *parse_block(struct parser *p, bool probe_body);
-
-/* cond_block = "(" expr ")" block   -- shared by if and while; fills n->cond and n->body */
-static bool parse_cond_block(struct parser *p, struct node *n, const char *kw)
+/*
+ * cond = "(" expr ")" | unary   -- if, while: without parentheses the condition is one operand
+ * (`if $x {`, `while !@done {`), as in bpftrace 0.24 and later, so that its '{' ends it.
+ */
+struct node *parse_cond(struct parser *p, const char *kw)
 {
-	char what[64];
+	struct node *c;
 
-	snprintf(what, sizeof(what), "'(' after '%s'", kw);
-	if (!parse_expect(p, '(', what, NULL))
-		return false;
-	if (!parse_need_operand(p, &p->prev))
-		return false;
-	n->cond = parse_expr(p);
-	if (!n->cond || !parse_expect(p, ')', "')' after the condition", NULL))
-		return false;
-	if (!parse_is(p, '{')) {
+	if (parse_is(p, '(')) {
+		parse_next(p);
+		if (!parse_need_operand(p, &p->prev))
+			return NULL;
+		c = parse_expr(p);
+		if (!c || !parse_expect(p, ')', "')' after the condition", NULL))
+			return NULL;
+		return c;
+	}
+	if (!tok_starts_expr(&p->tok) || parse_is(p, '{')) {
+		parse_error_at(p, &p->tok, NULL, "expected a condition after '%s', found %s", kw,
+			       tok_describe(p, &p->tok));
+		return NULL;
+	}
+	return parse_unary(p);
+}
+
+/* The '{' of a loop's or if's body; parenthesized: whether the head had parentheses. */
+static bool parse_body_open(struct parser *p, const char *kw, bool parenthesized)
+{
+	if (parse_is(p, '{'))
+		return true;
+	if (parenthesized) {
 		parse_error_at(
 			p, &p->tok, "bpftrace needs braces around the body, even for one statement",
 			"expected '{' after '%s (...)', found %s", kw, tok_describe(p, &p->tok));
-		return false;
+	} else {
+		parse_error_at(
+			p, &p->tok,
+			arena_printf(
+				p->a,
+				"without parentheses the condition is one operand: write %s (...) { ... }",
+				kw),
+			"expected '{' after the condition of '%s', found %s", kw,
+			tok_describe(p, &p->tok));
 	}
+	return false;
+}
+
+/* cond_block = cond block   -- shared by if and while; fills n->cond and n->body */
+static bool parse_cond_block(struct parser *p, struct node *n, const char *kw)
+{
+	bool parenthesized = parse_is(p, '(');
+
+	n->cond = parse_cond(p, kw);
+	if (!n->cond || !parse_body_open(p, kw, parenthesized))
+		return false;
 	n->body = parse_block(p, false);
 	return n->body != NULL;
 }
 
-/* if_stmt = "if" "(" expr ")" block ("else" (if_stmt | block))? */
+/* if_stmt = "if" cond block ("else" (if_stmt | block))? */
 static struct node *parse_if(struct parser *p)
 {
 	struct node *n = parse_new(p, NODE_IF, &p->tok);
@@ -239,28 +273,32 @@ static struct node *parse_if(struct parser *p)
 	return n->else_body ? n : NULL;
 }
 
-/* unroll_stmt = "unroll" "(" (INT | "$N") ")" block */
+/* unroll_stmt = "unroll" ("(" count ")" | count) block   -- count = INT | "$N" */
 static struct node *parse_unroll(struct parser *p)
 {
 	struct node *n = parse_new(p, NODE_UNROLL, &p->tok);
+	bool parenthesized;
 
 	parse_next(p);
-	if (!parse_expect(p, '(', "'(' after 'unroll'", NULL))
-		return NULL;
+	parenthesized = parse_is(p, '(');
+	if (parenthesized)
+		parse_next(p);
 	if (p->tok.kind == TOK_POSPARAM && !p->tok.is_count) {
 		n->cond = parse_primary(p);
 		if (!n->cond)
 			return NULL;
 	} else if (p->tok.kind != TOK_INT) {
 		parse_error_at(p, &p->tok, "write unroll(N) { ... } with N from 1 to 100",
-			       "expected an integer count after 'unroll (', found %s",
+			       parenthesized
+				       ? "expected an integer count after 'unroll (', found %s"
+				       : "expected an integer count after 'unroll', found %s",
 			       tok_describe(p, &p->tok));
 		return NULL;
 	} else {
 		n->num = p->tok.num;
 		parse_next(p);
 	}
-	if (!parse_expect(p, ')', "')' after the unroll count", NULL))
+	if (parenthesized && !parse_expect(p, ')', "')' after the unroll count", NULL))
 		return NULL;
 	if (!parse_is(p, '{')) {
 		parse_error_at(p, &p->tok, NULL, "expected '{' after 'unroll (...)', found %s",
@@ -271,7 +309,7 @@ static struct node *parse_unroll(struct parser *p)
 	return n->body ? n : NULL;
 }
 
-/* while_stmt = "while" "(" expr ")" block */
+/* while_stmt = "while" cond block */
 static struct node *parse_while(struct parser *p)
 {
 	struct node *n = parse_new(p, NODE_WHILE, &p->tok);
@@ -280,40 +318,143 @@ static struct node *parse_while(struct parser *p)
 	return parse_cond_block(p, n, "while") ? n : NULL;
 }
 
-/* for_stmt = "for" "(" VAR ":" MAP ")" block */
+/*
+ * for_stmt = "for" ("(" for_head ")" | for_head) block
+ * for_head = VAR ":" (MAP | unary ".." unary)
+ */
 static struct node *parse_for(struct parser *p)
 {
 	struct node *n = parse_new(p, NODE_FOR, &p->tok);
-	const char *hint = "a map loop is written for ($kv : @map) { ... }";
+	const char *hint =
+		"loops are written for ($kv : @map) { ... } and for ($i : 0..10) { ... }";
+	bool parenthesized;
+	struct token first;
 
 	parse_next(p);
-	if (!parse_expect(p, '(', "'(' after 'for'", hint))
-		return NULL;
+	parenthesized = parse_is(p, '(');
+	if (parenthesized)
+		parse_next(p);
 	if (p->tok.kind != TOK_VAR) {
-		parse_error_at(p, &p->tok, hint, "expected a variable after 'for (', found %s",
+		parse_error_at(p, &p->tok, hint,
+			       parenthesized ? "expected a variable after 'for (', found %s"
+					     : "expected a variable after 'for', found %s",
 			       tok_describe(p, &p->tok));
 		return NULL;
 	}
 	n->lhs = parse_primary(p);
 	if (!parse_expect(p, ':', "':' after the loop variable", hint))
 		return NULL;
-	if (p->tok.kind != TOK_MAP) {
-		parse_error_at(p, &p->tok, hint, "expected a map to iterate over, found %s",
+	first = p->tok;
+	if (p->tok.kind == TOK_MAP && !tok_is(parse_peek(p, 1), OP_RANGE)) {
+		n->rhs = parse_new(p, NODE_MAP, &p->tok);
+		n->rhs->name = p->tok.text;
+		parse_next(p);
+	} else if (tok_starts_expr(&p->tok)) {
+		n->rhs = parse_new(p, NODE_RANGE, &first);
+		n->rhs->lhs = parse_unary(p);
+		if (!n->rhs->lhs)
+			return NULL;
+		if (!parse_is(p, OP_RANGE)) {
+			parse_error_at(
+				p, &p->tok, hint,
+				"expected a map or a range START..END to iterate over, found %s",
+				tok_describe(p, &first));
+			return NULL;
+		}
+		parse_next(p);
+		if (!parse_need_operand(p, &p->prev))
+			return NULL;
+		n->rhs->rhs = parse_unary(p);
+		if (!n->rhs->rhs)
+			return NULL;
+	} else {
+		parse_error_at(p, &p->tok, hint,
+			       "expected a map or a range START..END to iterate over, found %s",
 			       tok_describe(p, &p->tok));
 		return NULL;
 	}
-	n->rhs = parse_new(p, NODE_MAP, &p->tok);
-	n->rhs->name = p->tok.text;
-	parse_next(p);
-	if (!parse_expect(p, ')', "')' after the map", hint))
+	if (parenthesized &&
+	    !parse_expect(p, ')',
+			  n->rhs->kind == NODE_MAP ? "')' after the map" : "')' after the range",
+			  hint))
 		return NULL;
 	if (!parse_is(p, '{')) {
-		parse_error_at(p, &p->tok, NULL, "expected '{' after 'for (...)', found %s",
+		parse_error_at(p, &p->tok, NULL,
+			       parenthesized ? "expected '{' after 'for (...)', found %s"
+					     : "expected '{' after the loop's head, found %s",
 			       tok_describe(p, &p->tok));
 		return NULL;
 	}
 	n->body = parse_block(p, false);
 	return n->body ? n : NULL;
+}
+
+/*
+ * type = ("struct" | "union" | "enum")? IDENT ("*" | "[" INT? "]")*
+ *      | "typeof" "(" (type | expr) ")"
+ * The text goes to n->cast_type ("struct task_struct *", "uint8[8]"); a typeof's argument to
+ * n->type_expr. false after an error.
+ */
+bool parse_type_into(struct parser *p, struct node *n)
+{
+	if (parse_is_word(p, "typeof") && tok_is(parse_peek(p, 1), '(')) {
+		struct token open;
+
+		parse_next(p);
+		open = p->tok;
+		parse_next(p);
+		if (parse_at_type(p, ')')) {
+			n->type_expr = parse_new(p, NODE_TYPE, &p->tok);
+			n->type_expr->cast_type = parse_type(p);
+			if (!n->type_expr->cast_type)
+				return false;
+		} else {
+			if (!parse_need_operand(p, &open))
+				return false;
+			n->type_expr = parse_expr(p);
+			if (!n->type_expr)
+				return false;
+		}
+		return parse_expect(p, ')', "')' to end typeof(...)", NULL);
+	}
+	if (p->tok.kind != TOK_IDENT || parse_is_keyword(p->tok.text)) {
+		parse_error_at(p, &p->tok, NULL, "expected a type, found %s",
+			       tok_describe(p, &p->tok));
+		return false;
+	}
+	n->cast_type = parse_type(p);
+	return n->cast_type != NULL;
+}
+
+/* let_stmt = "let" VAR (":" type)? ("=" expr)? */
+static struct node *parse_let(struct parser *p)
+{
+	struct node *n = parse_new(p, NODE_LET, &p->tok);
+	const char *hint = "declarations are written let $x; let $x = value; let $x: type = value;";
+
+	parse_next(p);
+	if (p->tok.kind != TOK_VAR) {
+		parse_error_at(p, &p->tok, hint, "expected a variable after 'let', found %s",
+			       tok_describe(p, &p->tok));
+		return NULL;
+	}
+	n->lhs = parse_primary(p);
+	if (parse_is(p, ':')) {
+		parse_next(p);
+		if (!parse_type_into(p, n))
+			return NULL;
+	}
+	if (p->tok.kind == TOK_PUNCT && p->tok.op == '=' && !p->tok.is_assign) {
+		struct token eq = p->tok;
+
+		parse_next(p);
+		if (!parse_need_operand(p, &eq))
+			return NULL;
+		n->rhs = parse_expr(p);
+		if (!n->rhs)
+			return NULL;
+	}
+	return n;
 }
 
 static bool node_is_lvalue(const struct node *n)
@@ -324,6 +465,7 @@ static bool node_is_lvalue(const struct node *n)
 /*
  * simple_stmt = lvalue ("=" | "+=" | "-=" | ...) expr
  *             | ("++" | "--") lvalue | lvalue ("++" | "--")
+ *             | "_" "=" expr
  *             | expr
  * lvalue = MAP ("[" expr ("," expr)* "]")? | VAR
  */
@@ -334,6 +476,17 @@ static struct node *parse_simple_stmt(struct parser *p)
 
 	if (!e)
 		return NULL;
+	if (t.kind == TOK_PUNCT && t.op == '=' && !t.is_assign && e->kind == NODE_BUILTIN &&
+	    !strcmp(e->name, "_")) {
+		/* `_ = expr`: the value is dropped on purpose, without a warning */
+		n = node_new(p->a, NODE_EXPR_STMT, e->loc);
+		n->is_discard = true;
+		parse_next(p);
+		if (!parse_need_operand(p, &t))
+			return NULL;
+		n->lhs = parse_expr(p);
+		return n->lhs ? n : NULL;
+	}
 	if (t.kind == TOK_PUNCT && (t.is_assign || t.op == '=')) {
 		n = node_new(p->a, NODE_ASSIGN, e->loc);
 		n->lhs = e;
@@ -366,7 +519,7 @@ static struct node *parse_simple_stmt(struct parser *p)
 
 /*
  * stmt = block | if_stmt | unroll_stmt | while_stmt | for_stmt
- *      | "break" | "continue" | "return" | simple_stmt
+ *      | "break" | "continue" | "return" | let_stmt | simple_stmt
  * Sets *braced for the forms that end with a block and need no ';'.
  */
 static struct node *parse_stmt(struct parser *p, bool *braced)
@@ -396,6 +549,8 @@ static struct node *parse_stmt(struct parser *p, bool *braced)
 		parse_next(p);
 		return n;
 	}
+	if (parse_is_word(p, "let"))
+		return parse_let(p);
 	if (parse_is_word(p, "else")) {
 		parse_error_at(p, &t, NULL, "'else' without a matching 'if'");
 		return NULL;
@@ -421,11 +576,16 @@ static bool parse_at_next_probe(struct parser *p)
 	return tok_is(next, ':') || tok_is(next, '{') || tok_is(next, ',');
 }
 
-/* block = "{" (stmt (";" | <after a braced stmt>))* stmt? "}" */
-static struct node *parse_block(struct parser *p, bool probe_body)
+/*
+ * block = "{" (stmt (";" | <after a braced stmt>))* stmt? "}"
+ * As a block expression (value), a last expression statement without its ';' is the block's
+ * value, n->lhs: `{ let $b = 1; $b + 1 }`.
+ */
+static struct node *parse_block_in(struct parser *p, bool probe_body, bool value)
 {
 	struct token open = p->tok;
-	struct node *n, **tail;
+	struct node *n, **tail, **last = NULL;
+	bool last_open = false;
 
 	n = parse_new(p, NODE_BLOCK, &open);
 	tail = &n->body;
@@ -458,14 +618,20 @@ static struct node *parse_block(struct parser *p, bool probe_body)
 			continue;
 		}
 		s = parse_stmt(p, &braced);
+		last_open = false;
 		if (!s) {
 			parse_sync_stmt(p);
 			continue;
 		}
+		last = tail;
 		*tail = s;
 		tail = &s->next;
-		if (braced || parse_is(p, '}'))
+		if (braced)
 			continue;
+		if (parse_is(p, '}')) {
+			last_open = true;
+			continue;
+		}
 		if (parse_is(p, ';')) {
 			parse_next(p);
 			continue;
@@ -500,11 +666,25 @@ static struct node *parse_block(struct parser *p, bool probe_body)
 		parse_error_at(p, &p->tok, hint, "expected '}' before end of input");
 		return n;
 	}
+	if (value && last_open && (*last)->kind == NODE_EXPR_STMT && !(*last)->is_discard) {
+		n->lhs = (*last)->lhs;
+		*last = NULL;
+	}
 	/* The closing brace of a probe hands the rest of the file back to top-level lexing. */
 	if (probe_body)
 		lexer_set_toplevel(p->lx, true);
 	parse_next(p);
 	return n;
+}
+
+struct node *parse_block(struct parser *p, bool probe_body)
+{
+	return parse_block_in(p, probe_body, false);
+}
+
+struct node *parse_block_value(struct parser *p)
+{
+	return parse_block_in(p, false, true);
 }
 
 /* ---- top level ---- */
@@ -601,7 +781,18 @@ static struct node *parse_probe(struct parser *p)
 	return n;
 }
 
-/* program = (cdef | include | probe)* */
+/*
+ * item = probe
+ * A top-level word the lexer returns as an attach point. Items of bpftrace 0.20 and later that
+ * start with a word (config = { ... }, import "x";, macro m() { ... }, let @m = hash(N);) are
+ * told apart here, by that word, before a probe is assumed.
+ */
+static struct node *parse_item(struct parser *p)
+{
+	return parse_probe(p);
+}
+
+/* program = (cdef | include | item)* */
 static struct node *parse_program_items(struct parser *p)
 {
 	struct node *prog = node_new(p->a, NODE_PROGRAM, p->tok.loc), **tail = &prog->body;
@@ -616,10 +807,13 @@ static struct node *parse_program_items(struct parser *p)
 				p, strncmp(p->tok.text, "#include", 8) ? NODE_CDEF : NODE_INCLUDE,
 				&p->tok);
 			n->str = p->tok.text;
+			/* struct s { ... } needs no ';' in a script, but does in C */
+			if (p->tok.text[0] != '#' && p->tok.text[strlen(p->tok.text) - 1] != ';')
+				n->str = arena_printf(p->a, "%s;", p->tok.text);
 			parse_next(p);
 			break;
 		case TOK_ATTACH:
-			n = parse_probe(p);
+			n = parse_item(p);
 			break;
 		case TOK_ERROR:
 			parse_next(p);

@@ -54,10 +54,24 @@ void parse_error_at(struct parser *p, const struct token *t, const char *hint, c
 bool parse_expect(struct parser *p, int op, const char *what, const char *hint);
 struct node *parse_new(struct parser *p, enum node_kind kind, const struct token *t);
 
+/* parser.c */
+struct node *parse_block(struct parser *p, bool probe_body);
+/* A block expression: its last statement, an expression without ';', is its value (n->lhs). */
+struct node *parse_block_value(struct parser *p);
+/* if, while: "(" expr ")" or one operand; NULL after an error. */
+struct node *parse_cond(struct parser *p, const char *kw);
+/* A type after ':' or in typeof(): into n->cast_type or n->type_expr; false after an error. */
+bool parse_type_into(struct parser *p, struct node *n);
+
 /* parse_expr.c */
 bool tok_starts_expr(const struct token *t);
 bool parse_need_operand(struct parser *p, const struct token *op);
 struct node *parse_primary(struct parser *p);
+struct node *parse_unary(struct parser *p);
 struct node *parse_expr(struct parser *p);
+/* type text, as a cast writes it: "struct task_struct *", "uint8[8]"; NULL after an error */
+char *parse_type(struct parser *p);
+/* Does a type start here, followed by the token closer (a ')' or ...)? */
+bool parse_at_type(struct parser *p, int closer);
 
 #endif

@@ -121,7 +121,8 @@ static void sema_normalise_ternary(struct sema_ctx *ctx, struct node *n)
 {
 	struct node *t = n->lhs, *branch[2];
 
-	if (n->kind != NODE_EXPR_STMT || t->kind != NODE_TERNARY)
+	/* a ?: b keeps its value: its left side is no branch */
+	if (n->kind != NODE_EXPR_STMT || t->kind != NODE_TERNARY || !t->lhs)
 		return;
 	for (int i = 0; i < 2; i++) {
 		struct node *e = i ? t->rhs : t->lhs, *s = node_new(ctx->a, NODE_EXPR_STMT, e->loc);
@@ -199,6 +200,21 @@ static void sema_assign_map(struct sema_ctx *ctx, struct node *n)
 	n->lhs->type = m->value;
 }
 
+/*
+ * A variable the if/else rule of bpftrace 0.21 and earlier kept alive (both branches assigned
+ * it): its first use after the if says, once, how to write it for 0.22 and later.
+ */
+void sema_var_used(struct sema_ctx *ctx, struct var_info *v, struct loc loc)
+{
+	if (!v->kept_by.line || !ctx->report)
+		return;
+	diag_warn(ctx->d, loc, arena_printf(ctx->a, "declare it before the if: let %s;", v->name),
+		  "variable %s outlives the if at line %u, which assigns it in every branch: "
+		  "bpftrace 0.22 and later end it with the branches",
+		  v->name, v->kept_by.line);
+	v->kept_by.line = 0;
+}
+
 /* Remembered for block scoping: a variable both branches of an if assign outlives the if. */
 static void sema_note_assigned(struct sema_ctx *ctx, struct var_info *v)
 {
@@ -231,32 +247,66 @@ static bool sema_was_assigned(struct sema_ctx *ctx, uint32_t since, struct var_i
 	return false;
 }
 
+static void sema_var_hide(struct sema_ctx *ctx, struct var_info *v)
+{
+	v->name = arena_printf(ctx->a, " %s", v->name);
+}
+
 /*
- * Ends the scope of the variables first assigned since the from-th: they keep their storage
- * but lose their name (a leading space no $name has). keep_since: variables among the first
- * `upto` that were assigned again since that mark stay (both branches of an if/else).
+ * Ends the scope of the variables first assigned or declared since the from-th: they keep their
+ * storage but lose their name (a leading space no $name has). keep_since: variables among the
+ * first `upto`, assigned without a declaration, that were assigned again since that mark stay
+ * (both branches of an if/else, as bpftrace 0.21 and earlier scoped them; kept_by says where).
  */
 static void sema_vars_end_scope(struct sema_ctx *ctx, uint32_t from, uint32_t upto,
-				uint32_t keep_since)
+				uint32_t keep_since, struct loc kept_by)
 {
 	uint32_t i = 0;
 
 	for (struct var_info *v = ctx->probe->vars; v; v = v->next, i++) {
 		if (i < from || v->name[0] == ' ')
 			continue;
-		if (i < upto && sema_was_assigned(ctx, keep_since, v))
+		if (i < upto && !v->declared && sema_was_assigned(ctx, keep_since, v)) {
+			if (!v->kept_by.line)
+				v->kept_by = kept_by;
 			continue;
-		v->name = arena_printf(ctx->a, " %s", v->name);
+		}
+		sema_var_hide(ctx, v);
 	}
 }
 
-/* A block whose first assignments are local to it. */
+/* Ends the scope of the variables declared (let) since the from-th. */
+static void sema_vars_end_declared(struct sema_ctx *ctx, uint32_t from)
+{
+	uint32_t i = 0;
+
+	for (struct var_info *v = ctx->probe->vars; v; v = v->next, i++)
+		if (i >= from && v->declared && v->name[0] != ' ')
+			sema_var_hide(ctx, v);
+}
+
+/* A block whose first assignments and declarations are local to it. */
 static void sema_scoped_block(struct sema_ctx *ctx, struct node *n)
 {
 	uint32_t mark = sema_nvars(ctx);
 
 	sema_block(ctx, n);
-	sema_vars_end_scope(ctx, mark, 0, 0);
+	sema_vars_end_scope(ctx, mark, 0, 0, n->loc);
+}
+
+/* { stmts; value }: its statements in a scope of their own, then its value. */
+void sema_block_value(struct sema_ctx *ctx, struct node *n)
+{
+	uint32_t mark = sema_nvars(ctx);
+
+	sema_block(ctx, n);
+	if (n->lhs) {
+		sema_expr(ctx, n->lhs);
+		n->type = n->lhs->type;
+	} else {
+		n->type = (struct type){ .kind = TYPE_VOID };
+	}
+	sema_vars_end_scope(ctx, mark, 0, 0, n->loc);
 }
 
 static void sema_if(struct sema_ctx *ctx, struct node *n)
@@ -267,16 +317,64 @@ static void sema_if(struct sema_ctx *ctx, struct node *n)
 	sema_need_int(ctx, n->cond, "a condition");
 	sema_block(ctx, n->body);
 	if (!n->else_body) {
-		sema_vars_end_scope(ctx, mark, 0, 0);
+		sema_vars_end_scope(ctx, mark, 0, 0, n->loc);
 		return;
 	}
+	/* The then-block's declarations end with it; the else-block may reuse the names. */
+	sema_vars_end_declared(ctx, mark);
 	mark_then = sema_nvars(ctx);
 	amark = ctx->nassigned;
 	if (n->else_body->kind == NODE_IF)
 		sema_if(ctx, n->else_body);
 	else
 		sema_block(ctx, n->else_body);
-	sema_vars_end_scope(ctx, mark, mark_then, amark);
+	sema_vars_end_scope(ctx, mark, mark_then, amark, n->loc);
+}
+
+/* A new variable of the current scope: refused where one of the name is visible already. */
+static struct var_info *sema_var_declare(struct sema_ctx *ctx, struct node *var, const char *what)
+{
+	struct var_info *v = sema_var(ctx, var->name, false);
+
+	if (v) {
+		sema_error(ctx, var->loc,
+			   arena_printf(ctx->a,
+					"%s is first assigned at line %u, column %u; give "
+					"this one another name",
+					var->name, v->first.line, v->first.col),
+			   "%s shadows the variable %s: bpftrace does not allow it", what,
+			   var->name);
+		return v;
+	}
+	v = sema_var(ctx, var->name, true);
+	v->first = var->loc;
+	v->declared = true;
+	return v;
+}
+
+/*
+ * for ($i : a..b) { ... }: $i from a up to b - 1, both evaluated once, before the loop; the
+ * body becomes a callback of bpf_loop (codegen). $i has the type of a and b.
+ */
+static void sema_for_range(struct sema_ctx *ctx, struct node *n)
+{
+	struct node *r = n->rhs;
+	struct var_info *v;
+
+	sema_expr(ctx, r->lhs);
+	sema_expr(ctx, r->rhs);
+	for (struct node *e = r->lhs; e; e = e == r->lhs ? r->rhs : NULL) {
+		if (e->type.kind != TYPE_NONE && e->type.kind != TYPE_INT &&
+		    e->type.kind != TYPE_BOOL)
+			sema_error(ctx, e->loc, NULL, "a range's bounds are integers, not %s",
+				   type_name(ctx->a, &e->type));
+	}
+	v = sema_var_declare(ctx, n->lhs, "the loop variable");
+	v->type = type_int(8, r->lhs->type.is_signed || r->rhs->type.is_signed ||
+				      r->lhs->type.kind != TYPE_INT);
+	n->lhs->var = v;
+	n->lhs->type = v->type;
+	r->type = v->type;
 }
 
 /*
@@ -285,11 +383,16 @@ static void sema_if(struct sema_ctx *ctx, struct node *n)
  */
 static void sema_for(struct sema_ctx *ctx, struct node *n)
 {
-	struct map_info *m = sema_map(ctx, n->rhs);
+	struct map_info *m;
 	uint32_t mark = sema_nvars(ctx);
 	struct type elems[2];
 	struct var_info *v;
 
+	if (n->rhs->kind == NODE_RANGE) {
+		sema_for_range(ctx, n);
+		goto body;
+	}
+	m = sema_map(ctx, n->rhs);
 	n->rhs->map = m;
 	if (n->rhs->args) {
 		sema_error(ctx, n->rhs->loc,
@@ -323,14 +426,129 @@ static void sema_for(struct sema_ctx *ctx, struct node *n)
 		elems[0] = type_int(8, false);
 	else
 		elems[0] = m->key;
-	v = sema_var(ctx, n->lhs->name, true);
+	v = sema_var_declare(ctx, n->lhs, "the loop variable");
 	v->type = type_tuple(ctx->a, elems, 2);
 	n->lhs->var = v;
 	n->lhs->type = v->type;
+body:
 	ctx->loops++;
 	sema_block(ctx, n->body);
 	ctx->loops--;
-	sema_vars_end_scope(ctx, mark, 0, 0);
+	sema_vars_end_scope(ctx, mark, 0, 0, n->loc);
+}
+
+/*
+ * Can a variable declared with a type (let $x: uint8) hold rhs? Integers convert, but a literal
+ * must be in the type's range and another value must not be wider; strings must fit.
+ */
+static bool sema_fits_declared(struct sema_ctx *ctx, const struct type *decl, struct node *rhs)
+{
+	const struct type *t = &rhs->type;
+	int64_t v;
+
+	switch (decl->kind) {
+	case TYPE_INT:
+		if (!sema_is_int(t))
+			return false;
+		if (sema_const_int(rhs, &v)) {
+			uint64_t max =
+				decl->size == 8 ? UINT64_MAX : (1ULL << (decl->size * 8)) - 1;
+
+			if (decl->is_signed)
+				return decl->size == 8 ||
+				       (v >= -(int64_t)(max / 2) - 1 && v <= (int64_t)(max / 2));
+			/* a literal above INT64_MAX reads as negative here */
+			return rhs->kind == NODE_INT ? rhs->num <= max : v >= 0;
+		}
+		return (t->kind == TYPE_BOOL ? 1 : t->size) <= decl->size;
+	case TYPE_STR:
+		return t->kind == TYPE_STR && t->size <= decl->size;
+	default: {
+		struct type merged = *decl;
+
+		return type_merge(ctx->a, &merged, t) && type_equal(&merged, decl);
+	}
+	}
+}
+
+/*
+ * bpftrace 0.17 gave comparisons int64 values, 0.27 bool ones: a slot that gets both holds
+ * int64, with a warning that says how 0.27 wants it written.
+ */
+static bool sema_merge_bool(struct sema_ctx *ctx, struct type *into, struct node *rhs,
+			    const char *slot)
+{
+	const struct type *b = &rhs->type;
+
+	if (!((into->kind == TYPE_INT && b->kind == TYPE_BOOL) ||
+	      (into->kind == TYPE_BOOL && b->kind == TYPE_INT)))
+		return false;
+	if (ctx->report)
+		diag_warn(ctx->d, rhs->loc,
+			  arena_printf(ctx->a, "convert it: (int64)(...)%s",
+				       b->kind == TYPE_BOOL ? "" : ", or assign true or false"),
+			  "%s holds %s and gets %s here: bpftrace 0.27 refuses mixing bools and "
+			  "integers, aotrace stores int64",
+			  slot, type_name(ctx->a, into), type_name(ctx->a, b));
+	*into = type_int(8, into->kind == TYPE_INT ? into->is_signed : b->is_signed);
+	return true;
+}
+
+/* $x = rhs, $x op= rhs, let $x = rhs: n is the statement, var the VAR node. */
+static void sema_assign_var(struct sema_ctx *ctx, struct node *n, struct node *var,
+			    struct node *rhs, struct var_info *v)
+{
+	var->var = v;
+	sema_note_assigned(ctx, v);
+	if (rhs->type.kind == TYPE_NONE || !sema_not_ctx(ctx, rhs))
+		return;
+	if (rhs->type.kind == TYPE_VOID || type_is_agg(&rhs->type)) {
+		sema_error(ctx, rhs->loc, NULL, "cannot assign %s to a variable",
+			   rhs->kind == NODE_CALL ? arena_printf(ctx->a, "%s()", rhs->name)
+						  : type_name(ctx->a, &rhs->type));
+		return;
+	}
+	if (n->op && (v->type.kind == TYPE_NONE || !sema_is_int(&rhs->type))) {
+		sema_error(ctx, n->loc, NULL,
+			   v->type.kind == TYPE_NONE
+				   ? "variable %s is updated before it is assigned"
+				   : "'op=' on %s needs an integer",
+			   var->name);
+		return;
+	}
+	if (n->op && v->type.kind == TYPE_PTR) {
+		sema_record_ptr_update(ctx, n, &v->type);
+		var->type = v->type;
+		return;
+	}
+	if (v->typed) {
+		if (!n->op && !sema_fits_declared(ctx, &v->type, rhs)) {
+			int64_t lit;
+
+			if (sema_is_int(&rhs->type) && sema_const_int(rhs, &lit))
+				sema_error(ctx, rhs->loc, "cast it to say which value it becomes",
+					   "%s is out of the range of %s, the declared type of %s",
+					   rhs->kind == NODE_INT
+						   ? arena_printf(ctx->a, "%llu",
+								  (unsigned long long)rhs->num)
+						   : arena_printf(ctx->a, "%lld", (long long)lit),
+					   type_name(ctx->a, &v->type), var->name);
+			else
+				sema_error(ctx, n->loc, NULL,
+					   "variable %s is declared %s and cannot hold %s",
+					   var->name, type_name(ctx->a, &v->type),
+					   type_name(ctx->a, &rhs->type));
+		}
+		var->type = v->type;
+		return;
+	}
+	if (!type_merge(ctx->a, &v->type, &rhs->type) &&
+	    !sema_merge_bool(ctx, &v->type, rhs, arena_printf(ctx->a, "variable %s", var->name))) {
+		sema_error(ctx, n->loc, NULL, "variable %s cannot hold both %s and %s", var->name,
+			   type_name(ctx->a, &v->type), type_name(ctx->a, &rhs->type));
+		return;
+	}
+	var->type = v->type;
 }
 
 static void sema_assign(struct sema_ctx *ctx, struct node *n)
@@ -349,35 +567,58 @@ static void sema_assign(struct sema_ctx *ctx, struct node *n)
 	}
 	sema_expr(ctx, n->rhs);
 	v = sema_var(ctx, n->lhs->name, true);
+	if (!v->first.line)
+		v->first = n->lhs->loc;
+	sema_var_used(ctx, v, n->lhs->loc);
+	sema_assign_var(ctx, n, n->lhs, n->rhs, v);
+}
+
+/* let $x, let $x: TYPE, let $x = v, let $x: TYPE = v */
+static void sema_let(struct sema_ctx *ctx, struct node *n)
+{
+	struct var_info *v;
+	struct type t;
+
+	if (n->rhs)
+		sema_expr(ctx, n->rhs);
+	v = sema_var_declare(ctx, n->lhs, "the declaration");
 	n->lhs->var = v;
-	sema_note_assigned(ctx, v);
-	if (n->rhs->type.kind == TYPE_NONE || !sema_not_ctx(ctx, n->rhs))
-		return;
-	if (n->rhs->type.kind == TYPE_VOID || type_is_agg(&n->rhs->type)) {
-		sema_error(ctx, n->rhs->loc, NULL, "cannot assign %s to a variable",
-			   n->rhs->kind == NODE_CALL ? arena_printf(ctx->a, "%s()", n->rhs->name)
-						     : type_name(ctx->a, &n->rhs->type));
+	if ((n->cast_type || n->type_expr) && sema_type_named(ctx, n, &t)) {
+		if (t.kind == TYPE_VOID || t.kind == TYPE_RECORD || type_is_agg(&t) ||
+		    (t.kind == TYPE_STR && !t.size)) {
+			sema_error(ctx, n->loc, NULL, "a variable cannot be declared %s",
+				   type_name(ctx->a, &t));
+			return;
+		}
+		v->type = t;
+		v->typed = true;
+		n->lhs->type = t;
+	}
+	if (n->rhs)
+		sema_assign_var(ctx, n, n->lhs, n->rhs, v);
+}
+
+/*
+ * An expression statement: its value, if it has one, is dropped, with a warning unless it is
+ * written `_ = expr` (as bpftrace 0.25 and later warn).
+ */
+static void sema_expr_stmt(struct sema_ctx *ctx, struct node *n)
+{
+	struct node *e = n->lhs;
+
+	if (e->kind == NODE_CALL)
+		sema_call(ctx, e, !n->is_discard);
+	else
+		sema_expr(ctx, e);
+	if (n->is_discard) {
+		/* a call without a value is reported by its check */
+		if (e->type.kind == TYPE_VOID && e->kind != NODE_CALL)
+			sema_error(ctx, e->loc, NULL, "this expression has no value to discard");
 		return;
 	}
-	if (n->op && (v->type.kind == TYPE_NONE || !sema_is_int(&n->rhs->type))) {
-		sema_error(ctx, n->loc, NULL,
-			   v->type.kind == TYPE_NONE
-				   ? "variable %s is updated before it is assigned"
-				   : "'op=' on %s needs an integer",
-			   n->lhs->name);
-		return;
-	}
-	if (n->op && v->type.kind == TYPE_PTR) {
-		sema_record_ptr_update(ctx, n, &v->type);
-		n->lhs->type = v->type;
-		return;
-	}
-	if (!type_merge(ctx->a, &v->type, &n->rhs->type)) {
-		sema_error(ctx, n->loc, NULL, "variable %s cannot hold both %s and %s", v->name,
-			   type_name(ctx->a, &v->type), type_name(ctx->a, &n->rhs->type));
-		return;
-	}
-	n->lhs->type = v->type;
+	if (e->type.kind != TYPE_NONE && e->type.kind != TYPE_VOID && ctx->report)
+		diag_warn(ctx->d, e->loc, "drop it on purpose with _ = ...",
+			  "the value of this expression is discarded");
 }
 
 static void sema_stmt(struct sema_ctx *ctx, struct node *n)
@@ -386,13 +627,13 @@ static void sema_stmt(struct sema_ctx *ctx, struct node *n)
 	sema_normalise_ternary(ctx, n);
 	switch (n->kind) {
 	case NODE_EXPR_STMT:
-		if (n->lhs->kind == NODE_CALL)
-			sema_call(ctx, n->lhs, true);
-		else
-			sema_expr(ctx, n->lhs);
+		sema_expr_stmt(ctx, n);
 		break;
 	case NODE_ASSIGN:
 		sema_assign(ctx, n);
+		break;
+	case NODE_LET:
+		sema_let(ctx, n);
 		break;
 	case NODE_IF:
 		sema_if(ctx, n);
@@ -401,6 +642,12 @@ static void sema_stmt(struct sema_ctx *ctx, struct node *n)
 		sema_scoped_block(ctx, n);
 		break;
 	case NODE_WHILE:
+		if (ctx->report)
+			diag_warn(
+				ctx->d, n->loc,
+				"for loops take ranges (for ($i : $start..$end) { ... }), which the "
+				"verifier proves bounded more easily",
+				"while loops are deprecated in bpftrace 0.25 and later");
 		sema_expr(ctx, n->cond);
 		sema_need_int(ctx, n->cond, "a loop condition");
 		ctx->loops++;

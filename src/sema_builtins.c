@@ -4,6 +4,7 @@
  * script's definitions, or unknown. A builtin's row (src/funcs.c) gives its type and what the
  * probe types must provide; the checks here are those of the builtins that need more.
  */
+#include <stdlib.h>
 #include <string.h>
 
 #include "arena.h"
@@ -159,23 +160,75 @@ static const char *sema_arg_names(struct sema_ctx *ctx, struct probe_match *m)
 	return s;
 }
 
+/* The arguments of a match, asked of its probe type on first use; false (reported) if that failed.
+ */
+static bool sema_match_args(struct sema_ctx *ctx, struct probe_match *m, struct node *n)
+{
+	struct probe_err err = { { 0 }, { 0 } };
+
+	if (!m->args && m->pt->args &&
+	    m->pt->args(ctx->env, ctx->a, m->target, &m->args, &m->nargs, &err)) {
+		sema_error(ctx, n->loc, err.hint[0] ? err.hint : NULL, "%s", err.msg);
+		return false;
+	}
+	return true;
+}
+
+/*
+ * args as a value (print(args), $a = args, @m[args]), as in bpftrace 0.19 and later: a record of
+ * the probe's fields, each read as args.name reads it. The node becomes that record.
+ */
+void sema_bi_args(struct sema_ctx *ctx, struct node *n)
+{
+	struct probe_match *m = ctx->probe->args->nmatches ? &ctx->probe->args->matches[0] : NULL;
+	struct node **tail = &n->args;
+
+	if (!m || !sema_match_args(ctx, m, n))
+		return;
+	n->args = NULL;
+	for (uint32_t i = 0; i < m->nargs; i++) {
+		struct node *e, *f;
+
+		if (m->args[i].hidden)
+			continue;
+		e = node_new(ctx->a, NODE_NAMED, n->loc);
+		e->name = m->args[i].name;
+		f = e->lhs = node_new(ctx->a, NODE_FIELD, n->loc);
+		f->name = m->args[i].name;
+		f->is_arrow = true;
+		f->lhs = node_new(ctx->a, NODE_BUILTIN, n->loc);
+		f->lhs->name = n->name;
+		*tail = e;
+		tail = &e->next;
+	}
+	if (!n->args) {
+		sema_error(ctx, n->loc, NULL, "%s has no arguments", m->name);
+		return;
+	}
+	n->kind = NODE_TUPLE;
+	n->func = FN_NONE;
+	sema_expr(ctx, n);
+}
+
 /* args->name: the field must exist, with one type, in every match of the probe. */
 void sema_args_field(struct sema_ctx *ctx, struct node *n, bool hidden)
 {
 	struct probe_arg *first = NULL;
 
+	/* bpftrace 0.25 deleted sargN; aotrace keeps it for the scripts of 0.17 */
+	if (n->func == FN_SARG && ctx->report)
+		diag_warn(ctx->d, n->loc,
+			  arena_printf(ctx->a, "write *(uint64 *)(reg(\"sp\") + %lu)",
+				       8 * (strtoul(n->name + 4, NULL, 10) + 1)),
+			  "%s was removed in bpftrace 0.25", n->name);
+
 	for (struct node *ap = ctx->probe->args; ap; ap = ap->next) {
 		for (uint32_t i = 0; i < ap->nmatches; i++) {
 			struct probe_match *m = &ap->matches[i];
-			struct probe_err err = { { 0 }, { 0 } };
 			struct probe_arg *arg;
 
-			if (!m->args && m->pt->args &&
-			    m->pt->args(ctx->env, ctx->a, m->target, &m->args, &m->nargs, &err)) {
-				sema_error(ctx, n->loc, err.hint[0] ? err.hint : NULL, "%s",
-					   err.msg);
+			if (!sema_match_args(ctx, m, n))
 				return;
-			}
 			arg = sema_find_arg(m, n->name, hidden);
 			if (!arg && hidden) {
 				sema_error(ctx, n->loc, NULL, "%s has no %s", m->name, n->name);

@@ -162,8 +162,15 @@ static const struct {
 void sema_fn_sizeof(struct sema_ctx *ctx, struct node *n)
 {
 	uint64_t size = 0;
+	struct type t;
 
-	if (n->cast_type) {
+	if (n->type_expr) {
+		/* sizeof(typeof(x)) */
+		n->type = type_int(8, false);
+		if (!sema_type_named(ctx, n, &t))
+			return;
+		size = t.kind == TYPE_BOOL ? 1 : t.size;
+	} else if (n->cast_type) {
 		for (size_t i = 0; i < sizeof(sema_int_types) / sizeof(sema_int_types[0]); i++)
 			if (!strcmp(n->cast_type, sema_int_types[i].name))
 				size = sema_int_types[i].size;
@@ -880,8 +887,14 @@ void sema_call(struct sema_ctx *ctx, struct node *n, bool is_stmt)
 
 	n->type.kind = TYPE_VOID;
 	if (!id) {
-		sema_error(ctx, n->loc, "see aotrace(8) for the functions", "unknown function '%s'",
-			   n->name);
+		/* no type: what takes the call as a value says nothing more */
+		n->type.kind = TYPE_NONE;
+		sema_error(
+			ctx, n->loc,
+			!strcmp(n->name, "typeof")
+				? "typeof() names a type: in a cast (typeof(x))y, let $v: typeof(x), sizeof(typeof(x))"
+				: "see aotrace(8) for the functions",
+			"unknown function '%s'", n->name);
 		return;
 	}
 	n->func = id;

@@ -10,6 +10,7 @@
 #include "arena.h"
 #include "meta.h"
 #include "probe.h"
+#include "ctypes.h"
 #include "sema_record.h"
 #include "sema_types.h"
 
@@ -106,13 +107,32 @@ static void sema_posparam(struct sema_ctx *ctx, struct node *n)
 		n->type = type_str((uint32_t)n->str_len + 1);
 	}
 }
-/* $t.N: element N of a tuple; codegen reads it at field_off. */
+/* $t.N: element N of a tuple, $r.name: a record's; codegen reads it at field_off. */
 static void sema_tuple_field(struct sema_ctx *ctx, struct node *n)
 {
 	const struct type *t = &n->lhs->type;
 	char *end;
 	unsigned long i = strtoul(n->name, &end, 10);
 
+	if (t->names) {
+		for (i = 0; i < t->nelems && strcmp(t->names[i], n->name); i++)
+			;
+		if (i == t->nelems) {
+			char *list = arena_strdup(ctx->a, "");
+
+			for (uint32_t k = 0; k < t->nelems; k++)
+				list = arena_printf(ctx->a, "%s%s%s", list, k ? ", " : "",
+						    t->names[k]);
+			sema_error(ctx, n->loc, arena_printf(ctx->a, "its fields: %s", list),
+				   "the record has no field '%s'", n->name);
+			return;
+		}
+		n->is_arrow = false;
+		n->idx = (uint32_t)i;
+		n->field_off = t->offsets[i];
+		n->type = t->elems[i];
+		return;
+	}
 	if (n->is_arrow || !*n->name || *end || i >= t->nelems) {
 		sema_error(ctx, n->loc,
 			   arena_printf(ctx->a, "its elements are .0 to .%u", t->nelems - 1),
@@ -134,9 +154,8 @@ static void sema_field(struct sema_ctx *ctx, struct node *n)
 		n->lhs->func = FN_ARGS;
 		if (!sema_func_allowed(ctx, n->lhs, &func_defs[FN_ARGS]))
 			return;
-		if (!n->is_arrow)
-			sema_error(ctx, n->loc, arena_printf(ctx->a, "write args->%s", n->name),
-				   "args is a pointer: use '->'");
+		/* args.name (bpftrace 0.19 and later) and args->name are the same */
+		n->is_arrow = true;
 		sema_args_field(ctx, n, false);
 		return;
 	}
@@ -170,13 +189,22 @@ const char *sema_op_name(struct arena *a, int op)
 	return arena_printf(a, "%c", op);
 }
 
+/* Comparisons and logical operators: bool, as in bpftrace 0.24 and later. */
+static bool sema_op_is_bool(int op)
+{
+	return op == OP_EQ || op == OP_NE || op == '<' || op == '>' || op == OP_LE || op == OP_GE ||
+	       op == OP_AND || op == OP_OR;
+}
+
+static const struct type sema_bool = { .kind = TYPE_BOOL, .size = 1 };
+
 static void sema_binop(struct sema_ctx *ctx, struct node *n)
 {
 	const struct type *l = &n->lhs->type, *r = &n->rhs->type;
 
 	sema_expr(ctx, n->lhs);
 	sema_expr(ctx, n->rhs);
-	n->type = type_int(8, true);
+	n->type = sema_op_is_bool(n->op) ? sema_bool : type_int(8, true);
 	if (l->kind == TYPE_NONE || r->kind == TYPE_NONE)
 		return;
 	/* $N == "str" in an object that reads $N where it runs: $N is a string */
@@ -217,8 +245,11 @@ static void sema_binop(struct sema_ctx *ctx, struct node *n)
 			sema_record_ptr_arith(ctx, n);
 			return;
 		}
-		/* As in C and bpftrace: unsigned wins. */
-		n->type.is_signed = l->is_signed && r->is_signed;
+		/*
+		 * As in C: unsigned wins; but a difference is signed, as in bpftrace 0.26 and
+		 * later ((uint64)1 - (uint64)2 is -1).
+		 */
+		n->type.is_signed = (l->is_signed && r->is_signed) || n->op == '-';
 	}
 }
 
@@ -269,6 +300,12 @@ static void sema_unop(struct sema_ctx *ctx, struct node *n)
 		sema_incdec(ctx, n);
 		return;
 	}
+	if (n->op == '&' && n->lhs->kind == NODE_MAP) {
+		/* bpftrace 0.26 passes maps to C functions of imported .bpf.c files with it */
+		sema_error(ctx, n->loc, "aotrace has no C functions to pass a map to yet",
+			   "'&%s': the address of a map is not supported", n->lhs->name);
+		return;
+	}
 	sema_expr(ctx, n->lhs);
 	n->type = type_int(8, true);
 	if (n->op == '*' || n->op == '&') {
@@ -282,6 +319,8 @@ static void sema_unop(struct sema_ctx *ctx, struct node *n)
 		sema_need_int(ctx, n->lhs, arena_printf(ctx->a, "operator '%c'", n->op));
 		if (n->op == '~')
 			n->type.is_signed = n->lhs->type.is_signed;
+		if (n->op == '!')
+			n->type = sema_bool;
 		return;
 	default:
 		sema_unsupported(ctx, n,
@@ -290,22 +329,36 @@ static void sema_unop(struct sema_ctx *ctx, struct node *n)
 	}
 }
 
+/* c ? a : b, c ?: b (a is c), if c { a } else { b } (a and b are block expressions) */
 static void sema_ternary(struct sema_ctx *ctx, struct node *n)
 {
+	struct node *then = n->lhs ? n->lhs : n->cond;
+
 	sema_expr(ctx, n->cond);
 	sema_need_int(ctx, n->cond, "a condition");
-	sema_expr(ctx, n->lhs);
+	if (n->lhs)
+		sema_expr(ctx, n->lhs);
 	sema_expr(ctx, n->rhs);
-	if (n->lhs->type.kind == TYPE_NONE || n->rhs->type.kind == TYPE_NONE)
+	if (then->type.kind == TYPE_NONE || n->rhs->type.kind == TYPE_NONE ||
+	    (!n->lhs && !sema_is_int(&n->cond->type)))
 		return;
-	n->type = type_storage(ctx->a, &n->lhs->type);
+	if (then->type.kind == TYPE_VOID || n->rhs->type.kind == TYPE_VOID) {
+		sema_error(ctx, (then->type.kind == TYPE_VOID ? then : n->rhs)->loc,
+			   "the value of a block is its last expression, written without ';'",
+			   "this branch has no value");
+		return;
+	}
+	n->type = type_storage(ctx->a, &then->type);
 	if (!type_merge(ctx->a, &n->type, &n->rhs->type) || n->type.kind == TYPE_TUPLE) {
-		sema_error(ctx, n->loc, NULL, "the branches of ?: have different types: %s and %s",
-			   type_name(ctx->a, &n->lhs->type), type_name(ctx->a, &n->rhs->type));
+		sema_error(ctx, n->loc, NULL, "the branches of %s have different types: %s and %s",
+			   n->lhs && n->lhs->kind == NODE_BLOCK ? "if"
+			   : n->lhs				? "?:"
+								: "?:",
+			   type_name(ctx->a, &then->type), type_name(ctx->a, &n->rhs->type));
 		return;
 	}
 	if (n->type.kind == TYPE_INT)
-		n->type.is_signed = n->lhs->type.is_signed && n->rhs->type.is_signed;
+		n->type.is_signed = then->type.is_signed && n->rhs->type.is_signed;
 }
 
 static const struct {
@@ -318,9 +371,158 @@ static const struct {
 	{ "uint32", 4, false }, { "uint64", 8, false },
 };
 
+/*
+ * A type by its text: an integer name, bool, string, string[N], TYPE[N] (an array of integers),
+ * or what the type universe knows (structs, pointers, kernel typedefs such as uint64_t). false
+ * after an error.
+ */
+static bool sema_type_text(struct sema_ctx *ctx, struct node *n, const char *text, struct type *out)
+{
+	const char *br = strchr(text, '['), *missing = NULL;
+
+	if (br) {
+		unsigned long len = strtoul(br + 1, NULL, 10);
+		char *base = arena_strndup(ctx->a, text, (size_t)(br - text));
+		struct type *et;
+
+		if (!strcmp(base, "string")) {
+			*out = type_str((uint32_t)len);
+			return true;
+		}
+		if (!sema_type_text(ctx, n, base, out))
+			return false;
+		if (out->kind != TYPE_INT && out->kind != TYPE_BOOL) {
+			sema_error(ctx, n->loc, "arrays are of integers: (uint8[8])x",
+				   "an array of %s is not supported", type_name(ctx->a, out));
+			return false;
+		}
+		et = arena_alloc(ctx->a, sizeof(*et));
+		*et = *out;
+		/* no length: it comes from the value cast, (uint8[])x */
+		*out = (struct type){ .kind = TYPE_ARRAY,
+				      .nelems = (uint32_t)len,
+				      .size = (uint32_t)len *
+					      (et->kind == TYPE_BOOL ? 1 : et->size),
+				      .pointee = et };
+		return true;
+	}
+	for (size_t i = 0; i < sizeof(int_casts) / sizeof(int_casts[0]); i++) {
+		if (!strcmp(text, int_casts[i].name)) {
+			*out = type_int(int_casts[i].size, int_casts[i].is_signed);
+			return true;
+		}
+	}
+	if (!strcmp(text, "bool")) {
+		*out = (struct type){ .kind = TYPE_BOOL, .size = 1 };
+		return true;
+	}
+	if (!strcmp(text, "string")) {
+		*out = type_str(ctx->prog->opts->strlen_max);
+		return true;
+	}
+	if (ctypes_parse(ctypes_get(ctx->prog, ctx->env), text, out, &missing)) {
+		sema_error(
+			ctx, n->loc,
+			"types come from the kernel's BTF, the script's C definitions and #include",
+			"unknown type '%s'", missing ? missing : text);
+		return false;
+	}
+	return true;
+}
+
+bool sema_type_named(struct sema_ctx *ctx, struct node *n, struct type *out)
+{
+	struct node *e = n->type_expr;
+
+	if (!e)
+		return sema_type_text(ctx, n, n->cast_type, out);
+	if (e->kind == NODE_TYPE)
+		return sema_type_text(ctx, e, e->cast_type, out);
+	/* typeof(expr): its type; the expression itself is never evaluated (no code for it) */
+	sema_expr(ctx, e);
+	if (e->type.kind == TYPE_NONE)
+		return false;
+	if (e->type.kind == TYPE_VOID || type_is_agg(&e->type)) {
+		sema_error(ctx, e->loc, NULL, "typeof() cannot take %s",
+			   e->kind == NODE_CALL ? arena_printf(ctx->a, "%s()", e->name)
+						: type_name(ctx->a, &e->type));
+		return false;
+	}
+	*out = e->type;
+	return true;
+}
+
+static bool sema_is_int_array(const struct type *t)
+{
+	return t->kind == TYPE_ARRAY && t->pointee &&
+	       (t->pointee->kind == TYPE_INT || t->pointee->kind == TYPE_BOOL);
+}
+
+static uint32_t sema_size(const struct type *t)
+{
+	return t->kind == TYPE_BOOL ? 1 : t->size;
+}
+
+/*
+ * A cast to a type of typeof() or to an array, as bpftrace 0.19 and later: an integer to an
+ * array of integers of the same size ((uint8[8])x) and back ((uint64)$arr), integers among
+ * themselves, a value to its own type.
+ */
+static void sema_cast_to(struct sema_ctx *ctx, struct node *n, struct type *t)
+{
+	struct type *lt = &n->lhs->type;
+	bool lint = sema_is_int(lt) && lt->kind != TYPE_PTR;
+
+	if (lt->kind == TYPE_NONE)
+		return;
+	if (sema_is_int_array(t) && lint) {
+		uint32_t esize = sema_size(t->pointee);
+
+		if (!t->nelems && esize && sema_size(lt) % esize == 0) {
+			t->nelems = sema_size(lt) / esize;
+			t->size = sema_size(lt);
+		}
+	}
+	if ((sema_is_int_array(t) && lint) ||
+	    ((t->kind == TYPE_INT || t->kind == TYPE_BOOL) && sema_is_int_array(lt))) {
+		if (sema_size(t) != sema_size(lt)) {
+			sema_error(ctx, n->loc, "an integer and an array cast to each other whole",
+				   "cannot cast %s (%u bytes) to %s (%u bytes)",
+				   ctypes_name(ctx->a, lt), sema_size(lt), ctypes_name(ctx->a, t),
+				   sema_size(t));
+			return;
+		}
+		n->type = *t;
+		return;
+	}
+	if ((t->kind == TYPE_INT || t->kind == TYPE_BOOL) && sema_is_int(lt)) {
+		n->type = *t;
+		return;
+	}
+	if (t->kind == TYPE_PTR && sema_is_int(lt)) {
+		n->type = *t;
+		n->type.is_user = lt->kind == TYPE_PTR ? lt->is_user : n->lhs->is_user;
+		n->is_user = n->type.is_user;
+		return;
+	}
+	if (type_equal(t, lt) || (t->kind == TYPE_STR && lt->kind == TYPE_STR)) {
+		n->type = *t;
+		return;
+	}
+	sema_error(ctx, n->loc, NULL, "cannot cast %s to %s", ctypes_name(ctx->a, lt),
+		   ctypes_name(ctx->a, t));
+}
+
 static void sema_cast(struct sema_ctx *ctx, struct node *n)
 {
+	struct type t;
+
 	sema_expr(ctx, n->lhs);
+	if (n->type_expr || strchr(n->cast_type, '[') || sema_is_int_array(&n->lhs->type)) {
+		if (sema_type_named(ctx, n, &t))
+			sema_cast_to(ctx, n, &t);
+		return;
+	}
 	if (sema_record_cast(ctx, n))
 		return;
 	for (size_t i = 0; i < sizeof(int_casts) / sizeof(int_casts[0]); i++) {
@@ -333,9 +535,11 @@ static void sema_cast(struct sema_ctx *ctx, struct node *n)
 	sema_unsupported(ctx, n, arena_printf(ctx->a, "a cast to '%s'", n->cast_type));
 }
 
+/* (a, b), and records (x = a, y = b): elements stored at their storage types. */
 static void sema_tuple(struct sema_ctx *ctx, struct node *n)
 {
 	struct type *elems;
+	char **names = NULL;
 	uint32_t count = 0, i = 0;
 
 	for (struct node *e = n->args; e; e = e->next) {
@@ -344,16 +548,21 @@ static void sema_tuple(struct sema_ctx *ctx, struct node *n)
 			return;
 		count++;
 	}
-	elems = arena_alloc(ctx->a, count * sizeof(*elems));
+	elems = arena_alloc(ctx->a, (count ? count : 1) * sizeof(*elems));
+	if (n->args && n->args->kind == NODE_NAMED)
+		names = arena_alloc(ctx->a, count * sizeof(*names));
 	for (struct node *e = n->args; e; e = e->next) {
 		if (type_is_agg(&e->type) || e->type.kind == TYPE_VOID) {
-			sema_error(ctx, e->loc, NULL, "a tuple cannot hold %s",
-				   type_name(ctx->a, &e->type));
+			sema_error(ctx, e->loc, NULL, "a %s cannot hold %s",
+				   names ? "record" : "tuple", type_name(ctx->a, &e->type));
 			return;
 		}
+		if (names)
+			names[i] = e->name;
 		elems[i++] = e->type; /* as bpftrace: (int8)1 stays one byte */
 	}
 	n->type = type_tuple(ctx->a, elems, count);
+	n->type.names = names;
 }
 
 /* The type of a map's keys as one value: the key itself, or a tuple of several. */
@@ -380,6 +589,7 @@ void sema_map_keys(struct sema_ctx *ctx, struct node *n)
 	struct map_info *m = sema_map(ctx, n);
 	struct type key;
 	uint32_t nkeys;
+	bool tuple_key;
 
 	n->map = m;
 	for (struct node *k = n->args; k; k = k->next) {
@@ -396,6 +606,14 @@ void sema_map_keys(struct sema_ctx *ctx, struct node *n)
 		}
 	}
 	key = sema_key_type(ctx, n->args, &nkeys);
+	/*
+	 * @m[$k] with $k = (a, b) is @m[a, b], as in bpftrace 0.22 and later: the tuple's elements
+	 * are the keys (a record's too).
+	 */
+	tuple_key = nkeys == 1 && key.kind == TYPE_TUPLE && key.nelems > 1 && !key.names &&
+		    (m->nkeys == UINT32_MAX || m->nkeys > 1);
+	if (tuple_key)
+		nkeys = key.nelems;
 	if (m->nkeys == UINT32_MAX) {
 		m->nkeys = nkeys;
 		m->key = key;
@@ -449,11 +667,107 @@ static void sema_map_read(struct sema_ctx *ctx, struct node *n)
 	}
 }
 
+/* A constant integer expression: literals and + - * / << >> & | of them. */
+static bool sema_fold_int(const struct node *n, int64_t *v)
+{
+	int64_t l, r;
+
+	if (sema_const_int(n, v))
+		return true;
+	if (n->kind == NODE_CAST && n->lhs)
+		return sema_fold_int(n->lhs, v);
+	if (n->kind != NODE_BINOP || !sema_fold_int(n->lhs, &l) || !sema_fold_int(n->rhs, &r))
+		return false;
+	switch (n->op) {
+	case '+':
+		*v = (int64_t)((uint64_t)l + (uint64_t)r);
+		return true;
+	case '-':
+		*v = (int64_t)((uint64_t)l - (uint64_t)r);
+		return true;
+	case '*':
+		*v = (int64_t)((uint64_t)l * (uint64_t)r);
+		return true;
+	case '/':
+		*v = r ? l / r : 0;
+		return true;
+	case OP_SHL:
+		*v = (int64_t)((uint64_t)l << (r & 63));
+		return true;
+	case OP_SHR:
+		*v = l >> (r & 63);
+		return true;
+	case '&':
+		*v = l & r;
+		return true;
+	case '|':
+		*v = l | r;
+		return true;
+	default:
+		return false;
+	}
+}
+
+/*
+ * x[i]: a tuple's element i ($t[0] is $t.0: i must be a constant), a byte of a string value
+ * or an element of an array value ($s[0], "/"[0]: an int8; as in bpftrace 0.25 and later, a
+ * constant index must be in bounds and another one past the end gives 0), or memory through a
+ * pointer or an array (sema_record.c).
+ */
+static void sema_index(struct sema_ctx *ctx, struct node *n)
+{
+	struct type *lt = &n->lhs->type;
+	uint32_t count;
+	int64_t i;
+
+	if (lt->kind == TYPE_TUPLE) {
+		if (!sema_fold_int(n->rhs, &i)) {
+			sema_error(ctx, n->rhs->loc, "write the element's number: $t[0] or $t.0",
+				   "a tuple's index must be a constant");
+			return;
+		}
+		n->kind = NODE_FIELD;
+		n->name = arena_printf(ctx->a, "%lld", (long long)i);
+		n->rhs = NULL;
+		sema_tuple_field(ctx, n);
+		return;
+	}
+	if ((lt->kind == TYPE_STR || sema_is_int_array(lt)) && !node_is_addressable(n->lhs)) {
+		if (n->rhs->type.kind != TYPE_NONE && !sema_is_int(&n->rhs->type)) {
+			sema_error(ctx, n->rhs->loc, NULL, "an index needs an integer, not %s",
+				   type_name(ctx->a, &n->rhs->type));
+			return;
+		}
+		count = lt->kind == TYPE_STR ? lt->size : lt->nelems;
+		if (sema_fold_int(n->rhs, &i) && (i < 0 || (uint64_t)i >= count)) {
+			sema_error(ctx, n->rhs->loc, NULL,
+				   "the index %lld is out of bounds for %s of %u element%s",
+				   (long long)i, ctypes_name(ctx->a, lt), count,
+				   count == 1 ? "" : "s");
+			return;
+		}
+		n->is_value = true;
+		n->type = lt->kind == TYPE_STR ? type_int(1, true) : *lt->pointee;
+		return;
+	}
+	sema_record_index(ctx, n);
+}
+
 void sema_expr(struct sema_ctx *ctx, struct node *n)
 {
 	switch (n->kind) {
 	case NODE_INT:
 		n->type = type_int(8, n->num <= INT64_MAX);
+		break;
+	case NODE_BOOL:
+		n->type = (struct type){ .kind = TYPE_BOOL, .size = 1 };
+		break;
+	case NODE_NAMED:
+		sema_expr(ctx, n->lhs);
+		n->type = n->lhs->type;
+		break;
+	case NODE_BLOCK:
+		sema_block_value(ctx, n);
 		break;
 	case NODE_STR:
 		n->type = type_str((uint32_t)n->str_len + 1);
@@ -467,12 +781,20 @@ void sema_expr(struct sema_ctx *ctx, struct node *n)
 	case NODE_VAR: {
 		struct var_info *v = sema_var(ctx, n->name, false);
 
+		if (v && v->declared && v->type.kind == TYPE_NONE) {
+			sema_error(ctx, n->loc,
+				   arena_printf(ctx->a, "give it a type: let %s: int64;", n->name),
+				   "variable %s is declared without a type and read before it is "
+				   "assigned",
+				   n->name);
+			break;
+		}
 		if (!v || v->type.kind == TYPE_NONE) {
 			if (sema_var(ctx, arena_printf(ctx->a, " %s", n->name), false))
 				sema_error(
 					ctx, n->loc,
 					arena_printf(ctx->a,
-						     "assign it before that block: %s = ...",
+						     "declare it before that block: let %s;",
 						     n->name),
 					"variable %s was assigned only inside a block that has ended",
 					n->name);
@@ -483,6 +805,7 @@ void sema_expr(struct sema_ctx *ctx, struct node *n)
 					"variable %s is used before it is assigned", n->name);
 			break;
 		}
+		sema_var_used(ctx, v, n->loc);
 		n->var = v;
 		n->type = v->type;
 		break;
@@ -514,7 +837,7 @@ void sema_expr(struct sema_ctx *ctx, struct node *n)
 	case NODE_INDEX:
 		sema_expr(ctx, n->lhs);
 		sema_expr(ctx, n->rhs);
-		sema_record_index(ctx, n);
+		sema_index(ctx, n);
 		break;
 	default:
 		sema_error(ctx, n->loc, NULL, "expected an expression, found a %s",

@@ -115,7 +115,8 @@ static struct aot_type lower_meta_type(struct aot_meta *m, const struct type *t)
 		}
 		break;
 	case TYPE_TUPLE:
-		at.kind = AOT_K_TUPLE;
+		/* a record (a = 1, b = 2) prints as a struct does: { .a = 1, .b = 2 } */
+		at.kind = t->names ? AOT_K_RECORD : AOT_K_TUPLE;
 		first = aot_meta_add_elems(m, t->nelems);
 		if (first < 0)
 			return (struct aot_type){ 0 };
@@ -127,6 +128,8 @@ static struct aot_type lower_meta_type(struct aot_meta *m, const struct type *t)
 
 			m->elems[first + i].offset = t->offsets[i];
 			m->elems[first + i].type = et;
+			if (t->names)
+				m->elems[first + i].name = strdup(t->names[i]);
 		}
 		break;
 	case TYPE_RECORD:
@@ -345,6 +348,7 @@ static int lower_fmt(struct sema_ctx *ctx, struct node *call, struct node *first
 }
 
 static int lower_expr(struct sema_ctx *ctx, struct node *n);
+static int lower_stmt(struct sema_ctx *ctx, struct node *n);
 
 /* p + i, p - i, p += i: i (an int64 by now) counts elements of size bytes. */
 static void lower_scale(struct sema_ctx *ctx, struct node *i, uint64_t size)
@@ -382,7 +386,8 @@ static void lower_map_keys(struct sema_ctx *ctx, struct node *n)
 	struct map_info *m = n->map;
 	uint32_t i = 0;
 
-	if (m->nkeys == 1) {
+	/* one key, or one tuple value holding all of them: @m[$k] with $k = (a, b) */
+	if (m->nkeys == 1 || (n->args && !n->args->next)) {
 		lower_cast(ctx, n->args, &m->key);
 		return;
 	}
@@ -522,9 +527,19 @@ static int lower_expr(struct sema_ctx *ctx, struct node *n)
 	case NODE_TERNARY:
 		ret = lower_expr(ctx, n->cond) ?: lower_expr(ctx, n->lhs) ?: lower_expr(ctx, n->rhs);
 		lower_cast_int64(ctx, n->cond);
-		lower_cast(ctx, n->lhs, &n->type);
+		if (n->lhs)
+			lower_cast(ctx, n->lhs, &n->type);
 		lower_cast(ctx, n->rhs, &n->type);
 		return ret;
+	case NODE_NAMED:
+		return lower_expr(ctx, n->lhs);
+	case NODE_BLOCK:
+		ret = 0;
+		for (struct node *s = n->body; s && !ret; s = s->next)
+			ret = lower_stmt(ctx, s);
+		return ret ?: lower_expr(ctx, n->lhs);
+	case NODE_INDEX:
+		return lower_expr(ctx, n->lhs) ?: lower_expr(ctx, n->rhs);
 	case NODE_CAST:
 		return lower_expr(ctx, n->lhs);
 	case NODE_TUPLE: {
@@ -557,6 +572,12 @@ static int lower_stmt(struct sema_ctx *ctx, struct node *n)
 		else if (!type_is_agg(&n->lhs->map->value))
 			lower_cast(ctx, n->rhs, &n->lhs->map->value);
 		return ret;
+	case NODE_LET:
+		if (!n->rhs)
+			return 0;
+		ret = lower_expr(ctx, n->rhs);
+		lower_cast(ctx, n->rhs, &n->lhs->var->type);
+		return ret;
 	case NODE_IF:
 		ret = lower_expr(ctx, n->cond);
 		lower_cast_int64(ctx, n->cond);
@@ -567,8 +588,14 @@ static int lower_stmt(struct sema_ctx *ctx, struct node *n)
 		ret = lower_expr(ctx, n->cond);
 		lower_cast_int64(ctx, n->cond);
 		return ret ?: lower_stmt(ctx, n->body);
-	case NODE_UNROLL:
 	case NODE_FOR:
+		if (n->rhs->kind == NODE_RANGE) {
+			ret = lower_expr(ctx, n->rhs->lhs) ?: lower_expr(ctx, n->rhs->rhs);
+			lower_cast(ctx, n->rhs->lhs, &n->rhs->type);
+			lower_cast(ctx, n->rhs->rhs, &n->rhs->type);
+		}
+		return ret ?: lower_stmt(ctx, n->body);
+	case NODE_UNROLL:
 		return lower_stmt(ctx, n->body);
 	case NODE_BLOCK:
 		for (struct node *s = n->body; s && !ret; s = s->next)

@@ -122,7 +122,11 @@ void sema_record_ctx(struct sema_ctx *ctx, struct node *n, const char *ctx_type)
 	n->type.is_ctx = true;
 }
 
-/* The record x.name or x->name reads from; NULL (reported) if there is none. */
+/*
+ * The record x.name or x->name reads from; NULL (reported) if there is none. As in bpftrace
+ * 0.25 and later, '.' on a pointer to a record follows it and '->' on a record value is '.':
+ * n->is_arrow ends up saying which of the two it is.
+ */
 static struct crecord *sema_record_of(struct sema_ctx *ctx, struct node *n)
 {
 	struct type *lt = &n->lhs->type;
@@ -131,17 +135,15 @@ static struct crecord *sema_record_of(struct sema_ctx *ctx, struct node *n)
 
 	if (lt->kind == TYPE_PTR)
 		pt = ctypes_pointee(sema_record_ct(ctx), lt);
-	if (n->is_arrow && pt && pt->kind == TYPE_RECORD)
+	if (pt && pt->kind == TYPE_RECORD) {
+		n->is_arrow = true;
 		return pt->rec;
-	if (!n->is_arrow && lt->kind == TYPE_RECORD)
+	}
+	if (lt->kind == TYPE_RECORD) {
+		n->is_arrow = false;
 		return lt->rec;
-	if (pt && pt->kind == TYPE_RECORD)
-		sema_error(ctx, n->loc, arena_printf(ctx->a, "write ->%s", n->name),
-			   "%s is a pointer: use '->'", ctypes_name(ctx->a, lt));
-	else if (lt->kind == TYPE_RECORD)
-		sema_error(ctx, n->loc, arena_printf(ctx->a, "write .%s", n->name),
-			   "%s is not a pointer: use '.'", ctypes_name(ctx->a, lt));
-	else if (lt->kind == TYPE_INT && n->is_arrow)
+	}
+	if (lt->kind == TYPE_INT && n->is_arrow)
 		sema_error(ctx, n->loc, "cast it to a pointer first: ((struct name *)x)->member",
 			   "'->' needs a pointer to a struct or union, not %s",
 			   ctypes_name(ctx->a, lt));
@@ -240,10 +242,10 @@ bool sema_record_cast(struct sema_ctx *ctx, struct node *n)
 			"unknown type '%s'", missing);
 		return true;
 	}
-	if (t.kind == TYPE_INT && lt->kind != TYPE_PTR &&
-	    (!strncmp(n->cast_type, "int", 3) || !strncmp(n->cast_type, "uint", 4)) &&
-	    !strchr(n->cast_type, '*'))
-		return false; /* sema.c's own integer casts */
+	if (t.kind == TYPE_INT && lt->kind != TYPE_PTR && strspn(n->cast_type, "uint") >= 3 &&
+	    strspn(n->cast_type + strspn(n->cast_type, "uint"), "0123456789") ==
+		    strlen(n->cast_type + strspn(n->cast_type, "uint")))
+		return false; /* sema_expr.c's own integer casts: int8 ... uint64 */
 	if (lt->kind == TYPE_NONE)
 		return true;
 	switch (t.kind) {
@@ -276,7 +278,6 @@ bool sema_record_cast(struct sema_ctx *ctx, struct node *n)
 	}
 }
 
-/* Can codegen compute the address of n (rather than only its value)? */
 void sema_record_unop(struct sema_ctx *ctx, struct node *n)
 {
 	struct type *lt = &n->lhs->type;
@@ -287,10 +288,18 @@ void sema_record_unop(struct sema_ctx *ctx, struct node *n)
 	if (lt->kind == TYPE_NONE)
 		return;
 	if (n->op == '&') {
+		/* &$x: where the variable lives, on the BPF stack (bpftrace 0.25 and later) */
+		if (n->lhs->kind == NODE_VAR) {
+			n->type = (struct type){ .kind = TYPE_PTR, .size = 8 };
+			n->type.pointee = arena_alloc(ctx->a, sizeof(*n->type.pointee));
+			*n->type.pointee = *lt;
+			return;
+		}
 		if (!node_is_addressable(n->lhs)) {
-			sema_error(ctx, n->loc, NULL,
-				   "'&' takes a member, an element or a dereference, not %s",
-				   node_kind_name(n->lhs->kind));
+			sema_error(
+				ctx, n->loc, NULL,
+				"'&' takes a variable, a member, an element or a dereference, not %s",
+				n->lhs->kind == NODE_MAP ? "a map" : node_kind_name(n->lhs->kind));
 			return;
 		}
 		n->type = (struct type){ .kind = TYPE_PTR, .size = 8, .is_user = n->lhs->is_user };

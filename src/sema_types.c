@@ -40,10 +40,11 @@ bool type_equal(const struct type *a, const struct type *b)
 		return false;
 	if (a->kind != TYPE_TUPLE)
 		return true;
-	if (a->nelems != b->nelems)
+	if (a->nelems != b->nelems || !a->names != !b->names)
 		return false;
 	for (uint32_t i = 0; i < a->nelems; i++)
-		if (!type_equal(&a->elems[i], &b->elems[i]))
+		if (!type_equal(&a->elems[i], &b->elems[i]) ||
+		    (a->names && strcmp(a->names[i], b->names[i])))
 			return false;
 	return true;
 }
@@ -114,14 +115,15 @@ struct type type_storage(struct arena *a, const struct type *t)
 	(void)a;
 	switch (t->kind) {
 	case TYPE_INT:
-	case TYPE_BOOL:
 		/* a user pointer held as an integer stays one (str($p) reads user memory) */
 		st = type_int(8, t->is_signed);
-		st.is_user = t->kind == TYPE_INT && t->is_user;
+		st.is_user = t->is_user;
 		return st;
+	case TYPE_BOOL:
+		return (struct type){ .kind = TYPE_BOOL, .size = 1 };
 	default:
 		/* a tuple keeps its elements' own types: ((int8)1, "a") is 3 bytes, as in
-		 * bpftrace */
+		 * bpftrace; a record its names too */
 		return *t;
 	}
 }
@@ -151,9 +153,13 @@ bool type_merge(struct arena *a, struct type *into, const struct type *b)
 		return into->size == b->size && into->render_arg == b->render_arg;
 	case TYPE_TUPLE: {
 		struct type *elems;
+		char **names = into->names;
 
-		if (into->nelems != b->nelems)
+		if (into->nelems != b->nelems || !into->names != !b->names)
 			return false;
+		for (uint32_t i = 0; names && i < into->nelems; i++)
+			if (strcmp(names[i], b->names[i]))
+				return false;
 		elems = arena_alloc(a, into->nelems * sizeof(*elems));
 		for (uint32_t i = 0; i < into->nelems; i++) {
 			elems[i] = into->elems[i];
@@ -161,6 +167,7 @@ bool type_merge(struct arena *a, struct type *into, const struct type *b)
 				return false;
 		}
 		*into = type_tuple(a, elems, into->nelems);
+		into->names = names;
 		return true;
 	}
 	default:
@@ -187,7 +194,9 @@ const char *type_name(struct arena *a, const struct type *t)
 	case TYPE_TUPLE:
 		s = arena_strdup(a, "(");
 		for (uint32_t i = 0; i < t->nelems; i++)
-			s = arena_printf(a, "%s%s%s", s, i ? ", " : "", type_name(a, &t->elems[i]));
+			s = arena_printf(a, "%s%s%s%s%s", s, i ? ", " : "",
+					 t->names ? t->names[i] : "", t->names ? " = " : "",
+					 type_name(a, &t->elems[i]));
 		return arena_printf(a, "%s)", s);
 	case TYPE_BUF:
 		s = aot_render_kind_name(t->render);

@@ -57,6 +57,10 @@ struct map_info *sema_map(struct sema_ctx *ctx, struct node *n);
 /* The variable name of the current probe; created (untyped) if create, else NULL if none. */
 struct var_info *sema_var(struct sema_ctx *ctx, const char *name, bool create);
 void sema_unsupported(struct sema_ctx *ctx, struct node *n, const char *what);
+/* A variable read or assigned at loc: the note of the if/else rule of bpftrace <= 0.21. */
+void sema_var_used(struct sema_ctx *ctx, struct var_info *v, struct loc loc);
+/* { stmts; value }: a block expression, its declarations local to it. */
+void sema_block_value(struct sema_ctx *ctx, struct node *n);
 /* Does every match of the current probe provide these builtins? Names the first that doesn't. */
 const struct probe_type *sema_probe_lacks(struct sema_ctx *ctx, uint32_t needs);
 /*
@@ -68,6 +72,8 @@ bool sema_func_allowed(struct sema_ctx *ctx, struct node *n, const struct func_d
 /* ---- sema_expr.c: expressions ---- */
 
 void sema_expr(struct sema_ctx *ctx, struct node *n);
+/* The type a cast, let or sizeof names (cast_type text, or typeof()); false after an error. */
+bool sema_type_named(struct sema_ctx *ctx, struct node *n, struct type *out);
 void sema_map_keys(struct sema_ctx *ctx, struct node *n);
 bool sema_is_int(const struct type *t);
 void sema_need_int(struct sema_ctx *ctx, struct node *n, const char *what);
@@ -81,6 +87,8 @@ void sema_builtin(struct sema_ctx *ctx, struct node *n);
 /* args->name (hidden: arg0, retval): the field must exist, with one type, in every match. */
 void sema_args_field(struct sema_ctx *ctx, struct node *n, bool hidden);
 void sema_bi_probe(struct sema_ctx *ctx, struct node *n);
+/* args as a value: becomes a record of the probe's fields. */
+void sema_bi_args(struct sema_ctx *ctx, struct node *n);
 void sema_bi_func(struct sema_ctx *ctx, struct node *n);
 void sema_bi_elapsed(struct sema_ctx *ctx, struct node *n);
 void sema_bi_ctx(struct sema_ctx *ctx, struct node *n);

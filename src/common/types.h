@@ -46,6 +46,7 @@ struct type {
 	uint32_t nelems;     /* TUPLE */
 	struct type *elems;  /* TUPLE: arena-owned array */
 	uint32_t *offsets;   /* TUPLE: byte offset of each element, natural alignment */
+	char **names;	     /* TUPLE: the element names of a record ((a = 1, b = 2)), or NULL */
 	uint32_t render;     /* BUF: enum aot_kind (src/common/meta.h) */
 	uint32_t render_arg; /* BUF: kstack/ustack frame limit | mode << 16; timestamp fmt */
 	struct type

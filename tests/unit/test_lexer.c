@@ -66,11 +66,33 @@ static void test_integers(void **state)
 		const char *text;
 		uint64_t v;
 	} cases[] = {
-		{ "0", 0 },	 { "42", 42 },	    { "1_000_000", 1000000 },
-		{ "1__0", 10 },	 { "0x1F", 31 },    { "0XfF", 255 },
-		{ "010", 8 },	 { "2e3", 2000 },   { "1e6", 1000000 },
-		{ "100u", 100 }, { "100ULL", 100 }, { "7lu", 7 },
-		{ "'a'", 'a' },	 { "'\\n'", '\n' }, { "18446744073709551615", UINT64_MAX },
+		{ "0", 0 },
+		{ "42", 42 },
+		{ "1_000_000", 1000000 },
+		{ "1__0", 10 },
+		{ "0x1F", 31 },
+		{ "0XfF", 255 },
+		{ "010", 8 },
+		{ "2e3", 2000 },
+		{ "1e6", 1000000 },
+		{ "100u", 100 },
+		{ "100ull", 100 },
+		{ "7ul", 7 },
+		{ "'a'", 'a' },
+		{ "'\\n'", '\n' },
+		{ "18446744073709551615", UINT64_MAX },
+		/* bpftrace 0.24's durations, in nanoseconds */
+		{ "5ns", 5 },
+		{ "2us", 2000 },
+		{ "3ms", 3000000 },
+		{ "1s", 1000000000 },
+		{ "1m", 60000000000ULL },
+		{ "1h", 3600000000000ULL },
+		{ "1d", 86400000000000ULL },
+		{ "1_000ms", 1000000000 },
+		{ "0xff_ff", 65535 },
+		{ "9l", 9 },
+		{ "9ll", 9 },
 	};
 	struct lex_fixture fx;
 	size_t i;
@@ -88,11 +110,42 @@ static void test_integers(void **state)
 	}
 }
 
+/* Literals bpftrace 0.17 took and 0.27 refuses: the value, and a warning with today's form. */
+static void test_old_integers(void **state)
+{
+	static const struct {
+		const char *text;
+		uint64_t v;
+		const char *hint;
+	} cases[] = {
+		{ "10e3", 10000, "write 10000" },
+		{ "1e0", 1, "write 1" },
+		{ "100ULL", 100, "write 100ull" },
+		{ "7lu", 7, "write 7ul" },
+		{ "5000000000u", 5000000000ULL, "write 5000000000ul" },
+	};
+	struct lex_fixture fx;
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct token t = lex_one(&fx, cases[i].text);
+
+		assert_int_equal(t.kind, TOK_INT);
+		assert_int_equal(t.num, cases[i].v);
+		assert_int_equal(fx.d.nerrors, 0);
+		assert_int_equal(fx.d.n, 1);
+		assert_int_equal(fx.d.v[0].level, DIAG_WARNING);
+		assert_string_equal(fx.d.v[0].hint, cases[i].hint);
+		lex_close(&fx);
+	}
+}
+
 static void test_bad_integers(void **state)
 {
 	static const char *const bad[] = {
-		"09",	"0x",	"0xffu", "1K", "1_000_", "18446744073709551616",
-		"5e20", "1uuu", "0b101",
+		"09",	"0x",	"0xffu", "1K", "1_000_",       "18446744073709551616",
+		"5e20", "1uuu", "0b101", "1z", "20000000000d", "99999999999999999999ns",
+		"1sec",
 	};
 	struct lex_fixture fx;
 	size_t i;
@@ -170,16 +223,17 @@ static void test_operators(void **state)
 		int op;
 		bool is_assign;
 	} ops[] = {
-		{ "<<=", OP_SHL, true }, { ">>=", OP_SHR, true },   { "+=", '+', true },
-		{ "-=", '-', true },	 { "*=", '*', true },	    { "/=", '/', true },
-		{ "%=", '%', true },	 { "&=", '&', true },	    { "|=", '|', true },
-		{ "^=", '^', true },	 { "->", OP_ARROW, false }, { "++", OP_INC, false },
-		{ "--", OP_DEC, false }, { "<<", OP_SHL, false },   { ">>", OP_SHR, false },
-		{ "<=", OP_LE, false },	 { ">=", OP_GE, false },    { "==", OP_EQ, false },
-		{ "!=", OP_NE, false },	 { "&&", OP_AND, false },   { "||", OP_OR, false },
-		{ "=", '=', false },	 { "?", '?', false },	    { ":", ':', false },
-		{ ".", '.', false },	 { "~", '~', false },	    { "!", '!', false },
-		{ "<", '<', false },	 { "%", '%', false },	    { "[", '[', false },
+		{ "<<=", OP_SHL, true },   { ">>=", OP_SHR, true },   { "+=", '+', true },
+		{ "-=", '-', true },	   { "*=", '*', true },	      { "/=", '/', true },
+		{ "%=", '%', true },	   { "&=", '&', true },	      { "|=", '|', true },
+		{ "^=", '^', true },	   { "->", OP_ARROW, false }, { "++", OP_INC, false },
+		{ "--", OP_DEC, false },   { "<<", OP_SHL, false },   { ">>", OP_SHR, false },
+		{ "<=", OP_LE, false },	   { ">=", OP_GE, false },    { "==", OP_EQ, false },
+		{ "!=", OP_NE, false },	   { "&&", OP_AND, false },   { "||", OP_OR, false },
+		{ "=", '=', false },	   { "?", '?', false },	      { ":", ':', false },
+		{ ".", '.', false },	   { "~", '~', false },	      { "!", '!', false },
+		{ "<", '<', false },	   { "%", '%', false },	      { "[", '[', false },
+		{ "..", OP_RANGE, false },
 	};
 	struct lex_fixture fx;
 	size_t i;
@@ -320,6 +374,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_integers),
 		cmocka_unit_test(test_bad_integers),
+		cmocka_unit_test(test_old_integers),
 		cmocka_unit_test(test_strings),
 		cmocka_unit_test(test_names),
 		cmocka_unit_test(test_operators),

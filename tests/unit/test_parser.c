@@ -243,6 +243,134 @@ static void test_postfix_and_primary(void **state)
 	parse_done(&fx);
 }
 
+/* The statements of bpftrace 0.21 to 0.27: let, for over a range, heads without parentheses. */
+static void test_syntax027_statements(void **state)
+{
+	struct parse_fixture fx;
+	struct node *s;
+
+	(void)state;
+	s = first_stmt(&fx, "BEGIN { let $x: uint16 = 5; let $y; let $z: typeof($x); }");
+	assert_int_equal(s->kind, NODE_LET);
+	assert_int_equal(s->lhs->kind, NODE_VAR);
+	assert_string_equal(s->lhs->name, "$x");
+	assert_string_equal(s->cast_type, "uint16");
+	assert_int_equal(s->rhs->num, 5);
+	s = s->next;
+	assert_int_equal(s->kind, NODE_LET);
+	assert_null(s->cast_type);
+	assert_null(s->type_expr);
+	assert_null(s->rhs);
+	s = s->next;
+	assert_null(s->cast_type);
+	assert_int_equal(s->type_expr->kind, NODE_VAR);
+	parse_done(&fx);
+
+	parse_str(&fx, "BEGIN { for ($i : 1..$n + 0) { } }");
+	assert_int_equal(fx.err, -EINVAL); /* a bound is one operand: 1..($n + 0) */
+	parse_done(&fx);
+	s = first_stmt(&fx, "BEGIN { for $i : 1..($n + 1) { } for ($kv : @m) { } }");
+	assert_int_equal(s->kind, NODE_FOR);
+	assert_int_equal(s->rhs->kind, NODE_RANGE);
+	assert_int_equal(s->rhs->lhs->num, 1);
+	assert_int_equal(s->rhs->rhs->kind, NODE_BINOP);
+	assert_int_equal(s->next->rhs->kind, NODE_MAP);
+	parse_done(&fx);
+
+	/* Without parentheses a condition is one operand, so that its '{' ends it. */
+	s = first_stmt(&fx, "BEGIN { if !$x { } else if $y { } while @z[1] { } unroll 3 { } }");
+	assert_int_equal(s->kind, NODE_IF);
+	assert_int_equal(s->cond->kind, NODE_UNOP);
+	assert_int_equal(s->else_body->kind, NODE_IF);
+	assert_int_equal(s->else_body->cond->kind, NODE_VAR);
+	assert_int_equal(s->next->kind, NODE_WHILE);
+	assert_int_equal(s->next->cond->kind, NODE_MAP);
+	assert_int_equal(s->next->next->kind, NODE_UNROLL);
+	assert_int_equal(s->next->next->num, 3);
+	parse_done(&fx);
+
+	s = first_stmt(&fx, "BEGIN { _ = 1 + 2; }");
+	assert_int_equal(s->kind, NODE_EXPR_STMT);
+	assert_true(s->is_discard);
+	assert_int_equal(s->lhs->op, '+');
+	parse_done(&fx);
+}
+
+/* The expressions of bpftrace 0.22 to 0.27. */
+static void test_syntax027_expressions(void **state)
+{
+	struct parse_fixture fx;
+	struct node *e;
+
+	(void)state;
+	/* a ?: b keeps a as the condition, with no then */
+	e = assigned(&fx, "BEGIN { $x = $a ?: $b ?: 3; }");
+	assert_int_equal(e->kind, NODE_TERNARY);
+	assert_null(e->lhs);
+	assert_int_equal(e->cond->kind, NODE_VAR);
+	assert_int_equal(e->rhs->kind, NODE_TERNARY);
+	parse_done(&fx);
+
+	/* a block's last expression without ';' is its value */
+	e = assigned(&fx, "BEGIN { $x = { let $b = 1; $b + 1 }; }");
+	assert_int_equal(e->kind, NODE_BLOCK);
+	assert_int_equal(e->body->kind, NODE_LET);
+	assert_null(e->body->next);
+	assert_int_equal(e->lhs->op, '+');
+	parse_done(&fx);
+
+	e = assigned(&fx, "BEGIN { $x = if $a { 1 } else if ($b) { 2 } else { 3 }; }");
+	assert_int_equal(e->kind, NODE_TERNARY);
+	assert_int_equal(e->lhs->kind, NODE_BLOCK);
+	assert_int_equal(e->lhs->lhs->num, 1);
+	assert_int_equal(e->rhs->kind, NODE_TERNARY);
+	assert_int_equal(e->rhs->rhs->lhs->num, 3);
+	parse_done(&fx);
+
+	e = assigned(&fx, "BEGIN { $x = (a = 1, b = \"x\"); }");
+	assert_int_equal(e->kind, NODE_TUPLE);
+	assert_int_equal(e->args->kind, NODE_NAMED);
+	assert_string_equal(e->args->name, "a");
+	assert_int_equal(e->args->lhs->num, 1);
+	assert_string_equal(e->args->next->name, "b");
+	parse_done(&fx);
+
+	e = assigned(&fx, "BEGIN { $x = (1,); }");
+	assert_int_equal(e->kind, NODE_TUPLE);
+	assert_int_equal(e->args->num, 1);
+	assert_null(e->args->next);
+	parse_done(&fx);
+	e = assigned(&fx, "BEGIN { $x = (); }");
+	assert_int_equal(e->kind, NODE_TUPLE);
+	assert_null(e->args);
+	parse_done(&fx);
+
+	e = assigned(&fx, "BEGIN { $x = true; }");
+	assert_int_equal(e->kind, NODE_BOOL);
+	assert_int_equal(e->num, 1);
+	parse_done(&fx);
+
+	e = assigned(&fx, "BEGIN { $x = 1s + 20ms; }");
+	assert_int_equal(e->lhs->num, 1000000000);
+	assert_int_equal(e->rhs->num, 20000000);
+	parse_done(&fx);
+
+	e = assigned(&fx, "BEGIN { $x = (uint8[8])$y; }");
+	assert_int_equal(e->kind, NODE_CAST);
+	assert_string_equal(e->cast_type, "uint8[8]");
+	parse_done(&fx);
+	e = assigned(&fx, "BEGIN { $x = (typeof($y))1; }");
+	assert_int_equal(e->kind, NODE_CAST);
+	assert_null(e->cast_type);
+	assert_int_equal(e->type_expr->kind, NODE_VAR);
+	parse_done(&fx);
+	e = assigned(&fx, "BEGIN { $x = sizeof(typeof(struct task_struct)); }");
+	assert_int_equal(e->kind, NODE_CALL);
+	assert_int_equal(e->type_expr->kind, NODE_TYPE);
+	assert_string_equal(e->type_expr->cast_type, "struct task_struct");
+	parse_done(&fx);
+}
+
 static void test_casts(void **state)
 {
 	struct parse_fixture fx;
@@ -583,6 +711,8 @@ int main(void)
 		cmocka_unit_test(test_probe_shape),
 		cmocka_unit_test(test_precedence),
 		cmocka_unit_test(test_postfix_and_primary),
+		cmocka_unit_test(test_syntax027_statements),
+		cmocka_unit_test(test_syntax027_expressions),
 		cmocka_unit_test(test_casts),
 		cmocka_unit_test(test_statements),
 		cmocka_unit_test(test_predicates),

@@ -157,10 +157,10 @@ static void test_diagnostics(void **state)
 	assert_true(has_diag(c, "struct s has no member 'alpah'", "did you mean 'alpha'"));
 	tl_free(c);
 
+	/* '.' follows a pointer, as in bpftrace 0.25 and later */
 	c = compile("struct s { int alpha; };\n"
 		    "BEGIN { $p = (struct s *)0; printf(\"%d\\n\", $p.alpha); exit(); }");
-	assert_int_not_equal(c->ret, 0);
-	assert_true(has_diag(c, "is a pointer: use '->'", NULL));
+	assert_int_equal(c->ret, 0);
 	tl_free(c);
 
 	if (!have_btf())
