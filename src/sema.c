@@ -605,6 +605,7 @@ static void sema_let(struct sema_ctx *ctx, struct node *n)
 static void sema_expr_stmt(struct sema_ctx *ctx, struct node *n)
 {
 	struct node *e = n->lhs;
+	size_t errors = ctx->d->nerrors;
 
 	if (e->kind == NODE_CALL)
 		sema_call(ctx, e, !n->is_discard);
@@ -616,7 +617,9 @@ static void sema_expr_stmt(struct sema_ctx *ctx, struct node *n)
 			sema_error(ctx, e->loc, NULL, "this expression has no value to discard");
 		return;
 	}
-	if (e->type.kind != TYPE_NONE && e->type.kind != TYPE_VOID && ctx->report)
+	/* one that had an error is typed only so that nothing follows from it */
+	if (e->type.kind != TYPE_NONE && e->type.kind != TYPE_VOID && ctx->report &&
+	    ctx->d->nerrors == errors)
 		diag_warn(ctx->d, e->loc, "drop it on purpose with _ = ...",
 			  "the value of this expression is discarded");
 }
