@@ -741,7 +741,7 @@ static void sema_index(struct sema_ctx *ctx, struct node *n)
 		count = lt->kind == TYPE_STR ? lt->size : lt->nelems;
 		if (sema_fold_int(n->rhs, &i) && (i < 0 || (uint64_t)i >= count)) {
 			sema_error(ctx, n->rhs->loc, NULL,
-				   "the index %lld is out of bounds for %s of %u element%s",
+				   "the index %lld is out of bounds: %s has %u element%s",
 				   (long long)i, ctypes_name(ctx->a, lt), count,
 				   count == 1 ? "" : "s");
 			return;
