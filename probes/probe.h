@@ -8,6 +8,7 @@
 #define AOT_PROBE_H
 
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -155,6 +156,8 @@ struct probe_links {
 	/* Tells the user what attaching left out (the runtime's reporter, as a warning). */
 	void (*warn)(void *ctx, const char *fmt, va_list ap);
 	void *warn_ctx;
+	/* Set when the run is interrupted (a first Ctrl-C): stop attaching, keep what is. */
+	const atomic_bool *stop;
 };
 
 /* Takes ownership of link (destroying it if the list cannot grow). 0 or -ENOMEM. */

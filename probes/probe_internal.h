@@ -76,7 +76,8 @@ int probe_multi_prepare(struct probe_plan *plan, bool (*supported)(void));
 /*
  * Attaches names[0..n) (reordered and cut down to what the kernel accepts) with cookies
  * recorded in the names map as "TYPE:PREFIXname", by one multi link or, for PROBE_FALLBACK,
- * one link each.
+ * one link each. Once links->stop is set it stops trying and returns 0 with what it attached
+ * so far.
  */
 int probe_multi_attach(const struct probe_plan *plan, const struct probe_multi_ops *ops, void *ctx,
 		       char **names, const char *prefix, size_t n, struct probe_links *links,

@@ -154,9 +154,9 @@ static void runtime_signal_exit_now(int sig)
 /*
  * Loading and attaching are long calls that do not look at signals (bpf_object__load verifies
  * every program in one call; hundreds of links take seconds). A thread reads the signalfd
- * meanwhile: the first signal sets rt->interrupted, so attaching stops at the next probe and
- * the run ends as if the signal had come in the event loop; a second one ends the process at
- * once (runtime_signal_exit_now).
+ * meanwhile: the first signal sets rt->interrupted, so attaching stops at the next probe (or
+ * the next try of a multi link: rt->links.stop) and the run ends as if the signal had come in
+ * the event loop; a second one ends the process at once (runtime_signal_exit_now).
  */
 struct runtime_watch {
 	struct rt *rt;
@@ -381,6 +381,7 @@ int aot_run(const void *elf, size_t size, const struct aot_run_opts *opts)
 		goto out;
 	if (!o.quiet)
 		rt.out.ops->attached(&rt.out, rt.meta->nprobes - rt.nskipped);
+	rt.links.stop = &rt.interrupted;
 	err = rt_attach(&rt);
 	if (!err)
 		err = rt_events_open(&rt);
