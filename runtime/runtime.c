@@ -81,6 +81,44 @@ static void runtime_prepare(struct rt *rt)
 	}
 }
 
+/* The signals that end a run: the first one gracefully (END, the maps), a second one at once. */
+#define RUNTIME_NEND 3
+static const int runtime_end_signals[RUNTIME_NEND] = { SIGINT, SIGTERM, SIGHUP };
+
+static void runtime_end_sigset(sigset_t *set)
+{
+	int i;
+
+	sigemptyset(set);
+	for (i = 0; i < RUNTIME_NEND; i++)
+		sigaddset(set, runtime_end_signals[i]);
+}
+
+/*
+ * Until aot_run blocks them, the end signals end the process by their default action: nothing
+ * is loaded yet and nothing printed, and a signal during the compile of a few hundred probes
+ * (a second or more) must not wait for it. But the kernel discards a signal whose disposition
+ * is SIG_IGN, and a script's background job (`aotrace ... &` from sh or bash, job control off)
+ * starts with SIGINT ignored: its `kill -INT` during the compile was lost and the run went on
+ * until a second signal. After start-up the same SIGINT ended the run, since the signalfd
+ * reads a blocked signal whatever its disposition; so the disposition we inherit does not
+ * count, at any moment (bpftrace, too, installs its handler over an ignored SIGINT), nor does
+ * an inherited mask that would hold a signal back until aot_run. A constructor rather than
+ * main(): an ignored signal is lost for good, and the executable's priority constructors run
+ * before LLVM's 353 static ones, about half the time from exec to main().
+ */
+__attribute__((constructor(101))) static void runtime_signals_default(void)
+{
+	struct sigaction dfl = { .sa_handler = SIG_DFL };
+	sigset_t set;
+	int i;
+
+	for (i = 0; i < RUNTIME_NEND; i++)
+		sigaction(runtime_end_signals[i], &dfl, NULL);
+	runtime_end_sigset(&set);
+	sigprocmask(SIG_UNBLOCK, &set, NULL);
+}
+
 /*
  * Signals become readable on a signalfd instead of running a handler; they stay blocked for
  * the whole run so that a Ctrl-C during load or attach still reaches the teardown.
@@ -89,10 +127,7 @@ static int runtime_signals_block(struct rt *rt, sigset_t *old)
 {
 	sigset_t set;
 
-	sigemptyset(&set);
-	sigaddset(&set, SIGINT);
-	sigaddset(&set, SIGTERM);
-	sigaddset(&set, SIGHUP);
+	runtime_end_sigset(&set);
 	if (sigprocmask(SIG_BLOCK, &set, old))
 		return -errno;
 	rt->sigfd = signalfd(-1, &set, SFD_NONBLOCK | SFD_CLOEXEC);
@@ -212,10 +247,8 @@ static void runtime_watch_stop(struct runtime_watch *w)
 /* Dispositions saved while runtime_signal_exit_now is installed. */
 struct runtime_exit_sigs {
 	bool installed;
-	struct sigaction old[3];
+	struct sigaction old[RUNTIME_NEND];
 };
-
-static const int runtime_exit_signals[3] = { SIGINT, SIGTERM, SIGHUP };
 
 static void runtime_signals_exiting(struct runtime_exit_sigs *s)
 {
@@ -225,11 +258,9 @@ static void runtime_signals_exiting(struct runtime_exit_sigs *s)
 
 	if (s->installed)
 		return;
-	sigemptyset(&set);
-	for (i = 0; i < 3; i++) {
-		sigaddset(&set, runtime_exit_signals[i]);
-		sigaction(runtime_exit_signals[i], &act, &s->old[i]);
-	}
+	for (i = 0; i < RUNTIME_NEND; i++)
+		sigaction(runtime_end_signals[i], &act, &s->old[i]);
+	runtime_end_sigset(&set);
 	s->installed = true;
 	/* A signal already queued (a quick double Ctrl-C) is delivered here. */
 	sigprocmask(SIG_UNBLOCK, &set, NULL);
@@ -239,8 +270,8 @@ static void runtime_signals_exit_restore(struct runtime_exit_sigs *s)
 {
 	int i;
 
-	for (i = 0; s->installed && i < 3; i++)
-		sigaction(runtime_exit_signals[i], &s->old[i], NULL);
+	for (i = 0; s->installed && i < RUNTIME_NEND; i++)
+		sigaction(runtime_end_signals[i], &s->old[i], NULL);
 	s->installed = false;
 }
 
