@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/signalfd.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <bpf/bpf.h>
@@ -23,6 +24,14 @@
 #include "rt.h"
 
 #define EVENTS_LOST_POLL_MS 1000
+/*
+ * How long one pass of the event loop takes records before it looks at signals again. libbpf
+ * 1.4's ring_buffer__consume returns only once the ring is empty, and under a printf flood the
+ * programs refill it as fast as we drain it: a Ctrl-C waited 14 s, or for good, while a
+ * syscall storm ran. Time, not a count of records: on a machine loaded to 16 runnable tasks
+ * per core 4096 records took up to 1.2 s.
+ */
+#define EVENTS_PASS_MS 50
 /* Ring buffer pages per CPU (bpftrace's perf buffer default) and the most we ask for. */
 #define EVENTS_RB_PAGES 64
 #define EVENTS_RB_MAX (1ull << 30)
@@ -129,6 +138,42 @@ int rt_events_size(struct rt *rt)
 	return bpf_map__set_max_entries(map, size);
 }
 
+/* CLOCK_MONOTONIC_COARSE, read from the vDSO: cheap enough to look at after every record. */
+static uint64_t events_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + ts.tv_nsec;
+}
+
+/*
+ * The ring's callback: one record, and once the pass is over a stop (libbpf keeps the records
+ * after this one in the ring, for the next pass).
+ */
+static int events_sample(void *ctx, void *data, size_t size)
+{
+	struct rt *rt = ctx;
+	int err = rt_events_handle(ctx, data, size);
+
+	if (!err && rt->pass_end_ns && events_now_ns() >= rt->pass_end_ns)
+		return -EAGAIN;
+	return err;
+}
+
+/* Handles records for up to ms milliseconds (0: until the ring is empty). 0 or -errno. */
+static int events_consume(struct rt *rt, unsigned int ms)
+{
+	int err;
+
+	if (!rt->rb)
+		return 0;
+	rt->pass_end_ns = ms ? events_now_ns() + ms * 1000000ull : 0;
+	err = ring_buffer__consume(rt->rb);
+	rt->pass_end_ns = 0;
+	return err == -EAGAIN || err > 0 ? 0 : err;
+}
+
 int rt_events_open(struct rt *rt)
 {
 	struct bpf_map *map = bpf_object__find_map_by_name(rt->obj, AOT_EVENTS_MAP);
@@ -136,7 +181,7 @@ int rt_events_open(struct rt *rt)
 	/* A program that never prints nor exits has no ring buffer: we only wait for signals. */
 	if (!map)
 		return 0;
-	rt->rb = ring_buffer__new(bpf_map__fd(map), rt_events_handle, rt, NULL);
+	rt->rb = ring_buffer__new(bpf_map__fd(map), events_sample, rt, NULL);
 	if (!rt->rb) {
 		int err = -errno;
 
@@ -163,6 +208,13 @@ static void events_flush(struct rt *rt, bool force_lines)
 		fflush(rt->out.f);
 }
 
+static void events_drain(struct rt *rt, unsigned int ms)
+{
+	events_consume(rt, ms);
+	rt_events_report_lost(rt);
+	events_flush(rt, true);
+}
+
 int rt_events_loop(struct rt *rt)
 {
 	struct pollfd fds[4];
@@ -178,7 +230,7 @@ int rt_events_loop(struct rt *rt)
 	if (rt->child.pidfd >= 0)
 		fds[n++] = (struct pollfd){ .fd = rt->child.pidfd, .events = POLLIN };
 	/* BEGIN may already have asked to exit. */
-	rt_events_drain(rt);
+	events_drain(rt, EVENTS_PASS_MS);
 	while (!rt->exiting) {
 		/* A full ring buffer wakes nobody: look at the lost counter every second. */
 		int timeout = rt->lost_fd >= 0 ? EVENTS_LOST_POLL_MS : -1;
@@ -199,11 +251,9 @@ int rt_events_loop(struct rt *rt)
 			rt->exiting = true;
 		if (rt->child.pid && rt_child_done(&rt->child))
 			rt->exiting = true;
-		if (rt->rb) {
-			err = ring_buffer__consume(rt->rb);
-			if (err < 0 && err != -EINTR)
-				return err;
-		}
+		err = events_consume(rt, EVENTS_PASS_MS);
+		if (err < 0 && err != -EINTR)
+			return err;
 		events_flush(rt, false);
 	}
 	return 0;
@@ -211,10 +261,7 @@ int rt_events_loop(struct rt *rt)
 
 void rt_events_drain(struct rt *rt)
 {
-	if (rt->rb)
-		ring_buffer__consume(rt->rb);
-	rt_events_report_lost(rt);
-	events_flush(rt, true);
+	events_drain(rt, 0);
 }
 
 void rt_events_close(struct rt *rt)

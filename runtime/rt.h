@@ -205,6 +205,8 @@ struct rt {
 	bool exiting;	  /* exit() seen or signal received */
 	bool exit_called; /* exit() seen: exit_code is the status the run ends with */
 	int64_t exit_code;
+	/* events.c: when the event loop's pass over the ring ends (EVENTS_PASS_MS), 0: never */
+	uint64_t pass_end_ns;
 	uint64_t malformed; /* ring buffer records we could not make sense of */
 	uint64_t lost;	    /* events the programs counted as lost, reported so far */
 	int lost_fd;	    /* AOT_LOST_MAP, -1 if the object has none */
