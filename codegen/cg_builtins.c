@@ -70,10 +70,14 @@ LLVMValueRef cg_bi_rand(struct cg *cg, struct node *n)
 LLVMValueRef cg_bi_comm(struct cg *cg, struct node *n)
 {
 	uint32_t size = n->type.size ? n->type.size : 16;
-	LLVMValueRef buf = cg_alloca(cg, size, "comm");
+	/*
+	 * Zeroed first: 6.1's helper copies with strscpy, which leaves the bytes after the NUL as
+	 * they were, and a map key of comm must hash the same whenever the name is the same (in
+	 * a 6.1 guest, @[comm] = count() held one key per stack garbage, printed as many lines).
+	 */
+	LLVMValueRef buf = cg_alloca_zero(cg, size, "comm");
 	LLVMValueRef args[] = { buf, cg_i64(cg, size) };
 
-	/* the kernel pads the rest of the buffer with zeros */
 	cg_helper(cg, CG_H_GET_CURRENT_COMM, cg->t_i64, args, 2);
 	return buf;
 }
