@@ -90,7 +90,8 @@ static LLVMMetadataRef cg_di_agg(struct cg *cg, const struct type *t)
 {
 	static const char *const minmax[] = { "val", "is_set" };
 	static const char *const avg[] = { "total", "count" };
-	static const bool s_u[] = { true, false };
+	static const char *const hist[] = { "count", "sum" };
+	static const bool s_u[] = { true, false }, u_s[] = { false, true };
 
 	if (cg->di_agg[t->kind])
 		return cg->di_agg[t->kind];
@@ -106,6 +107,9 @@ static LLVMMetadataRef cg_di_agg(struct cg *cg, const struct type *t)
 		break;
 	case TYPE_MAX:
 		cg->di_agg[t->kind] = cg_di_struct_u64s(cg, "aot_max", minmax, s_u, 2);
+		break;
+	case TYPE_HIST:
+		cg->di_agg[t->kind] = cg_di_struct_u64s(cg, "aot_hist", hist, u_s, 2);
 		break;
 	default:
 		cg->di_agg[t->kind] = cg_di_struct_u64s(cg, "aot_avg", avg, s_u, 2);
@@ -150,8 +154,8 @@ LLVMMetadataRef cg_di_type(struct cg *cg, const struct type *t, const char *name
 	case TYPE_STATS: /* struct { s64 total; u64 count; }, as avg */
 		return cg_di_agg(cg, &(struct type){ .kind = TYPE_AVG });
 	case TYPE_HIST:
-	case TYPE_LHIST: /* a u64 count per bucket */
-		return cg_di_agg(cg, &(struct type){ .kind = TYPE_COUNT });
+	case TYPE_LHIST: /* struct { u64 count; s64 sum; } per bucket */
+		return cg_di_agg(cg, &(struct type){ .kind = TYPE_HIST });
 	default:
 		return cg_di_int(cg, t->size ? t->size : 8, false);
 	}

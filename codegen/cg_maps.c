@@ -113,13 +113,13 @@ static uint32_t cg_value_size(const struct type *t)
 	switch (t->kind) {
 	case TYPE_COUNT:
 	case TYPE_SUM:
-	case TYPE_HIST:
-	case TYPE_LHIST:
 		return 8;
 	case TYPE_MIN:
 	case TYPE_MAX:
 	case TYPE_AVG:
 	case TYPE_STATS:
+	case TYPE_HIST:
+	case TYPE_LHIST:
 		return 16;
 	default:
 		return t->size;
@@ -493,13 +493,19 @@ static void cg_agg_apply(struct cg *cg, LLVMValueRef p, enum type_kind kind, LLV
 	switch (kind) {
 	case TYPE_COUNT:
 	case TYPE_SUM:
-	case TYPE_HIST:
-	case TYPE_LHIST:
-		/* count and the histograms add one (a histogram's bucket is in the key) */
-		if (kind != TYPE_SUM)
+		if (kind == TYPE_COUNT)
 			v = cg_i64(cg, 1);
 		cur = LLVMBuildLoad2(b, cg->t_i64, p, "cur");
 		LLVMBuildStore(b, LLVMBuildAdd(b, cur, v, ""), p);
+		break;
+	case TYPE_HIST:
+	case TYPE_LHIST:
+		/* The bucket's count (the bucket is in the key), and the sum of its values:
+		 * Prometheus's histogram _sum. */
+		cur = LLVMBuildLoad2(b, cg->t_i64, p, "count");
+		LLVMBuildStore(b, LLVMBuildAdd(b, cur, cg_i64(cg, 1), ""), p);
+		cur = LLVMBuildLoad2(b, cg->t_i64, p1, "sum");
+		LLVMBuildStore(b, LLVMBuildAdd(b, cur, v, ""), p1);
 		break;
 	case TYPE_MIN:
 	case TYPE_MAX:

@@ -60,6 +60,15 @@ static bool maps_is_hist(const struct aot_map *map)
 	return map->agg == AOT_AGG_HIST || map->agg == AOT_AGG_LHIST;
 }
 
+/*
+ * Whether a hist map's values hold the sum of their bucket's values after the count: objects
+ * compiled before the sums were added have an 8-byte value, and the BPF map's size says so.
+ */
+static bool maps_hist_has_sum(const struct aot_map *map, size_t stride)
+{
+	return maps_is_hist(map) && stride >= 16;
+}
+
 /* The user key's bytes in a hist map's BPF key, before the u64 bucket index. */
 static size_t maps_hist_prefix(const struct aot_map *map)
 {
@@ -152,8 +161,9 @@ static uint32_t maps_nbuckets(const struct aot_map *map)
 }
 
 /*
- * Groups raw hist entries (val = the bucket's count, value = the key's bucket index) into one
- * entry per key with its buckets; sums become val for sorting. 0 or -ENOMEM.
+ * Groups raw hist entries (val = the bucket's count, total = the sum of its values, value = the
+ * key's bucket index) into one entry per key with its buckets; counts and sums add up into val
+ * (for sorting) and total. 0 or -ENOMEM.
  */
 static int maps_group_hist(const struct aot_map *map, struct output_entry *raw, size_t *n)
 {
@@ -164,6 +174,7 @@ static int maps_group_hist(const struct aot_map *map, struct output_entry *raw, 
 	for (i = 0; i < *n; i++) {
 		uint64_t bucket = maps_get64((const uint8_t *)raw[i].key + prefix);
 		uint64_t count = raw[i].val;
+		int64_t sum = raw[i].total;
 		struct output_entry *e;
 
 		if (!k || (prefix && memcmp(raw[k - 1].key, raw[i].key, prefix))) {
@@ -183,6 +194,7 @@ static int maps_group_hist(const struct aot_map *map, struct output_entry *raw, 
 		if (bucket < nb) {
 			((uint64_t *)e->buckets)[bucket] += count;
 			e->val += count;
+			e->total = (int64_t)((uint64_t)e->total + (uint64_t)sum);
 		}
 	}
 	*n = k;
@@ -215,7 +227,7 @@ int rt_maps_fold(const struct aot_meta *m, const struct aot_map *map, const void
 	for (i = 0; i < n; i++) {
 		const uint8_t *v = (const uint8_t *)vals + i * stride * ncpus;
 		struct output_entry *e = &ents[k];
-		uint64_t acc = 0, cnt = 0;
+		uint64_t acc = 0, cnt = 0, hsum = 0;
 		bool set = false;
 
 		e->seq = k;
@@ -247,6 +259,8 @@ int rt_maps_fold(const struct aot_meta *m, const struct aot_map *map, const void
 			case AOT_AGG_HIST:
 			case AOT_AGG_LHIST:
 				acc += x;
+				if (maps_hist_has_sum(map, stride))
+					hsum += maps_get64(c + 8);
 				break;
 			default:
 				break;
@@ -263,6 +277,7 @@ int rt_maps_fold(const struct aot_meta *m, const struct aot_map *map, const void
 			continue; /* never set on any CPU: nothing to show */
 		e->val = acc;
 		if (maps_is_hist(map)) {
+			e->total = (int64_t)hsum;
 			/* Every bucket is an entry of its own: grouped below. */
 			e->key = (const uint8_t *)keys + i * key_size;
 			k++;
@@ -325,7 +340,8 @@ static void maps_dump_free(struct maps_dump *d)
 	free(d->vals);
 }
 
-static int maps_dump(struct rt *rt, const struct aot_map *map, struct maps_dump *d)
+/* Reads the whole map; -ENOENT when it cannot be (warned about if warn). */
+static int maps_dump(struct rt *rt, const struct aot_map *map, bool warn, struct maps_dump *d)
 {
 	const struct bpf_map *bm = bpf_object__find_map_by_name(rt->obj, map->elf_name);
 	size_t cap;
@@ -334,8 +350,9 @@ static int maps_dump(struct rt *rt, const struct aot_map *map, struct maps_dump 
 	memset(d, 0, sizeof(*d));
 	d->ncpus = 1;
 	if (!bm) {
-		rt_report(&rt->out, RT_WARN, "map %s: no BPF map '%s' in the object", map->name,
-			  map->elf_name);
+		if (warn)
+			rt_report(&rt->out, RT_WARN, "map %s: no BPF map '%s' in the object",
+				  map->name, map->elf_name);
 		return -ENOENT;
 	}
 	d->fd = bpf_map__fd(bm);
@@ -350,8 +367,10 @@ static int maps_dump(struct rt *rt, const struct aot_map *map, struct maps_dump 
 	/* Never read past what the kernel gives us, whatever the metadata claims. */
 	if ((map->nkeys && d->key_size < map->key.size) || d->stride < maps_value_size(map) ||
 	    (maps_is_hist(map) && d->key_size < maps_hist_prefix(map) + 8)) {
-		rt_report(&rt->out, RT_WARN,
-			  "map %s: its metadata does not match the BPF map's sizes", map->name);
+		if (warn)
+			rt_report(&rt->out, RT_WARN,
+				  "map %s: its metadata does not match the BPF map's sizes",
+				  map->name);
 		return -ENOENT;
 	}
 	/* Programs may still be adding keys: bound the walk so it always ends. */
@@ -372,34 +391,52 @@ static int maps_dump(struct rt *rt, const struct aot_map *map, struct maps_dump 
 	return 0;
 }
 
-static int maps_print_map(struct rt *rt, const struct aot_map *map, uint64_t top, uint64_t div)
+int rt_maps_read(struct rt *rt, const struct aot_map *map, bool warn, struct rt_map_read *r)
 {
-	struct output_entry *ents = NULL;
 	struct maps_dump d;
-	struct output_map om;
-	size_t nents = 0;
-	bool val_signed;
 	int err;
 
-	err = maps_dump(rt, map, &d);
+	memset(r, 0, sizeof(*r));
+	err = maps_dump(rt, map, warn, &d);
+	if (err)
+		return err;
+	r->keys = d.keys;
+	r->vals = d.vals;
+	r->has_sum = maps_hist_has_sum(map, d.stride);
+	err = rt_maps_fold(rt->meta, map, d.keys, d.key_size, d.vals, d.stride, d.ncpus, d.n,
+			   &r->ents, &r->n, &r->val_signed);
+	if (err)
+		rt_maps_read_free(r);
+	return err;
+}
+
+void rt_maps_read_free(struct rt_map_read *r)
+{
+	rt_maps_entries_free(r->ents, r->n);
+	free(r->keys);
+	free(r->vals);
+	memset(r, 0, sizeof(*r));
+}
+
+static int maps_print_map(struct rt *rt, const struct aot_map *map, uint64_t top, uint64_t div)
+{
+	struct rt_map_read r;
+	struct output_map om;
+	int err;
+
+	err = rt_maps_read(rt, map, true, &r);
 	if (err)
 		return err == -ENOENT ? 0 : err;
-	err = rt_maps_fold(rt->meta, map, d.keys, d.key_size, d.vals, d.stride, d.ncpus, d.n, &ents,
-			   &nents, &val_signed);
-	if (err)
-		goto out;
-	rt_maps_top_div(map, ents, &nents, top, div, val_signed);
+	rt_maps_top_div(map, r.ents, &r.n, top, div, r.val_signed);
 	om = (struct output_map){ .r = &rt->render,
 				  .map = map,
-				  .entries = ents,
-				  .n = nents,
-				  .val_signed = val_signed,
+				  .entries = r.ents,
+				  .n = r.n,
+				  .val_signed = r.val_signed,
 				  .div = div ? div : 1 };
 	output_map(&rt->out, &om);
-out:
-	rt_maps_entries_free(ents, nents);
-	maps_dump_free(&d);
-	return err;
+	rt_maps_read_free(&r);
+	return 0;
 }
 
 int rt_maps_print_one(struct rt *rt, uint32_t i, uint64_t top, uint64_t div)
@@ -419,7 +456,7 @@ int rt_maps_clear(struct rt *rt, uint32_t i, bool zero)
 	if (i >= rt->meta->nmaps)
 		return -EINVAL;
 	map = &rt->meta->maps[i];
-	err = maps_dump(rt, map, &d);
+	err = maps_dump(rt, map, true, &d);
 	if (err)
 		return err == -ENOENT ? 0 : err;
 	memset(d.vals, 0, d.stride * d.ncpus);

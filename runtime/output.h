@@ -24,7 +24,8 @@ struct output_entry {
 	/* HIST/LHIST: count per bucket, indexed as in meta.h (nbuckets of them) */
 	const uint64_t *buckets;
 	uint32_t nbuckets;
-	/* STATS/AVG: folded over the CPUs (val holds the average) */
+	/* STATS/AVG: folded over the CPUs (val holds the average); HIST/LHIST: total is the sum of
+	 * the values (when rt_map_read.has_sum) */
 	int64_t count, total;
 };
 

@@ -300,6 +300,21 @@ int rt_action_run(struct rt *rt, const struct aot_fmt *f, const void *payload, s
 
 /* maps.c */
 int rt_maps_print(struct rt *rt);
+/* A map read whole and folded: what printing and the metrics server both show. */
+struct rt_map_read {
+	struct output_entry *ents; /* sorted for printing; they point into keys and vals */
+	size_t n;
+	bool val_signed;
+	bool has_sum; /* hist/lhist: each entry's total is the sum of its values */
+	void *keys, *vals;
+};
+/*
+ * Reads and folds a map. 0; -ENOENT if the object has no BPF map of that name or its sizes do
+ * not match the metadata (warned about when warn); -ENOMEM. Safe from any thread: only bpf()
+ * calls and the metadata, which nothing changes while the run lasts.
+ */
+int rt_maps_read(struct rt *rt, const struct aot_map *map, bool warn, struct rt_map_read *r);
+void rt_maps_read_free(struct rt_map_read *r);
 /* print(@map, top, div), clear(@map), zero(@map) on the map at index i of the metadata. */
 int rt_maps_print_one(struct rt *rt, uint32_t i, uint64_t top, uint64_t div);
 int rt_maps_clear(struct rt *rt, uint32_t i, bool zero);

@@ -79,9 +79,9 @@ const struct func_def func_defs[FN__NUM] = {
 		     .check = sema_fn_aggregation },
 	[FN_STATS] = { "stats", CALL(1, 1, FUNC_AGG), .type = AGG(TYPE_STATS, 16),
 		       .check = sema_fn_aggregation },
-	[FN_HIST] = { "hist", CALL(1, 1, FUNC_AGG), .type = AGG(TYPE_HIST, 8),
+	[FN_HIST] = { "hist", CALL(1, 1, FUNC_AGG), .type = AGG(TYPE_HIST, 16),
 		      .check = sema_fn_aggregation },
-	[FN_LHIST] = { "lhist", CALL(4, 4, FUNC_AGG), .type = AGG(TYPE_LHIST, 8),
+	[FN_LHIST] = { "lhist", CALL(4, 4, FUNC_AGG), .type = AGG(TYPE_LHIST, 16),
 		       .check = sema_fn_lhist },
 
 	/* output and control: statements */

@@ -24,9 +24,13 @@
  *     AOT_AGG_MIN/MAX   struct { s64 val; u64 is_set; }
  *     AOT_AGG_AVG       struct { s64 total; u64 count; }
  *     AOT_AGG_STATS     struct { s64 total; u64 count; }  (printed as count, average, total)
- *     AOT_AGG_HIST      u64 count per bucket; the BPF key is the user key (padded to 8 bytes,
- *     AOT_AGG_LHIST     absent for a scalar map) followed by a u64 bucket index. hist buckets
- *                       are bpftrace's log2 ones; lhist's come from lhist_min/max/step.
+ *     AOT_AGG_HIST      struct { u64 count; s64 sum; } per bucket: how many values fell in it,
+ *     AOT_AGG_LHIST     and their sum (Prometheus's histogram _sum). The BPF key is the user key
+ *                       (padded to 8 bytes, absent for a scalar map) followed by a u64 bucket
+ *                       index. hist buckets are bpftrace's log2 ones; lhist's come from
+ *                       lhist_min/max/step. Objects from before the sums have a u64 count alone:
+ *                       the BPF map's value size (8, not 16) says so, and a reader of either
+ *                       takes the count at offset 0, so AOT_META_VERSION did not change.
  *
  * Events that act on a map name it by index in aot_meta.maps (hdr.index):
  *   AOT_EV_PRINT_MAP    payload struct { u64 top; u64 div; } (0: all / no divisor)
@@ -309,5 +313,7 @@ int aot_meta_read(const void *buf, size_t size, struct aot_meta **out, char *err
  * "kstack", "buffer", ...), shared by sema's types and --explain; NULL for any other kind.
  */
 const char *aot_render_kind_name(uint32_t kind);
+/* The language's name of an aggregation ("count", "hist"; "value" for none; "?" if unknown). */
+const char *aot_agg_name(uint32_t agg);
 
 #endif
