@@ -240,7 +240,7 @@ int rt_events_loop(struct rt *rt)
 			timeout = OUTPUT_LINE_WAIT_MS;
 
 		if (ksyms_fd >= 0)
-			ksyms__update(rt->syms.ksyms);
+			rt_syms_update(&rt->syms);
 		rt_events_report_lost(rt);
 		if (poll(fds, n, timeout) < 0) {
 			if (errno == EINTR)

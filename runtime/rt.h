@@ -7,6 +7,7 @@
 #ifndef AOT_RT_H
 #define AOT_RT_H
 
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdatomic.h>
 #include <stdbool.h>
@@ -93,12 +94,15 @@ struct rt_syms {
 	size_t nusyms, cap_usyms;
 	const struct output *out; /* where its warnings and -v statistics are reported */
 	int verbose;
+	pthread_mutex_t lock; /* the caches: the event loop and the metrics thread both look up */
 };
 
 void rt_syms_init(struct rt_syms *s, const struct output *out, int verbose);
 void rt_syms_fini(struct rt_syms *s);
 /* Subscribes to kernel symbol changes now, so nothing is missed before the first lookup. */
 int rt_syms_kernel_open(struct rt_syms *s);
+/* Applies the kernel symbol changes waiting (the event loop, when the subscription polls). */
+void rt_syms_update(struct rt_syms *s);
 /* Appends the name of a kernel address (with "+offset" if offset); -ENOENT if unknown. */
 int rt_syms_ksym(struct rt_syms *s, uint64_t addr, bool offset, struct rt_buf *out);
 /* The same for a user address of pid; module appends " (path)". */

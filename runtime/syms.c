@@ -4,9 +4,11 @@
  * address, or up front when the program renders kernel addresses), user names from libbcc's
  * per-process symbol caches (libbcc_bpf, no LLVM; it reads JIT perf maps /tmp/perf-PID.map
  * too), refreshed when a lookup misses since the process may have mapped new code, and stack
- * frames read from the programs' stack trace maps.
+ * frames read from the programs' stack trace maps. The caches are shared by the event loop and
+ * the metrics server's thread (map keys rendered for a scrape): one lock guards them.
  */
 #include <errno.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -48,6 +50,7 @@ void rt_syms_init(struct rt_syms *s, const struct output *out, int verbose)
 {
 	*s = (struct rt_syms){ .kstack_fd = -1, .ustack_fd = -1, .out = out, .verbose = verbose };
 	s->stack_read = syms_stack_read;
+	pthread_mutex_init(&s->lock, NULL);
 }
 
 void rt_syms_fini(struct rt_syms *s)
@@ -68,10 +71,12 @@ void rt_syms_fini(struct rt_syms *s)
 	for (i = 0; i < s->nusyms; i++)
 		bcc_free_symcache(s->usyms[i].cache, s->usyms[i].pid);
 	free(s->usyms);
+	pthread_mutex_destroy(&s->lock);
 	rt_syms_init(s, s->out, s->verbose);
 }
 
-int rt_syms_kernel_open(struct rt_syms *s)
+/* rt_syms_kernel_open, with the lock held. */
+static int syms_kernel_open(struct rt_syms *s)
 {
 	struct ksyms_opts o = { .sz = sizeof(o), .live = true };
 
@@ -92,12 +97,31 @@ int rt_syms_kernel_open(struct rt_syms *s)
 	return 0;
 }
 
-int rt_syms_ksym(struct rt_syms *s, uint64_t addr, bool offset, struct rt_buf *out)
+int rt_syms_kernel_open(struct rt_syms *s)
+{
+	int err;
+
+	pthread_mutex_lock(&s->lock);
+	err = syms_kernel_open(s);
+	pthread_mutex_unlock(&s->lock);
+	return err;
+}
+
+void rt_syms_update(struct rt_syms *s)
+{
+	pthread_mutex_lock(&s->lock);
+	if (s->ksyms)
+		ksyms__update(s->ksyms);
+	pthread_mutex_unlock(&s->lock);
+}
+
+/* rt_syms_ksym, with the lock held: the name ksyms__lookup returns lasts until its next call. */
+static int syms_ksym(struct rt_syms *s, uint64_t addr, bool offset, struct rt_buf *out)
 {
 	uint64_t off;
 	const char *name;
 
-	if (!s->ksyms && rt_syms_kernel_open(s))
+	if (!s->ksyms && syms_kernel_open(s))
 		return -ENOENT;
 	if (!s->ksyms)
 		return -ENOENT;
@@ -115,6 +139,16 @@ int rt_syms_ksym(struct rt_syms *s, uint64_t addr, bool offset, struct rt_buf *o
 			rt_buf_printf(out, " [%s]", line);
 	}
 	return 0;
+}
+
+int rt_syms_ksym(struct rt_syms *s, uint64_t addr, bool offset, struct rt_buf *out)
+{
+	int err;
+
+	pthread_mutex_lock(&s->lock);
+	err = syms_ksym(s, addr, offset, out);
+	pthread_mutex_unlock(&s->lock);
+	return err;
 }
 
 static struct rt_usyms *syms_user_cache(struct rt_syms *s, int pid)
@@ -150,8 +184,8 @@ static struct rt_usyms *syms_user_cache(struct rt_syms *s, int pid)
 	return u;
 }
 
-int rt_syms_usym(struct rt_syms *s, int pid, uint64_t addr, bool offset, bool module,
-		 struct rt_buf *out)
+static int syms_usym(struct rt_syms *s, int pid, uint64_t addr, bool offset, bool module,
+		     struct rt_buf *out)
 {
 	struct rt_usyms *u = syms_user_cache(s, pid);
 	struct bcc_symbol sym = {};
@@ -177,4 +211,15 @@ int rt_syms_usym(struct rt_syms *s, int pid, uint64_t addr, bool offset, bool mo
 		rt_buf_printf(out, " (%s)", sym.module ? sym.module : "[unknown]");
 	bcc_symbol_free_demangle_name(&sym);
 	return 0;
+}
+
+int rt_syms_usym(struct rt_syms *s, int pid, uint64_t addr, bool offset, bool module,
+		 struct rt_buf *out)
+{
+	int err;
+
+	pthread_mutex_lock(&s->lock);
+	err = syms_usym(s, pid, addr, offset, module, out);
+	pthread_mutex_unlock(&s->lock);
+	return err;
 }
