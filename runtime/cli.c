@@ -1,16 +1,22 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * The run-time options both binaries take (-o, -f, -v, -q, -p, -c, --missing-probes,
- * --explain): their table, their parser, the help printer both binaries use, and the step to
- * struct aot_run_opts (opening -o, splitting -c into words).
+ * --explain, --metrics): their table, their parser, the help printer both binaries use, and the
+ * step to struct aot_run_opts (opening -o, splitting -c into words).
  */
 #include <errno.h>
 #include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <wordexp.h>
 
 #include "cli.h"
+#include "rt.h"
+
+/* A number's constant as text in a help string. */
+#define CLI_STR_(x) #x
+#define CLI_STR(x) CLI_STR_(x)
 
 const struct aot_cli_opt aot_cli_run_opts[] = {
 	{ "output", required_argument, 'o', "FILE", AOT_CLI_HELP_OUTPUT },
@@ -24,6 +30,15 @@ const struct aot_cli_opt aot_cli_run_opts[] = {
 	  "output buffering: line, full or none (default: after each batch of events)" },
 	{ "no-warnings", no_argument, AOT_CLI_NO_WARNINGS, NULL,
 	  "print no warnings (errors and lost events are still reported)" },
+	{ "metrics", required_argument, AOT_CLI_METRICS, "ADDR:PORT",
+	  "serve the maps to Prometheus at http://ADDR:PORT/metrics while the program runs" },
+	{ "metrics-prefix", required_argument, AOT_CLI_METRICS_PREFIX, "PREFIX",
+	  "metric names begin with PREFIX (default " AOT_METRICS_PREFIX_DEFAULT ")" },
+	{ "metrics-max-series", required_argument, AOT_CLI_METRICS_MAX_SERIES, "N",
+	  "series of one map a scrape shows at most (default " CLI_STR(
+		  AOT_METRICS_SERIES_DEFAULT) ")" },
+	{ "metrics-maps", required_argument, AOT_CLI_METRICS_MAPS, "@A,@B",
+	  "serve only these maps (default: every map whose values are numbers)" },
 	{ "verbose", no_argument, 'v', NULL, "say more: libbpf messages, full verifier logs" },
 	{ "quiet", no_argument, 'q', NULL, "do not print the \"Attaching N probes...\" line" },
 };
@@ -91,6 +106,42 @@ int aot_cli_run_parse(const char *prog, int c, const char *optarg, struct aot_cl
 		return 1;
 	case AOT_CLI_NO_WARNINGS:
 		r->no_warnings = true;
+		return 1;
+	case AOT_CLI_METRICS: {
+		struct sockaddr_storage ss;
+		unsigned int len;
+		char err[160];
+
+		if (rt_metrics_parse_addr(optarg, &ss, &len, err, sizeof(err))) {
+			fprintf(stderr, "%s: --metrics %s: %s\n", prog, optarg, err);
+			return -EINVAL;
+		}
+		r->metrics = optarg;
+		return 1;
+	}
+	case AOT_CLI_METRICS_PREFIX:
+		if (!output_metrics_prefix_ok(optarg)) {
+			fprintf(stderr,
+				"%s: --metrics-prefix '%s': a metric name has only letters, digits, "
+				"_ and :, and no digit first\n",
+				prog, optarg);
+			return -EINVAL;
+		}
+		r->metrics_prefix = optarg;
+		return 1;
+	case AOT_CLI_METRICS_MAX_SERIES:
+		errno = 0;
+		v = strtol(optarg, &end, 10);
+		if (errno || *end || end == optarg || v <= 0) {
+			fprintf(stderr,
+				"%s: --metrics-max-series takes a number above 0, not '%s'\n", prog,
+				optarg);
+			return -EINVAL;
+		}
+		r->metrics_max_series = (unsigned long)v;
+		return 1;
+	case AOT_CLI_METRICS_MAPS:
+		r->metrics_maps = optarg;
 		return 1;
 	case AOT_CLI_MISSING_PROBES:
 		for (size_t i = 0; i < sizeof(policies) / sizeof(policies[0]); i++) {
@@ -192,6 +243,17 @@ static int cli_run_rest(const char *prog, const struct aot_cli_run *r, struct ao
 
 	ro->pid = r->pid;
 	ro->missing = r->missing;
+	if ((r->metrics_prefix || r->metrics_max_series || r->metrics_maps) && !r->metrics) {
+		fprintf(stderr,
+			"%s: --metrics-prefix, --metrics-max-series and --metrics-maps "
+			"need --metrics\n",
+			prog);
+		return -EINVAL;
+	}
+	ro->metrics_addr = r->metrics;
+	ro->metrics_prefix = r->metrics_prefix;
+	ro->metrics_max_series = r->metrics_max_series;
+	ro->metrics_maps = r->metrics_maps;
 	ret = cli_env_num(prog, "BPFTRACE_PERF_RB_PAGES", AOT_RB_PAGES_MAX, &ro->rb_pages)
 		      ?: cli_env_num(prog, "BPFTRACE_CAT_BYTES_MAX", AOT_CAT_BYTES_MAX,
 				     &ro->cat_max);

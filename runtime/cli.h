@@ -18,6 +18,10 @@ enum {
 	AOT_CLI_MISSING_PROBES = 300,
 	AOT_CLI_EXPLAIN,
 	AOT_CLI_NO_WARNINGS,
+	AOT_CLI_METRICS,
+	AOT_CLI_METRICS_PREFIX,
+	AOT_CLI_METRICS_MAX_SERIES,
+	AOT_CLI_METRICS_MAPS,
 };
 
 /* One option: getopt's name/has_arg/val plus what --help shows. */
@@ -54,6 +58,10 @@ struct aot_cli_run {
 	enum aot_missing_policy missing;
 	enum aot_buffering buffering; /* -B */
 	bool no_warnings;	      /* --no-warnings */
+	const char *metrics;	      /* --metrics ADDRESS:PORT, checked */
+	const char *metrics_prefix;   /* --metrics-prefix, checked */
+	unsigned long metrics_max_series;
+	const char *metrics_maps; /* --metrics-maps @a,@b */
 };
 
 /*

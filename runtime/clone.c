@@ -341,6 +341,14 @@ int rt_clone_attach(struct rt *rt, uint32_t probe, struct probe_err *perr)
 	return 0;
 }
 
+const struct bpf_program *rt_clone_template(const struct rt *rt, uint32_t probe)
+{
+	for (size_t k = 0; rt->clones && k < rt->clones->n; k++)
+		if (rt->clones->v[k].probe == probe)
+			return rt->clones->v[k].tmpl;
+	return NULL;
+}
+
 size_t rt_clone_count(const struct rt *rt)
 {
 	size_t n = 0;

@@ -65,12 +65,6 @@ static long explain_links(const struct probe_plan *pp)
 	return pp->strategy == PROBE_MULTI && pp->ntargets < 0 ? -1 : 1;
 }
 
-static const char *const explain_aggs[] = {
-	[AOT_AGG_NONE] = "value",  [AOT_AGG_COUNT] = "count", [AOT_AGG_SUM] = "sum",
-	[AOT_AGG_MIN] = "min",	   [AOT_AGG_MAX] = "max",     [AOT_AGG_AVG] = "avg",
-	[AOT_AGG_STATS] = "stats", [AOT_AGG_HIST] = "hist",   [AOT_AGG_LHIST] = "lhist",
-};
-
 static const char *const explain_fmt_kinds[] = {
 	[AOT_FMT_PRINTF] = "printf",
 	[AOT_FMT_SYSTEM] = "system",
@@ -204,8 +198,7 @@ static void explain_text(struct explain *e, const char *name)
 		else if (mp->agg == AOT_AGG_NONE)
 			rt_buf_printf(b, "value %s", vs ? vs : "?");
 		else
-			rt_buf_printf(b, "%s() of %s", EXPLAIN_NAME(explain_aggs, mp->agg),
-				      vs ? vs : "?");
+			rt_buf_printf(b, "%s() of %s", aot_agg_name(mp->agg), vs ? vs : "?");
 		if (mp->agg == AOT_AGG_LHIST)
 			rt_buf_printf(b, " (min %lld, max %lld, step %lld)",
 				      (long long)mp->lhist_min, (long long)mp->lhist_max,
@@ -304,7 +297,7 @@ static void explain_json(struct explain *e, const char *name)
 		json_object_begin(w);
 		explain_kv_str(w, "name", mp->name);
 		explain_kv_str(w, "elf_name", mp->elf_name);
-		explain_kv_str(w, "aggregation", EXPLAIN_NAME(explain_aggs, mp->agg));
+		explain_kv_str(w, "aggregation", aot_agg_name(mp->agg));
 		if (mp->nkeys)
 			explain_kv_type(e, "key", &mp->key);
 		else

@@ -37,6 +37,7 @@ struct output_map {
 	size_t n;
 	bool val_signed; /* how to read output_entry.val */
 	uint64_t div;	 /* print()'s divisor for hist counts, already applied to val; >= 1 */
+	bool has_sum;	 /* hist/lhist: output_entry.total holds the sum of the values */
 };
 
 /* Text that user-space actions produce, named as bpftrace's JSON "type" names them. */
@@ -107,6 +108,44 @@ extern const struct output_ops output_json_ops;
 /* Formats a map as bpftrace does, in text or as one JSON line: the two format_map ops. */
 void output_text_map(struct rt_buf *b, const struct output_map *m);
 void output_json_map(struct rt_buf *b, const struct output_map *m);
+
+/*
+ * output_metrics.c: maps as Prometheus metrics (the metrics server's scrapes). Each map is a
+ * metric family of one of these types, decided by its aggregation; NONE: not a number, left out.
+ */
+enum output_metric_type {
+	OUTPUT_METRIC_NONE = 0,
+	OUTPUT_METRIC_COUNTER,
+	OUTPUT_METRIC_GAUGE,
+	OUTPUT_METRIC_HISTOGRAM,
+};
+enum output_metric_type output_metrics_type(const struct aot_map *map);
+/* Appends the family name of a map: prefix, then the map's name made a valid metric name. */
+void output_metrics_name(struct rt_buf *b, const char *prefix, const struct aot_map *map);
+/* Whether prefix may begin a metric name ([a-zA-Z_:][a-zA-Z0-9_:]*, or empty). */
+bool output_metrics_prefix_ok(const char *prefix);
+
+/* A map as a metric family, decided once for the whole run. */
+struct output_metrics_family {
+	char *name; /* "aotrace_syscalls" (a counter's samples add _total) */
+	char *help; /* what the HELP line says: the map, its aggregation, its probes */
+	enum output_metric_type type;
+};
+
+/* How a scrape wants its text. */
+struct output_metrics {
+	bool openmetrics;    /* OpenMetrics 1.0, else the text format 0.0.4 */
+	uint64_t max_series; /* per family; 0: no limit */
+};
+
+/*
+ * Appends the family's HELP and TYPE lines and its samples. Past max_series, the entries with
+ * the smallest values are left out (as print(@map, top) keeps the biggest): returns how many.
+ */
+size_t output_metrics_map(struct rt_buf *b, const struct output_metrics *o,
+			  const struct output_metrics_family *f, const struct output_map *m);
+/* What ends a scrape's text (OpenMetrics: "# EOF"). */
+void output_metrics_end(struct rt_buf *b, const struct output_metrics *o);
 
 /* Prints a map with one write, formatted by the output's format_map. */
 void output_map(struct output *o, const struct output_map *m);

@@ -21,6 +21,7 @@
 
 struct arena;
 struct bpf_object;
+struct bpf_program;
 struct bpf_link;
 struct ring_buffer;
 
@@ -221,6 +222,8 @@ struct rt {
 	struct rt_child child;	  /* -c CMD */
 	struct rt_plan plan;	  /* every probe, resolved once by rt_prepare */
 	uint32_t nskipped;	  /* probes missing here and skipped (PROBE_MISSING) */
+	/* metrics.c: --metrics, NULL without */
+	struct rt_metrics *metrics;
 };
 
 /* loader.c */
@@ -262,6 +265,8 @@ int rt_clone_attach(struct rt *rt, uint32_t probe, struct probe_err *perr);
 void rt_clone_close(struct rt *rt);
 /* Links the clones hold. */
 size_t rt_clone_count(const struct rt *rt);
+/* The loaded program whose instructions an alias probe runs (its group's template), or NULL. */
+const struct bpf_program *rt_clone_template(const struct rt *rt, uint32_t probe);
 
 /* attach.c */
 /* Progress of a long step on stderr: nothing in its first second, then a line a second. */
@@ -298,6 +303,21 @@ void rt_events_close(struct rt *rt);
 int rt_events_handle(void *ctx, void *data, size_t size);
 /* Reports events lost since the last call (AOT_LOST_MAP). */
 void rt_events_report_lost(struct rt *rt);
+
+/*
+ * metrics.c: --metrics, the maps served to Prometheus. open listens (before the object loads,
+ * so a taken port fails at once); start serves, from a thread of its own, once the maps exist;
+ * stop ends the thread and closes the socket (before the maps print; a scrape in progress gives
+ * up); free releases the rest. 0 or -errno, reported.
+ */
+struct sockaddr_storage;
+int rt_metrics_open(struct rt *rt);
+int rt_metrics_start(struct rt *rt);
+void rt_metrics_stop(struct rt *rt);
+void rt_metrics_free(struct rt *rt);
+/* ADDRESS:PORT (numeric; IPv6 in brackets) to a socket address; -EINVAL with err set. */
+int rt_metrics_parse_addr(const char *s, struct sockaddr_storage *ss, unsigned int *len, char *err,
+			  size_t errlen);
 
 /* actions.c: the user-space side of FORMAT events: system, cat, time, join, print(value). */
 int rt_action_run(struct rt *rt, const struct aot_fmt *f, const void *payload, size_t len);

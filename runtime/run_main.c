@@ -38,7 +38,8 @@ static void run_usage(FILE *f, const struct aot_cli_table *tables)
 	aot_cli_help_env(f);
 	fprintf(f,
 		"\nexit status: 0 success, 1 the object could not be run (malformed, or refused\n"
-		"             by the kernel: load, verifier, attach), 2 usage error\n");
+		"             by the kernel: load, verifier, attach), 2 usage error (--metrics\n"
+		"             cannot listen where it is told, among others)\n");
 }
 
 /* The whole file in memory: libbpf opens the object from memory, as aotrace's own. */
@@ -132,8 +133,10 @@ int main(int argc, char **argv)
 	ro.obj_name = path;
 	if (r.explain)
 		status = aot_explain(elf, size, &ro) ? RUN_FAILED : RUN_OK;
+	else if ((ret = aot_run(elf, size, &ro)))
+		status = ret == AOT_RUN_USAGE ? RUN_USAGE : RUN_FAILED;
 	else
-		status = aot_run(elf, size, &ro) ? RUN_FAILED : exit_code;
+		status = exit_code;
 	aot_cli_run_end(&st);
 	free(elf);
 	return status;

@@ -385,11 +385,15 @@ int aot_run(const void *elf, size_t size, const struct aot_run_opts *opts)
 		setvbuf(o.out, NULL, _IONBF, 0);
 	rt_syms_init(&rt.syms, &rt.out, o.verbose);
 	rt.render.syms = &rt.syms;
+	/* Before anything loads: a port that is taken fails the run at once. */
+	if (rt_metrics_open(&rt))
+		return AOT_RUN_USAGE;
 
 	err = runtime_signals_block(&rt, &oldmask);
 	if (err) {
 		rt_report(&rt.out, RT_ERROR, "could not set up signal handling: %s",
 			  strerror(-err));
+		rt_metrics_free(&rt);
 		return 1;
 	}
 	runtime_watch_start(&watch, &rt);
@@ -410,6 +414,12 @@ int aot_run(const void *elf, size_t size, const struct aot_run_opts *opts)
 	err = rt_params_fill(&rt);
 	if (err)
 		goto out;
+	/* The maps exist: scrapes show them (empty while the probes attach) until the loop ends. */
+	err = rt_metrics_start(&rt);
+	if (err) {
+		status = err == -EINVAL ? AOT_RUN_USAGE : 1;
+		goto out;
+	}
 	if (!o.quiet)
 		rt.out.ops->attached(&rt.out, rt.meta->nprobes - rt.nskipped);
 	rt.links.stop = &rt.interrupted;
@@ -431,6 +441,8 @@ int aot_run(const void *elf, size_t size, const struct aot_run_opts *opts)
 	err = rt_events_loop(&rt);
 	runtime_stop_programs(&rt);
 	runtime_signals_exiting(&exit_sigs);
+	/* No scrape reads the maps while END changes them and they are printed and freed. */
+	rt_metrics_stop(&rt);
 	if (err)
 		rt_report(&rt.out, RT_ERROR, "polling events: %s", strerror(-err));
 	/* END and the maps come even after a polling error: the data so far is still worth it. */
@@ -453,6 +465,8 @@ out:
 	rt_child_stop(&rt.child);
 	runtime_signals_exiting(&exit_sigs);
 	rt_events_close(&rt);
+	/* The socket closes before a child of ours could hold it past our exit. */
+	rt_metrics_free(&rt);
 	release_fd = runtime_release_later(&rt);
 	rt_detach(&rt);
 	rt_syms_fini(&rt.syms);

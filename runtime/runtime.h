@@ -49,13 +49,25 @@ struct aot_run_opts {
 	bool no_warnings;	      /* --no-warnings */
 	unsigned long rb_pages; /* ring buffer pages per CPU (BPFTRACE_PERF_RB_PAGES); 0: 64 */
 	unsigned long cat_max;	/* bytes cat() prints at most (BPFTRACE_CAT_BYTES_MAX); 0: 10240 */
+	/* --metrics: serve the maps to Prometheus at http://ADDRESS:PORT/metrics; NULL: not */
+	const char *metrics_addr;
+	const char *metrics_prefix;	  /* metric names begin with it; NULL: the default */
+	unsigned long metrics_max_series; /* series per map a scrape shows; 0: the default */
+	const char *metrics_maps; /* "@a,@b": serve only these; NULL: every map of numbers */
 };
+
+/* Series of one map a scrape shows at most, by default (--metrics-max-series). */
+#define AOT_METRICS_SERIES_DEFAULT 10000
+/* What metric names begin with, by default (--metrics-prefix). */
+#define AOT_METRICS_PREFIX_DEFAULT "aotrace_"
 
 /*
  * Runs an object until exit() or a signal (SIGINT/SIGTERM/SIGHUP). Returns 0 on a normal end
- * (the status to exit with is then *opts->exit_code), 1 on a load or attach failure (already
- * reported on stderr).
+ * (the status to exit with is then *opts->exit_code), 1 on a load or attach failure,
+ * AOT_RUN_USAGE when an option cannot be honoured (--metrics: its address cannot be listened on,
+ * --metrics-maps names no map of numbers); the failures are reported on stderr.
  */
+#define AOT_RUN_USAGE 2
 int aot_run(const void *elf, size_t size, const struct aot_run_opts *opts);
 
 /*

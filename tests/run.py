@@ -135,6 +135,7 @@ class Env:
         self.bpftool = shutil.which('bpftool') or '/usr/sbin/bpftool'
         self.bpftrace = shutil.which('bpftrace') or '/usr/bin/bpftrace'
         self.clang = shutil.which('clang-19') or shutil.which('clang') or '/usr/bin/clang-19'
+        self.prometheus = shutil.which('prometheus') or '/usr/bin/prometheus'
         self.cache_dir = cache_dir
         self.features = {}
         self.lock = threading.Lock()
@@ -335,6 +336,7 @@ FEATURES.update({
     'bpftrace': probe_tool('bpftrace', 'bpftrace'),
     'clang': probe_tool('clang', 'clang'),
     **{name: probe_peer(name) for name in PEERS},
+    'prometheus': probe_tool('prometheus', 'prometheus'),
     'smp': lambda env: None if len(os.sched_getaffinity(0)) >= 2 else 'one CPU only',
 })
 FEATURES['kfunc'] = FEATURES['fentry']

@@ -547,6 +547,17 @@ const char *aot_render_kind_name(uint32_t kind)
 	return kind < sizeof(names) / sizeof(names[0]) ? names[kind] : NULL;
 }
 
+const char *aot_agg_name(uint32_t agg)
+{
+	static const char *const names[] = {
+		[AOT_AGG_NONE] = "value",  [AOT_AGG_COUNT] = "count", [AOT_AGG_SUM] = "sum",
+		[AOT_AGG_MIN] = "min",	   [AOT_AGG_MAX] = "max",     [AOT_AGG_AVG] = "avg",
+		[AOT_AGG_STATS] = "stats", [AOT_AGG_HIST] = "hist",   [AOT_AGG_LHIST] = "lhist",
+	};
+
+	return agg < sizeof(names) / sizeof(names[0]) ? names[agg] : "?";
+}
+
 /* Fixed sizes of the rendered kinds, from the layouts in meta.h. */
 static uint32_t meta_rendered_size(uint32_t kind)
 {

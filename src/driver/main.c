@@ -386,7 +386,7 @@ static struct aot_program *compile(struct cli *cli, const struct source *src, en
 /* The object handed to the runtime: run, or explained with --explain. */
 static int run_object(struct cli *cli, const struct source *src, const void *elf, size_t size)
 {
-	int status, exit_code = 0;
+	int status, ret, exit_code = 0;
 	struct aot_run_opts ro = {
 		.sz = sizeof(ro),
 		.params = cli->compile.params,
@@ -401,8 +401,10 @@ static int run_object(struct cli *cli, const struct source *src, const void *elf
 		return EXIT_USAGE;
 	if (cli->run.explain)
 		status = aot_explain(elf, size, &ro) ? EXIT_PROGRAM : EXIT_OK;
+	else if ((ret = aot_run(elf, size, &ro)))
+		status = ret == AOT_RUN_USAGE ? EXIT_USAGE : EXIT_KERNEL;
 	else
-		status = aot_run(elf, size, &ro) ? EXIT_KERNEL : exit_code;
+		status = exit_code;
 	aot_cli_run_end(&cst);
 	return status;
 }

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Tests of what the runtime prints: the printf engine's conversions, flags, widths and
- * precisions against C printf, and map lines as bpftrace 0.17 prints them (keys of every kind,
- * each aggregation folded over CPUs, the sort orders, blank lines).
+ * precisions against C printf, map lines as bpftrace 0.17 prints them (keys of every kind,
+ * each aggregation folded over CPUs, the sort orders, blank lines), and maps as Prometheus
+ * metrics (names, types, labels and their escapes, histogram buckets, the series limit).
  */
 #include <errno.h>
 #include <setjmp.h>
@@ -188,9 +189,18 @@ struct map_case {
 	size_t n;
 };
 
+/* How map_render formats: as the printed maps (text, JSON) or as metrics (Prometheus text,
+ * OpenMetrics) with this family and series limit. */
+struct map_format {
+	bool json, metrics, openmetrics;
+	uint64_t max_series;
+	const char *name, *help; /* the metric family */
+	size_t left;		 /* out: entries the series limit left out */
+};
+
 /* Folds, cuts to top, divides and formats a case; returns the malloc'd text. */
-static char *map_render(struct map_case *c, size_t key_size, size_t stride, int ncpus, uint64_t top,
-			uint64_t div, bool json)
+static char *map_render_as(struct map_case *c, size_t key_size, size_t stride, int ncpus,
+			   uint64_t top, uint64_t div, struct map_format *fmt)
 {
 	uint8_t keys[16 * 24], vals[16 * 2 * 16];
 	struct output_entry *ents;
@@ -210,12 +220,30 @@ static char *map_render(struct map_case *c, size_t key_size, size_t stride, int 
 			 0);
 	rt_maps_top_div(&c->map, ents, &n, top, div, val_signed);
 	om = (struct output_map){ R(c->m), &c->map, ents, n, val_signed, div ? div : 1 };
-	if (json)
+	/* hist values hold their sums after the counts (an object from before: only counts) */
+	om.has_sum = stride >= 16;
+	if (fmt->metrics) {
+		struct output_metrics o = { fmt->openmetrics, fmt->max_series };
+		struct output_metrics_family f = { (char *)fmt->name, (char *)fmt->help,
+						   output_metrics_type(&c->map) };
+
+		fmt->left = output_metrics_map(&b, &o, &f, &om);
+		output_metrics_end(&b, &o);
+	} else if (fmt->json) {
 		output_json_map(&b, &om);
-	else
+	} else {
 		output_text_map(&b, &om);
+	}
 	rt_maps_entries_free(ents, n);
 	return b.s ? b.s : strdup("");
+}
+
+static char *map_render(struct map_case *c, size_t key_size, size_t stride, int ncpus, uint64_t top,
+			uint64_t div, bool json)
+{
+	struct map_format fmt = { .json = json };
+
+	return map_render_as(c, key_size, stride, ncpus, top, div, &fmt);
 }
 
 static void map_expect_full(struct map_case *c, size_t key_size, size_t stride, int ncpus,
@@ -738,6 +766,304 @@ static void test_report(void **state)
 	free(text);
 }
 
+/* A case as metrics: compares the text, and the entries the series limit left out. */
+static void metrics_expect(struct map_case *c, size_t key_size, size_t stride, int ncpus,
+			   struct map_format fmt, size_t left, const char *expected)
+{
+	char *got;
+
+	fmt.metrics = true;
+	fmt.name = fmt.name ? fmt.name : "aotrace_m";
+	fmt.help = fmt.help ? fmt.help : "help";
+	got = map_render_as(c, key_size, stride, ncpus, 0, 0, &fmt);
+	if (strcmp(got, expected))
+		fail_msg("map %s as metrics: got\n%s\nwant\n%s", c->map.name, got, expected);
+	assert_int_equal(fmt.left, left);
+	free(got);
+}
+
+static void metrics_name_is(const char *prefix, struct aot_map map, const char *expected)
+{
+	struct rt_buf b = { 0 };
+
+	output_metrics_name(&b, prefix, &map);
+	assert_string_equal(b.s ? b.s : "", expected);
+	rt_buf_free(&b);
+}
+
+static void test_metrics_names_types(void **state)
+{
+	struct aot_map count = { .name = "@syscalls", .agg = AOT_AGG_COUNT };
+	struct aot_map usum = { .name = "@bytes_total", .agg = AOT_AGG_SUM, .value = t_int(8, 0) };
+	struct aot_map ssum = { .name = "@ret_total", .agg = AOT_AGG_SUM, .value = t_int(8, 1) };
+	struct aot_map str = { .name = "@s", .value = t_str(16) };
+
+	(void)state;
+	metrics_name_is("aotrace_", count, "aotrace_syscalls");
+	metrics_name_is("", count, "syscalls");
+	metrics_name_is("", (struct aot_map){ .name = "@", .agg = AOT_AGG_COUNT }, "map");
+	metrics_name_is("ns:", (struct aot_map){ .name = "@a.b-c", .agg = AOT_AGG_MAX },
+			"ns:a_b_c");
+	metrics_name_is("9", count, "_9syscalls");
+	/* a counter's samples add _total to the family name, which does not end in it twice */
+	metrics_name_is("aotrace_", usum, "aotrace_bytes");
+	metrics_name_is("aotrace_", ssum, "aotrace_ret_total");
+	assert_int_equal(output_metrics_type(&count), OUTPUT_METRIC_COUNTER);
+	assert_int_equal(output_metrics_type(&usum), OUTPUT_METRIC_COUNTER);
+	/* a signed sum may go down: a gauge */
+	assert_int_equal(output_metrics_type(&ssum), OUTPUT_METRIC_GAUGE);
+	assert_int_equal(output_metrics_type(&(struct aot_map){ .agg = AOT_AGG_AVG }),
+			 OUTPUT_METRIC_GAUGE);
+	assert_int_equal(output_metrics_type(&(struct aot_map){ .agg = AOT_AGG_LHIST }),
+			 OUTPUT_METRIC_HISTOGRAM);
+	assert_int_equal(output_metrics_type(&(struct aot_map){ .value = t_int(4, 1) }),
+			 OUTPUT_METRIC_GAUGE);
+	assert_int_equal(output_metrics_type(&str), OUTPUT_METRIC_NONE);
+	assert_true(output_metrics_prefix_ok(""));
+	assert_true(output_metrics_prefix_ok("node_ebpf:"));
+	assert_false(output_metrics_prefix_ok("9a"));
+	assert_false(output_metrics_prefix_ok("a-b"));
+}
+
+static void test_metrics_counters_labels(void **state)
+{
+	struct map_case c = { .m = aot_meta_new() };
+	struct map_format om = { .openmetrics = true }, text = { 0 };
+	int e = aot_meta_add_elems(c.m, 2);
+
+	(void)state;
+	/* @m[comm] = count(): label values escaped; a byte that is not UTF-8 becomes \x.. text */
+	c.map = (struct aot_map){
+		.name = "@m", .agg = AOT_AGG_COUNT, .nkeys = 1, .key = t_str(16)
+	};
+	c.n = 2;
+	memcpy(c.keys[0], "a\"b\\c\nd", 8);
+	put64(c.vals[0][0], 2);
+	put64(c.vals[0][1], 1);
+	memcpy(c.keys[1], "\xc3\xa9t\xe9", 5);
+	put64(c.vals[1][0], 5);
+	metrics_expect(&c, 16, 8, 2, text, 0,
+		       "# HELP aotrace_m_total help\n"
+		       "# TYPE aotrace_m_total counter\n"
+		       "aotrace_m_total{key0=\"a\\\"b\\\\c\\nd\"} 3\n"
+		       "aotrace_m_total{key0=\"\xc3\xa9t\\\\xe9\"} 5\n");
+	metrics_expect(&c, 16, 8, 2, om, 0,
+		       "# TYPE aotrace_m counter\n"
+		       "# HELP aotrace_m help\n"
+		       "aotrace_m_total{key0=\"a\\\"b\\\\c\\nd\"} 3\n"
+		       "aotrace_m_total{key0=\"\xc3\xa9t\\\\xe9\"} 5\n"
+		       "# EOF\n");
+	/* HELP: the text format escapes backslash and newline, OpenMetrics double quotes too */
+	text.help = om.help = "say \"hi\"\\\n";
+	c.n = 0;
+	metrics_expect(&c, 16, 8, 1, text, 0,
+		       "# HELP aotrace_m_total say \"hi\"\\\\\\n\n"
+		       "# TYPE aotrace_m_total counter\n");
+	metrics_expect(&c, 16, 8, 1, om, 0,
+		       "# TYPE aotrace_m counter\n"
+		       "# HELP aotrace_m say \\\"hi\\\"\\\\\\n\n"
+		       "# EOF\n");
+	text.help = NULL;
+
+	/* @s[pid, comm] = sum(signed): a tuple key is a label per element; a gauge */
+	c.m->elems[e] = (struct aot_elem){ 0, t_int(4, 0) };
+	c.m->elems[e + 1] = (struct aot_elem){ 8, t_str(8) };
+	c.map = (struct aot_map){ .name = "@s",
+				  .agg = AOT_AGG_SUM,
+				  .nkeys = 2,
+				  .key = { AOT_K_TUPLE, 16, 0, 2, (uint32_t)e },
+				  .value = t_int(8, 1) };
+	c.n = 1;
+	put64(c.keys[0], 42);
+	memcpy(c.keys[0] + 8, "sh", 3);
+	put64(c.vals[0][0], (uint64_t)-7);
+	metrics_expect(&c, 16, 8, 1, text, 0,
+		       "# HELP aotrace_m help\n"
+		       "# TYPE aotrace_m gauge\n"
+		       "aotrace_m{key0=\"42\",key1=\"sh\"} -7\n");
+
+	/* stats: three series per key; avg: the average */
+	c.map = (struct aot_map){ .name = "@st", .agg = AOT_AGG_STATS, .value = t_int(8, 1) };
+	put64(c.vals[0][0], 10);
+	put64(c.vals[0][0] + 8, 4);
+	metrics_expect(&c, 8, 16, 1, text, 0,
+		       "# HELP aotrace_m help\n"
+		       "# TYPE aotrace_m gauge\n"
+		       "aotrace_m{stat=\"count\"} 4\n"
+		       "aotrace_m{stat=\"average\"} 2\n"
+		       "aotrace_m{stat=\"total\"} 10\n");
+	c.map.agg = AOT_AGG_AVG;
+	metrics_expect(&c, 8, 16, 1, text, 0,
+		       "# HELP aotrace_m help\n"
+		       "# TYPE aotrace_m gauge\n"
+		       "aotrace_m 2\n");
+
+	/* the series limit keeps the biggest values, as print(@m, top) */
+	c.map = (struct aot_map){
+		.name = "@k", .agg = AOT_AGG_COUNT, .nkeys = 1, .key = t_int(8, 0)
+	};
+	c.n = 3;
+	for (int i = 0; i < 3; i++) {
+		put64(c.keys[i], (uint64_t)i);
+		put64(c.vals[i][0], (uint64_t)(10 - i));
+	}
+	text.max_series = 2;
+	metrics_expect(&c, 8, 8, 1, text, 1,
+		       "# HELP aotrace_m_total help\n"
+		       "# TYPE aotrace_m_total counter\n"
+		       "aotrace_m_total{key0=\"1\"} 9\n"
+		       "aotrace_m_total{key0=\"0\"} 10\n");
+	aot_meta_free(c.m);
+}
+
+/* Sets raw hist entry i: bucket b of the key k (a scalar map when k < 0), count, sum. */
+static void hist_entry(struct map_case *c, int i, int64_t k, uint64_t b, uint64_t count,
+		       int64_t sum)
+{
+	size_t at = 0;
+
+	if (k >= 0) {
+		put64(c->keys[i], (uint64_t)k);
+		at = 8;
+	}
+	put64(c->keys[i] + at, b);
+	put64(c->vals[i][0], count);
+	put64(c->vals[i][0] + 8, (uint64_t)sum);
+}
+
+static void test_metrics_histograms(void **state)
+{
+	struct map_case c = { .m = aot_meta_new() };
+	struct map_format text = { 0 }, om = { .openmetrics = true };
+	char *got;
+
+	(void)state;
+	/* hist of 0, 5, 5, 100 and 1048575: le is the biggest integer a bucket holds; the buckets
+	 * from 0 to the last holding a value, cumulative; +Inf, _sum, _count */
+	c.map = (struct aot_map){ .name = "@h", .agg = AOT_AGG_HIST, .value = t_int(8, 1) };
+	c.n = 4;
+	hist_entry(&c, 0, -1, 1, 1, 0);
+	hist_entry(&c, 1, -1, 4, 2, 10);
+	hist_entry(&c, 2, -1, 8, 1, 100);
+	hist_entry(&c, 3, -1, 21, 1, 1048575);
+	metrics_expect(&c, 8, 16, 1, om, 0,
+		       "# TYPE aotrace_m histogram\n"
+		       "# HELP aotrace_m help\n"
+		       "aotrace_m_bucket{le=\"0.0\"} 1\n"
+		       "aotrace_m_bucket{le=\"1.0\"} 1\n"
+		       "aotrace_m_bucket{le=\"3.0\"} 1\n"
+		       "aotrace_m_bucket{le=\"7.0\"} 3\n"
+		       "aotrace_m_bucket{le=\"15.0\"} 3\n"
+		       "aotrace_m_bucket{le=\"31.0\"} 3\n"
+		       "aotrace_m_bucket{le=\"63.0\"} 3\n"
+		       "aotrace_m_bucket{le=\"127.0\"} 4\n"
+		       "aotrace_m_bucket{le=\"255.0\"} 4\n"
+		       "aotrace_m_bucket{le=\"511.0\"} 4\n"
+		       "aotrace_m_bucket{le=\"1023.0\"} 4\n"
+		       "aotrace_m_bucket{le=\"2047.0\"} 4\n"
+		       "aotrace_m_bucket{le=\"4095.0\"} 4\n"
+		       "aotrace_m_bucket{le=\"8191.0\"} 4\n"
+		       "aotrace_m_bucket{le=\"16383.0\"} 4\n"
+		       "aotrace_m_bucket{le=\"32767.0\"} 4\n"
+		       "aotrace_m_bucket{le=\"65535.0\"} 4\n"
+		       "aotrace_m_bucket{le=\"131071.0\"} 4\n"
+		       "aotrace_m_bucket{le=\"262143.0\"} 4\n"
+		       "aotrace_m_bucket{le=\"524287.0\"} 4\n"
+		       "aotrace_m_bucket{le=\"1.048575e+06\"} 5\n"
+		       "aotrace_m_bucket{le=\"+Inf\"} 5\n"
+		       "aotrace_m_sum 1048685\n"
+		       "aotrace_m_count 5\n"
+		       "# EOF\n");
+	/* a negative value: its bucket, and no _sum or _count (a sum must only grow) */
+	c.n = 2;
+	hist_entry(&c, 0, -1, 0, 2, -3);
+	hist_entry(&c, 1, -1, 3, 1, 2);
+	metrics_expect(&c, 8, 16, 1, text, 0,
+		       "# HELP aotrace_m help\n"
+		       "# TYPE aotrace_m histogram\n"
+		       "aotrace_m_bucket{le=\"-1.0\"} 2\n"
+		       "aotrace_m_bucket{le=\"0.0\"} 2\n"
+		       "aotrace_m_bucket{le=\"1.0\"} 2\n"
+		       "aotrace_m_bucket{le=\"3.0\"} 3\n"
+		       "aotrace_m_bucket{le=\"+Inf\"} 3\n");
+	/* the last bucket's le, 2^63 - 1, is the shortest form of the double nearest to it */
+	c.n = 1;
+	hist_entry(&c, 0, -1, 64, 1, INT64_MAX);
+	got = map_render_as(&c, 8, 16, 1, 0, 0,
+			    &(struct map_format){ .metrics = true, .name = "h", .help = "" });
+	assert_non_null(strstr(got, "h_bucket{le=\"4.611686018427388e+18\"} 0\n"
+				    "h_bucket{le=\"9.223372036854776e+18\"} 1\n"
+				    "h_bucket{le=\"+Inf\"} 1\n"
+				    "h_sum 9223372036854775807\n"));
+	free(got);
+
+	/* counts and sums fold over the CPUs: 2 and 3 on one, 3 on the other */
+	c.n = 1;
+	hist_entry(&c, 0, -1, 3, 2, 5);
+	put64(c.vals[0][1], 1);
+	put64(c.vals[0][1] + 8, 3);
+	metrics_expect(&c, 8, 16, 2, text, 0,
+		       "# HELP aotrace_m help\n"
+		       "# TYPE aotrace_m histogram\n"
+		       "aotrace_m_bucket{le=\"0.0\"} 0\n"
+		       "aotrace_m_bucket{le=\"1.0\"} 0\n"
+		       "aotrace_m_bucket{le=\"3.0\"} 3\n"
+		       "aotrace_m_bucket{le=\"+Inf\"} 3\n"
+		       "aotrace_m_sum 8\n"
+		       "aotrace_m_count 3\n");
+	memset(c.vals[0][1], 0, sizeof(c.vals[0][1]));
+
+	/* an object from before hist values held sums: the buckets alone */
+	c.n = 1;
+	c.map.nkeys = 1;
+	c.map.key = t_int(8, 0);
+	hist_entry(&c, 0, 7, 2, 3, 0);
+	metrics_expect(&c, 16, 8, 1, text, 0,
+		       "# HELP aotrace_m help\n"
+		       "# TYPE aotrace_m histogram\n"
+		       "aotrace_m_bucket{key0=\"7\",le=\"0.0\"} 0\n"
+		       "aotrace_m_bucket{key0=\"7\",le=\"1.0\"} 3\n"
+		       "aotrace_m_bucket{key0=\"7\",le=\"+Inf\"} 3\n");
+
+	/* lhist(v, 10, 40, 10) of 12, 12, 35, 50: [a, a+10) is le a+9, the values from max on
+	 * count in +Inf alone; a value below min (here 3) may have been negative: no _sum */
+	c.map = (struct aot_map){ .name = "@l",
+				  .agg = AOT_AGG_LHIST,
+				  .value = t_int(8, 1),
+				  .lhist_min = 10,
+				  .lhist_max = 40,
+				  .lhist_step = 10 };
+	c.n = 3;
+	hist_entry(&c, 0, -1, 1, 2, 24);
+	hist_entry(&c, 1, -1, 3, 1, 35);
+	hist_entry(&c, 2, -1, 4, 1, 50);
+	metrics_expect(&c, 8, 16, 1, text, 0,
+		       "# HELP aotrace_m help\n"
+		       "# TYPE aotrace_m histogram\n"
+		       "aotrace_m_bucket{le=\"19.0\"} 2\n"
+		       "aotrace_m_bucket{le=\"29.0\"} 2\n"
+		       "aotrace_m_bucket{le=\"39.0\"} 3\n"
+		       "aotrace_m_bucket{le=\"+Inf\"} 4\n"
+		       "aotrace_m_sum 109\n"
+		       "aotrace_m_count 4\n");
+	c.n = 4;
+	hist_entry(&c, 3, -1, 0, 1, 3);
+	metrics_expect(&c, 8, 16, 1, text, 0,
+		       "# HELP aotrace_m help\n"
+		       "# TYPE aotrace_m histogram\n"
+		       "aotrace_m_bucket{le=\"9.0\"} 1\n"
+		       "aotrace_m_bucket{le=\"19.0\"} 3\n"
+		       "aotrace_m_bucket{le=\"29.0\"} 3\n"
+		       "aotrace_m_bucket{le=\"39.0\"} 4\n"
+		       "aotrace_m_bucket{le=\"+Inf\"} 5\n");
+	/* a histogram counts toward the series limit with each of its lines, whole or not at all */
+	text.max_series = 4;
+	metrics_expect(&c, 8, 16, 1, text, 1,
+		       "# HELP aotrace_m help\n"
+		       "# TYPE aotrace_m histogram\n");
+	aot_meta_free(c.m);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -752,6 +1078,9 @@ int main(void)
 		cmocka_unit_test(test_render_kinds),
 		cmocka_unit_test(test_lines_whole_per_cpu),
 		cmocka_unit_test(test_report),
+		cmocka_unit_test(test_metrics_names_types),
+		cmocka_unit_test(test_metrics_counters_labels),
+		cmocka_unit_test(test_metrics_histograms),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
