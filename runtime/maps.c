@@ -340,12 +340,59 @@ static void maps_dump_free(struct maps_dump *d)
 	free(d->vals);
 }
 
+/*
+ * The map in a few bpf() calls (BPF_MAP_LOOKUP_BATCH, 5.6+), as a scraper reading 5,000 keys
+ * every few seconds wants: the kernel walks the buckets in the order get_next_key does, so
+ * printing sorts ties the same. 0, or -errno if the kernel cannot (nothing kept: walk instead).
+ */
+static int maps_dump_batch(struct maps_dump *d, size_t cap)
+{
+	/* Where a batch ended: a hash map's u32 bucket, another map's key. */
+	size_t tsize = d->key_size > 8 ? d->key_size : 8;
+	uint8_t *tokens = calloc(2, tsize);
+	void *in = NULL, *out = tokens;
+	int err = 0;
+
+	if (!tokens)
+		return -ENOMEM;
+	while (d->n < cap) {
+		__u32 count = (__u32)(cap - d->n);
+
+		err = bpf_map_lookup_batch(d->fd, in, out, d->keys + d->n * d->key_size,
+					   d->vals + d->n * d->stride * d->ncpus, &count, NULL);
+		err = err ? -errno : 0;
+		d->n += count;
+		if (err)
+			break;
+		in = out;
+		out = out == tokens ? tokens + tsize : tokens;
+	}
+	free(tokens);
+	if (err == -ENOENT) /* the end of the map */
+		err = 0;
+	if (err)
+		d->n = 0;
+	return err;
+}
+
+/* The map key by key, where the kernel has no batch lookup for it. */
+static void maps_dump_walk(struct maps_dump *d, size_t cap)
+{
+	void *prev = NULL;
+
+	while (d->n < cap && !bpf_map_get_next_key(d->fd, prev, d->keys + d->n * d->key_size)) {
+		prev = d->keys + d->n * d->key_size;
+		if (bpf_map_lookup_elem(d->fd, prev, d->vals + d->n * d->stride * d->ncpus))
+			continue; /* deleted meanwhile; keep walking from it */
+		d->n++;
+	}
+}
+
 /* Reads the whole map; -ENOENT when it cannot be (warned about if warn). */
 static int maps_dump(struct rt *rt, const struct aot_map *map, bool warn, struct maps_dump *d)
 {
 	const struct bpf_map *bm = bpf_object__find_map_by_name(rt->obj, map->elf_name);
 	size_t cap;
-	void *prev;
 
 	memset(d, 0, sizeof(*d));
 	d->ncpus = 1;
@@ -381,13 +428,8 @@ static int maps_dump(struct rt *rt, const struct aot_map *map, bool warn, struct
 		maps_dump_free(d);
 		return -ENOMEM;
 	}
-	prev = NULL;
-	while (d->n < cap && !bpf_map_get_next_key(d->fd, prev, d->keys + d->n * d->key_size)) {
-		prev = d->keys + d->n * d->key_size;
-		if (bpf_map_lookup_elem(d->fd, prev, d->vals + d->n * d->stride * d->ncpus))
-			continue; /* deleted meanwhile; keep walking from it */
-		d->n++;
-	}
+	if (maps_dump_batch(d, cap))
+		maps_dump_walk(d, cap);
 	return 0;
 }
 
