@@ -325,6 +325,7 @@ const struct probe_type probe_kprobe = {
 	.ctx_type = "struct pt_regs",
 	.spellings = (const char *const[]){ "k", NULL },
 	.has_target = true,
+	.newest_first = true,
 	.builtins = PB_ARGN | PB_FUNC | PB_REGS | PB_OVERRIDE,
 	.list_all = "*",
 	.match = kprobe_match,

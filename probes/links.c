@@ -6,9 +6,11 @@
  */
 #include <bpf/libbpf.h>
 #include <errno.h>
+#include <linux/perf_event.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 
 #include "probe_internal.h"
 
@@ -52,10 +54,54 @@ int probe_links_add_result(struct probe_links *l, struct bpf_link *link, struct 
 	return probe_links_add(l, link);
 }
 
+int probe_links_add_timer(struct probe_links *l, int fd, uint64_t period_ns,
+			  const struct aot_probe *probe)
+{
+	if (l->ntimers == l->cap_timers) {
+		size_t ncap = l->cap_timers ? l->cap_timers * 2 : 8;
+		struct probe_timer *v = realloc(l->timers, ncap * sizeof(*v));
+
+		if (!v)
+			return -ENOMEM;
+		l->timers = v;
+		l->cap_timers = ncap;
+	}
+	l->timers[l->ntimers++] = (struct probe_timer){ fd, period_ns, probe };
+	return 0;
+}
+
+/*
+ * By probe: pointers into the metadata's array of probes, which is in script order. Timers of one
+ * probe (one per CPU) tie; their order does not matter.
+ */
+static int links_timer_cmp(const void *x, const void *y)
+{
+	const struct probe_timer *a = x, *b = y;
+
+	return a->probe < b->probe ? -1 : a->probe > b->probe;
+}
+
+int probe_links_start_timers(struct probe_links *l)
+{
+	int ret = 0;
+
+	/* Attach order is not script order for the probe types that run newest first. */
+	qsort(l->timers, l->ntimers, sizeof(*l->timers), links_timer_cmp);
+	for (size_t i = 0; i < l->ntimers; i++) {
+		uint64_t period = l->timers[i].period_ns;
+
+		/* A new period from now: the kernel starts the timer over with a whole one. */
+		if (ioctl(l->timers[i].fd, PERF_EVENT_IOC_PERIOD, &period) && !ret)
+			ret = -errno;
+	}
+	return ret;
+}
+
 void probe_links_destroy(struct probe_links *l)
 {
 	for (size_t i = 0; i < l->n; i++)
 		bpf_link__destroy(l->v[i]);
 	free(l->v);
+	free(l->timers);
 	memset(l, 0, sizeof(*l));
 }

@@ -47,10 +47,26 @@ static int perf_online_cpus(int *cpus, int max)
 	return n;
 }
 
+/*
+ * The period of a perf event that is a timer (cpu-clock, task-clock: interval, profile), which
+ * the runtime restarts when the probes start; 0 for a counter. A frequency becomes the period
+ * the kernel makes of it for these clocks.
+ */
+static uint64_t perf_timer_period(const struct perf_event_attr *attr)
+{
+	if (attr->type != PERF_TYPE_SOFTWARE ||
+	    (attr->config != PERF_COUNT_SW_CPU_CLOCK && attr->config != PERF_COUNT_SW_TASK_CLOCK))
+		return 0;
+	if (attr->freq)
+		return attr->sample_freq ? 1000000000ull / attr->sample_freq : 0;
+	return attr->sample_period;
+}
+
 int probe_perf_attach_attr(const struct probe_plan *plan, struct perf_event_attr *attr,
 			   bool all_cpus, struct probe_links *links, struct probe_err *err)
 {
 	const struct aot_probe *p = plan->probe;
+	uint64_t timer = perf_timer_period(attr);
 	int cpus[1024], ncpus = 1, ret;
 
 	cpus[0] = 0;
@@ -88,6 +104,8 @@ int probe_perf_attach_attr(const struct probe_plan *plan, struct perf_event_attr
 			return ret;
 		}
 		ret = probe_links_add(links, link);
+		if (!ret && timer)
+			ret = probe_links_add_timer(links, fd, timer, p);
 		if (ret)
 			return ret;
 	}

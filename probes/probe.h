@@ -67,6 +67,13 @@ struct probe_type {
 	const char *ctx_type;
 	bool can_alias;	      /* matches may share one program cloned per target (fentry/fexit) */
 	const char *list_all; /* the pattern -l uses to list every target; NULL: unlisted */
+	/*
+	 * The kernel runs the programs on one event of this type newest first: a kprobe's or
+	 * uprobe's handler list, a BPF trampoline's, a software event's perf list (measured on
+	 * 6.12 and 6.18). The runtime attaches these probes in reverse script order so that they
+	 * run in script order, as bpftrace does; the others run oldest first.
+	 */
+	bool newest_first;
 
 	/*
 	 * Expands a target pattern ("syscalls:sys_enter_open*") into *n concrete targets in *out
@@ -145,10 +152,23 @@ struct probe_plan {
 	const char *why; /* why they could not be listed, or NULL */
 };
 
+/*
+ * A perf event timer (interval, profile, software:cpu-clock) whose period starts over when the
+ * probes start, so that its first tick comes a whole period after BEGIN, as in bpftrace, which
+ * attaches after BEGIN; and ticks of several probes come in script order.
+ */
+struct probe_timer {
+	int fd;			       /* the perf event, owned by its link */
+	uint64_t period_ns;	       /* its period */
+	const struct aot_probe *probe; /* its probe: restarted in the metadata's order */
+};
+
 /* The links of a run and what attaching shares across probes, owned by the runtime. */
 struct probe_links {
 	struct bpf_link **v;
 	size_t n, cap;
+	struct probe_timer *timers;
+	size_t ntimers, cap_timers;
 	uint64_t next_cookie;	   /* multi probes: the first attach cookie not yet handed out */
 	struct bpf_map *names_map; /* AOT_PROBE_NAMES_MAP, if the object has it */
 	int verbose;		   /* say what was skipped */
@@ -169,6 +189,14 @@ void probe_links_warn(struct probe_links *l, const char *fmt, ...)
 int probe_links_add_result(struct probe_links *l, struct bpf_link *link, struct probe_err *err,
 			   const char *hint, const char *what);
 void probe_links_destroy(struct probe_links *l);
+/* Records a perf event timer to restart at start (its link must be in the list). 0 or -ENOMEM. */
+int probe_links_add_timer(struct probe_links *l, int fd, uint64_t period_ns,
+			  const struct aot_probe *probe);
+/*
+ * Restarts every timer with a whole period, in the order of the probes in the metadata, while
+ * the programs are still inert. 0, or the first -errno (the others are restarted anyway).
+ */
+int probe_links_start_timers(struct probe_links *l);
 
 /*
  * Whether the running kernel gives fentry/fexit programs attach cookies (tried with a small

@@ -39,6 +39,7 @@ const struct probe_type probe_software = {
 	.ctx_type = "struct bpf_perf_event_data",
 	.spellings = (const char *const[]){ "s", NULL },
 	.has_target = true,
+	.newest_first = true,
 	.match = software_match,
 	.section = probe_perf_section,
 	.attach = software_attach,

@@ -539,6 +539,7 @@ const struct probe_type probe_usdt = {
 	.ctx_type = "struct pt_regs",
 	.spellings = (const char *const[]){ "U", NULL },
 	.has_target = true,
+	.newest_first = true,
 	.builtins = PB_ARGN | PB_USER | PB_REGS,
 	.match = usdt_match,
 	.section = usdt_section,

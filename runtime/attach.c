@@ -108,11 +108,49 @@ static void attach_warn(void *ctx, const char *fmt, va_list ap)
 	rt_vreport(ctx, RT_WARN, fmt, ap);
 }
 
+/* Attaches one probe as its plan says. 0, or -errno once reported. */
+static int attach_one(struct rt *rt, uint32_t i)
+{
+	struct probe_plan *pp = &rt->plan.v[i];
+	const struct aot_probe *p = pp->probe;
+	struct probe_err perr = { 0 };
+	int err;
+
+	if (!pp->type->attach) {
+		rt_report(&rt->out, RT_ERROR, "probe %s: probe type '%s' cannot attach",
+			  attach_name(p), pp->type->name);
+		return -EOPNOTSUPP;
+	}
+	if (pp->strategy == PROBE_CLONE)
+		err = rt_clone_attach(rt, i, &perr);
+	else
+		err = pp->type->attach(pp, &rt->links, &perr);
+	/* A kprobe's function is only looked up here: missing, the kernel says ENOENT. */
+	if (err == -ENOENT && !(pp->type->builtins & PB_USER) &&
+	    rt->opts->missing != AOT_MISSING_ERROR) {
+		attach_missing(rt, pp, perr.msg);
+		return 0;
+	}
+	if (err) {
+		rt_report(&rt->out, RT_ERROR, "could not attach probe %s: %s", attach_name(p),
+			  perr.msg[0] ? perr.msg : strerror(err < 0 ? -err : err));
+		if (perr.hint[0])
+			rt_report(&rt->out, RT_HINT, "%s", perr.hint);
+		return err < 0 ? err : -err;
+	}
+	return 0;
+}
+
+/*
+ * Probes run in script order on an event they share, as in bpftrace: the probes of types the
+ * kernel runs oldest first are attached first to last, then those it runs newest first (struct
+ * probe_type.newest_first) last to first.
+ */
 int rt_attach(struct rt *rt)
 {
 	struct rt_plan *pl = &rt->plan;
 	struct rt_progress progress;
-	uint32_t i;
+	uint32_t done = 0;
 	int err;
 
 	rt_progress_start(&progress, &rt->out, "attaching", "probes");
@@ -121,41 +159,22 @@ int rt_attach(struct rt *rt)
 	rt->links.warn = attach_warn;
 	rt->links.warn_ctx = &rt->out;
 	rt->links.names_map = bpf_object__find_map_by_name(rt->obj, AOT_PROBE_NAMES_MAP);
-	for (i = 0; i < pl->n; i++) {
-		struct probe_plan *pp = &pl->v[i];
-		const struct aot_probe *p = pp->probe;
-		struct probe_err perr = { 0 };
+	for (int pass = 0; pass < 2; pass++) {
+		for (uint32_t k = 0; k < pl->n; k++) {
+			uint32_t i = pass ? pl->n - 1 - k : k;
+			struct probe_plan *pp = &pl->v[i];
 
-		if (pp->strategy == PROBE_MISSING)
-			continue;
-		/* Ctrl-C while attaching: what is attached so far is released on the way out. */
-		if (atomic_load(&rt->interrupted))
-			return 0;
-		if (pp->strategy == PROBE_RUN_ONCE)
-			continue; /* run by rt_run_flagged() */
-		if (!pp->type->attach) {
-			rt_report(&rt->out, RT_ERROR, "probe %s: probe type '%s' cannot attach",
-				  attach_name(p), pp->type->name);
-			return -EOPNOTSUPP;
-		}
-		rt_progress(&progress, i, pl->n);
-		if (pp->strategy == PROBE_CLONE)
-			err = rt_clone_attach(rt, i, &perr);
-		else
-			err = pp->type->attach(pp, &rt->links, &perr);
-		/* A kprobe's function is only looked up here: missing, the kernel says ENOENT. */
-		if (err == -ENOENT && !(pp->type->builtins & PB_USER) &&
-		    rt->opts->missing != AOT_MISSING_ERROR) {
-			attach_missing(rt, pp, perr.msg);
-			continue;
-		}
-		if (err) {
-			rt_report(&rt->out, RT_ERROR, "could not attach probe %s: %s",
-				  attach_name(p),
-				  perr.msg[0] ? perr.msg : strerror(err < 0 ? -err : err));
-			if (perr.hint[0])
-				rt_report(&rt->out, RT_HINT, "%s", perr.hint);
-			return err < 0 ? err : -err;
+			/* BEGIN and END are run by rt_run_flagged(), not attached. */
+			if (pp->strategy == PROBE_MISSING || pp->strategy == PROBE_RUN_ONCE ||
+			    pp->type->newest_first != (pass == 1))
+				continue;
+			/* Ctrl-C: what is attached so far is released on the way out. */
+			if (atomic_load(&rt->interrupted))
+				return 0;
+			rt_progress(&progress, done++, pl->n);
+			err = attach_one(rt, i);
+			if (err)
+				return err;
 		}
 	}
 	return 0;

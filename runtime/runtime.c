@@ -300,12 +300,19 @@ static void runtime_stop_programs(struct rt *rt)
 /*
  * The probes stay inert while they are attached and BEGIN runs (runtime_prepare), as bpftrace
  * runs BEGIN before it attaches the others: nothing our own attach does is traced, BEGIN's
- * lines come first, and every probe starts at once, here, unless BEGIN called exit().
+ * lines come first, and every probe starts at once, here, unless BEGIN called exit(). Timers
+ * (interval, profile) start over first, so that their first tick is a whole period away.
  */
 static void runtime_start_programs(struct rt *rt)
 {
 	const uint64_t not_started = AOT_STOPPED_NOT_STARTED;
+	int err = probe_links_start_timers(&rt->links);
 
+	if (err)
+		rt_report(&rt->out, RT_WARN,
+			  "could not restart the timers of interval and profile probes: %s; their "
+			  "first tick may come early",
+			  strerror(-err));
 	runtime_set_stopped(rt, 0, &not_started);
 }
 
