@@ -273,8 +273,10 @@ int rt_maps_fold(const struct aot_meta *m, const struct aot_map *map, const void
 			e->count = (int64_t)cnt;
 			acc = cnt ? (uint64_t)((int64_t)acc / (int64_t)cnt) : 0;
 		}
-		if ((map->agg == AOT_AGG_MIN || map->agg == AOT_AGG_MAX) && !set)
-			continue; /* never set on any CPU: nothing to show */
+		/*
+		 * Set on no CPU: zero() cleared it (the programs create an entry with its first
+		 * value). bpftrace prints 0 then, and the next min() or max() sets it anew.
+		 */
 		e->val = acc;
 		if (maps_is_hist(map)) {
 			e->total = (int64_t)hsum;
@@ -287,6 +289,13 @@ int rt_maps_fold(const struct aot_meta *m, const struct aot_map *map, const void
 		if (!map->nkeys)
 			break; /* a scalar map has one value, whatever its key */
 	}
+	/*
+	 * bpftrace 0.17 keeps a count() without keys in a per-CPU array, which always holds its
+	 * one value: it prints @: 0 before the first count, and after clear() or delete(), which
+	 * zero it (0.27 prints nothing at exit then, and @: 0 in print()).
+	 */
+	if (map->agg == AOT_AGG_COUNT && !map->nkeys && !k)
+		ents[k++] = (struct output_entry){ .val = 0 };
 	if (maps_is_hist(map) && maps_group_hist(map, ents, &k)) {
 		rt_maps_entries_free(ents, k);
 		return -ENOMEM;
