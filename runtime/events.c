@@ -192,12 +192,17 @@ int rt_events_open(struct rt *rt)
 	return 0;
 }
 
-/* Consumes a pending signal, if any; true if one came. */
-static bool events_signalled(struct rt *rt)
+/* Consumes the pending signals: SIGUSR1 asks for the maps, any other ends the run. */
+static void events_signals(struct rt *rt)
 {
 	struct signalfd_siginfo si;
 
-	return rt->sigfd >= 0 && read(rt->sigfd, &si, sizeof(si)) == sizeof(si);
+	while (rt->sigfd >= 0 && read(rt->sigfd, &si, sizeof(si)) == sizeof(si)) {
+		if (si.ssi_signo == SIGUSR1)
+			atomic_store(&rt->maps_asked, true);
+		else
+			rt->exiting = true;
+	}
 }
 
 /* Writes out what the last batch of events printed, as -B asks. */
@@ -215,6 +220,24 @@ static void events_drain(struct rt *rt, unsigned int ms)
 	events_flush(rt, true);
 }
 
+/*
+ * SIGUSR1: every map as the run's end prints them, without the blank lines before them, as
+ * bpftrace 0.17 does (0.22 and later print nothing, and run the script's self:signal:SIGUSR1
+ * probes instead). Not once the run is ending: its end prints them anyway.
+ */
+static void events_maps_asked(struct rt *rt)
+{
+	int err;
+
+	if (rt->exiting || !atomic_exchange(&rt->maps_asked, false))
+		return;
+	output_lines_flush(&rt->out, true);
+	err = rt_maps_print(rt);
+	if (err)
+		rt_report(&rt->out, RT_ERROR, "printing the maps: %s", strerror(-err));
+	fflush(rt->out.f);
+}
+
 int rt_events_loop(struct rt *rt)
 {
 	struct pollfd fds[4];
@@ -229,8 +252,9 @@ int rt_events_loop(struct rt *rt)
 	/* -c CMD: the run ends when it exits (its pidfd becomes readable). */
 	if (rt->child.pidfd >= 0)
 		fds[n++] = (struct pollfd){ .fd = rt->child.pidfd, .events = POLLIN };
-	/* BEGIN may already have asked to exit. */
+	/* BEGIN may already have asked to exit; a SIGUSR1 may have come while attaching. */
 	events_drain(rt, EVENTS_PASS_MS);
+	events_maps_asked(rt);
 	while (!rt->exiting) {
 		/* A full ring buffer wakes nobody: look at the lost counter every second. */
 		int timeout = rt->lost_fd >= 0 ? EVENTS_LOST_POLL_MS : -1;
@@ -247,14 +271,14 @@ int rt_events_loop(struct rt *rt)
 				continue;
 			return -errno;
 		}
-		if (events_signalled(rt))
-			rt->exiting = true;
+		events_signals(rt);
 		if (rt->child.pid && rt_child_done(&rt->child))
 			rt->exiting = true;
 		err = events_consume(rt, EVENTS_PASS_MS);
 		if (err < 0 && err != -EINTR)
 			return err;
 		events_flush(rt, false);
+		events_maps_asked(rt);
 	}
 	return 0;
 }

@@ -204,9 +204,11 @@ struct rt {
 	struct probe_links links;
 	struct output out;
 	struct ring_buffer *rb;
-	int sigfd; /* signalfd for SIGINT/SIGTERM/SIGHUP, -1 if none */
+	int sigfd; /* signalfd for SIGINT/SIGTERM/SIGHUP and SIGUSR1, -1 if none */
 	/* A signal came while loading or attaching (runtime.c's watcher): stop attaching. */
 	atomic_bool interrupted;
+	/* SIGUSR1 came: the event loop prints every map, as bpftrace 0.17 does. */
+	atomic_bool maps_asked;
 	bool exiting;	  /* exit() seen or signal received */
 	bool exit_called; /* exit() seen: exit_code is the status the run ends with */
 	int64_t exit_code;

@@ -128,6 +128,7 @@ static int runtime_signals_block(struct rt *rt, sigset_t *old)
 	sigset_t set;
 
 	runtime_end_sigset(&set);
+	sigaddset(&set, SIGUSR1); /* prints the maps: events.c */
 	if (sigprocmask(SIG_BLOCK, &set, old))
 		return -errno;
 	rt->sigfd = signalfd(-1, &set, SFD_NONBLOCK | SFD_CLOEXEC);
@@ -213,6 +214,11 @@ static void *runtime_watch_main(void *arg)
 			break;
 		if (read(w->rt->sigfd, &si, sizeof(si)) != sizeof(si))
 			continue;
+		/* The maps are printed once the event loop runs. */
+		if (si.ssi_signo == SIGUSR1) {
+			atomic_store(&w->rt->maps_asked, true);
+			continue;
+		}
 		if (atomic_exchange(&w->rt->interrupted, true))
 			runtime_signal_exit_now((int)si.ssi_signo);
 	}
