@@ -184,6 +184,8 @@ void aot_cli_help_env(FILE *f)
 		"event buffer pages per CPU (default 64), as bpftrace's");
 	fprintf(f, "  %-26s %s\n", "BPFTRACE_CAT_BYTES_MAX",
 		"bytes of a file cat() prints at most (default 10240)");
+	fprintf(f, "  %-26s %s\n", "BPFTRACE_LOG_SIZE",
+		"bytes of a program's verifier log (default 256 KiB, 16 MiB with -v)");
 }
 
 int aot_cli_getopt(const struct aot_cli_table *t, void *longopts, char *shortopts)
@@ -213,9 +215,9 @@ int aot_cli_getopt(const struct aot_cli_table *t, void *longopts, char *shortopt
 	return 0;
 }
 
-/* A whole number from 1 to max in the environment variable name, or 0 when it is not set. */
-static int cli_env_num(const char *prog, const char *name, unsigned long long max,
-		       unsigned long *out)
+/* A whole number from min to max in the environment variable name, or 0 when it is not set. */
+static int cli_env_num(const char *prog, const char *name, unsigned long long min,
+		       unsigned long long max, unsigned long *out)
 {
 	const char *env = getenv(name);
 	unsigned long long v;
@@ -225,9 +227,9 @@ static int cli_env_num(const char *prog, const char *name, unsigned long long ma
 		return 0;
 	errno = 0;
 	v = strtoull(env, &end, 10);
-	if (errno || end == env || *end || !v || v > max) {
-		fprintf(stderr, "%s: %s=%s: expected a number from 1 to %llu\n", prog, name, env,
-			max);
+	if (errno || end == env || *end || v < min || v > max) {
+		fprintf(stderr, "%s: %s=%s: expected a number from %llu to %llu\n", prog, name, env,
+			min, max);
 		return -EINVAL;
 	}
 	*out = v;
@@ -254,9 +256,11 @@ static int cli_run_rest(const char *prog, const struct aot_cli_run *r, struct ao
 	ro->metrics_prefix = r->metrics_prefix;
 	ro->metrics_max_series = r->metrics_max_series;
 	ro->metrics_maps = r->metrics_maps;
-	ret = cli_env_num(prog, "BPFTRACE_PERF_RB_PAGES", AOT_RB_PAGES_MAX, &ro->rb_pages)
-		      ?: cli_env_num(prog, "BPFTRACE_CAT_BYTES_MAX", AOT_CAT_BYTES_MAX,
-				     &ro->cat_max);
+	ret = cli_env_num(prog, "BPFTRACE_PERF_RB_PAGES", 1, AOT_RB_PAGES_MAX, &ro->rb_pages)
+		      ?: cli_env_num(prog, "BPFTRACE_CAT_BYTES_MAX", 1, AOT_CAT_BYTES_MAX,
+				     &ro->cat_max)
+		      ?: cli_env_num(prog, "BPFTRACE_LOG_SIZE", AOT_LOG_SIZE_MIN, AOT_LOG_SIZE_MAX,
+				     &ro->log_size);
 	if (ret)
 		return ret;
 	if (!r->cmd)

@@ -149,7 +149,9 @@ static void loader_report_failure(const struct rt *rt, int err)
 int rt_load(struct rt *rt, const void *elf, size_t size)
 {
 	LIBBPF_OPTS(bpf_object_open_opts, oopts, .object_name = rt->opts->obj_name);
-	size_t logsize = rt->opts->verbose ? LOADER_LOG_SIZE_VERBOSE : LOADER_LOG_SIZE;
+	size_t logsize = rt->opts->log_size  ? rt->opts->log_size
+			 : rt->opts->verbose ? LOADER_LOG_SIZE_VERBOSE
+					     : LOADER_LOG_SIZE;
 	struct bpf_program *prog;
 	const void *sec;
 	char msg[256];
@@ -182,6 +184,7 @@ int rt_load(struct rt *rt, const void *elf, size_t size)
 	if (!rt->logbufs)
 		return -ENOMEM;
 	rt->nlogbufs = n;
+	rt->log_size = logsize;
 	i = 0;
 	bpf_object__for_each_program(prog, rt->obj)
 	{

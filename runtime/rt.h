@@ -201,6 +201,7 @@ struct rt {
 	struct bpf_object *obj;
 	char **logbufs; /* per program, verifier logs; indexed like bpf_object__for_each_program */
 	size_t nlogbufs;
+	size_t log_size; /* bytes of each */
 	struct probe_links links;
 	struct output out;
 	struct ring_buffer *rb;

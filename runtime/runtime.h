@@ -9,6 +9,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 
 #include "policy.h"
@@ -28,6 +29,9 @@ enum aot_buffering {
 /* The most BPFTRACE_CAT_BYTES_MAX may ask for, and its default (bpftrace's). */
 #define AOT_CAT_BYTES_MAX (1ul << 30)
 #define AOT_CAT_BYTES_DEFAULT 10240
+/* The verifier log sizes BPFTRACE_LOG_SIZE may ask for: what the kernel accepts. */
+#define AOT_LOG_SIZE_MIN 128
+#define AOT_LOG_SIZE_MAX (UINT32_MAX >> 2)
 
 struct aot_run_opts {
 	size_t sz; /* sizeof(struct aot_run_opts), so the struct can grow */
@@ -54,6 +58,8 @@ struct aot_run_opts {
 	const char *metrics_prefix;	  /* metric names begin with it; NULL: the default */
 	unsigned long metrics_max_series; /* series per map a scrape shows; 0: the default */
 	const char *metrics_maps; /* "@a,@b": serve only these; NULL: every map of numbers */
+	/* bytes of a program's verifier log (BPFTRACE_LOG_SIZE); 0: 256 KiB, 16 MiB with -v */
+	unsigned long log_size;
 };
 
 /* Series of one map a scrape shows at most, by default (--metrics-max-series). */

@@ -210,9 +210,11 @@ void rt_verifier_report(const struct rt *rt, const char *prog, const char *probe
 	const struct output *o = &rt->out;
 	unsigned line = 0;
 
+	/* ENOSPC: the log did not fit, which the kernel reports instead of its own error. */
 	rt_report(o, RT_ERROR, "the kernel's verifier rejected probe %s%s%s%s: %s",
 		  probe ? probe : prog, probe ? " (program " : "", probe ? prog : "",
-		  probe ? ")" : "", strerror(err < 0 ? -err : err));
+		  probe ? ")" : "",
+		  err == -ENOSPC ? "its log was cut short" : strerror(err < 0 ? -err : err));
 	if (verifier_last_linfo(log, file, sizeof(file), &line, text, sizeof(text))) {
 		const char *name = rt->opts->obj_name, *base = name ? strrchr(name, '/') : NULL;
 
@@ -238,4 +240,9 @@ void rt_verifier_report(const struct rt *rt, const char *prog, const char *probe
 		rt_report(o, RT_TEXT, "  (-v shows the whole verifier log)\n");
 	}
 	rt_report(o, RT_HINT, "%s", verifier_hint(log));
+	if (err == -ENOSPC)
+		rt_report(o, RT_HINT,
+			  "the verifier's log did not fit in %zu bytes: set BPFTRACE_LOG_SIZE "
+			  "higher to see it whole",
+			  rt->log_size);
 }
