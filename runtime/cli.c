@@ -6,6 +6,7 @@
  */
 #include <errno.h>
 #include <getopt.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -83,9 +84,15 @@ int aot_cli_run_parse(const char *prog, int c, const char *optarg, struct aot_cl
 	case 'p':
 		errno = 0;
 		v = strtol(optarg, &end, 10);
-		if (errno || *end || v <= 0 || v > 0x3fffffff) {
-			fprintf(stderr, "%s: -p takes a process id, not '%s'\n", prog, optarg);
+		if (errno || end == optarg || *end || v <= 0 || v > AOT_PID_MAX) {
+			fprintf(stderr, "%s: -p takes a process id from 1 to %d, not '%s'\n", prog,
+				AOT_PID_MAX, optarg);
 			return -EINVAL;
+		}
+		/* As bpftrace: a process that is not there is an error, not a silent empty run. */
+		if (kill((pid_t)v, 0) && errno == ESRCH) {
+			fprintf(stderr, "%s: -p %ld: no such process\n", prog, v);
+			return -ESRCH;
 		}
 		r->pid = (int)v;
 		return 1;

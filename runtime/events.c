@@ -240,8 +240,8 @@ static void events_maps_asked(struct rt *rt)
 
 int rt_events_loop(struct rt *rt)
 {
-	struct pollfd fds[4];
-	int n = 0, err, ksyms_fd = rt->syms.ksyms ? ksyms__fd(rt->syms.ksyms) : -1;
+	struct pollfd fds[5];
+	int n = 0, pid_at = -1, err, ksyms_fd = rt->syms.ksyms ? ksyms__fd(rt->syms.ksyms) : -1;
 
 	if (rt->sigfd >= 0)
 		fds[n++] = (struct pollfd){ .fd = rt->sigfd, .events = POLLIN };
@@ -252,6 +252,11 @@ int rt_events_loop(struct rt *rt)
 	/* -c CMD: the run ends when it exits (its pidfd becomes readable). */
 	if (rt->child.pidfd >= 0)
 		fds[n++] = (struct pollfd){ .fd = rt->child.pidfd, .events = POLLIN };
+	/* -p PID: so does it when that process exits, as in bpftrace. */
+	if (rt->pid_fd >= 0) {
+		pid_at = n;
+		fds[n++] = (struct pollfd){ .fd = rt->pid_fd, .events = POLLIN };
+	}
 	/* BEGIN may already have asked to exit; a SIGUSR1 may have come while attaching. */
 	events_drain(rt, EVENTS_PASS_MS);
 	events_maps_asked(rt);
@@ -273,6 +278,8 @@ int rt_events_loop(struct rt *rt)
 		}
 		events_signals(rt);
 		if (rt->child.pid && rt_child_done(&rt->child))
+			rt->exiting = true;
+		if (pid_at >= 0 && fds[pid_at].revents)
 			rt->exiting = true;
 		err = events_consume(rt, EVENTS_PASS_MS);
 		if (err < 0 && err != -EINTR)

@@ -223,6 +223,7 @@ struct rt {
 	struct rt_render render;
 	struct rt_clones *clones; /* clone.c: alias groups, NULL if the object has none */
 	struct rt_child child;	  /* -c CMD */
+	int pid_fd;		  /* -p PID: a pidfd, readable once it has exited; -1 if none */
 	struct rt_plan plan;	  /* every probe, resolved once by rt_prepare */
 	uint32_t nskipped;	  /* probes missing here and skipped (PROBE_MISSING) */
 	/* metrics.c: --metrics, NULL without */

@@ -14,6 +14,7 @@
 #include <sys/eventfd.h>
 #include <sys/prctl.h>
 #include <sys/signalfd.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -367,7 +368,9 @@ static int runtime_release_later(struct rt *rt)
 int aot_run(const void *elf, size_t size, const struct aot_run_opts *opts)
 {
 	struct aot_run_opts o = { 0 };
-	struct rt rt = { .sigfd = -1, .lost_fd = -1, .child = { .go_fd = -1, .pidfd = -1 } };
+	struct rt rt = {
+		.sigfd = -1, .lost_fd = -1, .pid_fd = -1, .child = { .go_fd = -1, .pidfd = -1 }
+	};
 	struct runtime_exit_sigs exit_sigs = { 0 };
 	struct runtime_watch watch = { .stop_fd = -1 };
 	sigset_t oldmask;
@@ -410,6 +413,15 @@ int aot_run(const void *elf, size_t size, const struct aot_run_opts *opts)
 		return 1;
 	}
 	runtime_watch_start(&watch, &rt);
+	/* -p: checked by the options already; it may have exited since. Without pidfds (before
+	 * 5.3) the run does not end with it. */
+	if (o.pid) {
+		rt.pid_fd = (int)syscall(SYS_pidfd_open, o.pid, 0);
+		if (rt.pid_fd < 0 && errno == ESRCH) {
+			rt_report(&rt.out, RT_ERROR, "process %d (-p) has exited", o.pid);
+			goto out;
+		}
+	}
 	/* -c: forked before the load; it waits on a pipe and execs once the probes are attached. */
 	if (o.cmd) {
 		err = rt_child_start(&rt.child, o.cmd, &oldmask, &rt.out);
@@ -476,6 +488,8 @@ int aot_run(const void *elf, size_t size, const struct aot_run_opts *opts)
 out:
 	runtime_watch_stop(&watch);
 	rt_child_stop(&rt.child);
+	if (rt.pid_fd >= 0)
+		close(rt.pid_fd);
 	runtime_signals_exiting(&exit_sigs);
 	rt_events_close(&rt);
 	/* The socket closes before a child of ours could hold it past our exit. */

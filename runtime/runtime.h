@@ -29,6 +29,8 @@ enum aot_buffering {
 /* The most BPFTRACE_CAT_BYTES_MAX may ask for, and its default (bpftrace's). */
 #define AOT_CAT_BYTES_MAX (1ul << 30)
 #define AOT_CAT_BYTES_DEFAULT 10240
+/* The largest process id Linux has (PID_MAX_LIMIT on 64-bit), which -p checks as bpftrace does. */
+#define AOT_PID_MAX (4 * 1024 * 1024)
 /* The verifier log sizes BPFTRACE_LOG_SIZE may ask for: what the kernel accepts. */
 #define AOT_LOG_SIZE_MIN 128
 #define AOT_LOG_SIZE_MAX (UINT32_MAX >> 2)
@@ -44,7 +46,8 @@ struct aot_run_opts {
 	const char *obj_name; /* for messages: the script or ELF name */
 	const char *source;   /* the script's text, to quote lines in verifier errors; NULL:
 			       * read the file the BTF line info names, if it exists */
-	int pid;	      /* -p PID: uprobes and USDT only in this process; 0: all */
+	int pid;	      /* -p PID: uprobes and USDT only in this process, and the run ends
+			       * when it exits; 0: all */
 	char *const *cmd;     /* -c CMD: run it (argv, NULL-terminated), probes attached
 			       * before it starts, the run ends when it exits; NULL: none */
 	enum aot_missing_policy missing; /* --missing-probes */
