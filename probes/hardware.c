@@ -28,6 +28,13 @@ static int hardware_match(struct probe_env *env, struct arena *a, const char *pa
 	return probe_counter_match(hardware_events, "hardware", a, pattern, out, n, err);
 }
 
+static int hardware_list(struct probe_env *env, struct arena *a, const char *pattern, char ***out,
+			 size_t *n, struct probe_err *err)
+{
+	(void)env, (void)err;
+	return probe_counter_list(hardware_events, a, pattern, out, n);
+}
+
 static int hardware_attach(const struct probe_plan *plan, struct probe_links *links,
 			   struct probe_err *err)
 {
@@ -39,7 +46,9 @@ const struct probe_type probe_hardware = {
 	.ctx_type = "struct bpf_perf_event_data",
 	.spellings = (const char *const[]){ "h", NULL },
 	.has_target = true,
+	.list_all = "*",
 	.match = hardware_match,
+	.list = hardware_list,
 	.section = probe_perf_section,
 	.attach = hardware_attach,
 };

@@ -72,6 +72,7 @@ const struct probe_type probe_interval = {
 	.spellings = (const char *const[]){ "i", NULL },
 	.has_target = true,
 	.match = interval_match,
+	.list = probe_time_list,
 	.section = probe_perf_section,
 	.attach = interval_attach,
 };

@@ -5,6 +5,7 @@
  */
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "arena.h"
@@ -23,13 +24,34 @@ static void list_args(FILE *out, const struct probe_arg *args, uint32_t nargs)
 			fprintf(out, "    %s\n", args[j].decl);
 }
 
+/*
+ * Whether a target passes a search by a pattern without a type: the pattern matches the whole
+ * target or its last part ("sched_switch" finds tracepoint:sched:sched_switch).
+ */
+static bool list_search_match(const char *search, const char *target)
+{
+	size_t end = strlen(target), start;
+	char last[256];
+
+	if (probe_wildcard_match(search, target))
+		return true;
+	while (end && target[end - 1] == ':') /* software:faults: */
+		end--;
+	for (start = end; start && target[start - 1] != ':'; start--)
+		;
+	snprintf(last, sizeof(last), "%.*s", (int)(end - start), target + start);
+	return probe_wildcard_match(search, last);
+}
+
+/* Prints the targets of one type a pattern lists (only those a search keeps); their number. */
 static int list_type(struct probe_env *env, struct arena *a, const struct probe_type *pt,
-		     const char *target_pat, bool verbose, FILE *out)
+		     const char *target_pat, const char *search, bool verbose, FILE *out)
 {
 	struct probe_err err = { { 0 }, { 0 } };
 	char **targets;
 	size_t n;
-	int ret = pt->match(env, a, target_pat, &targets, &n, &err);
+	int ret = (pt->list ? pt->list : pt->match)(env, a, target_pat, &targets, &n, &err),
+	    shown = 0;
 	const char *prev = NULL;
 
 	if (ret < 0)
@@ -37,19 +59,24 @@ static int list_type(struct probe_env *env, struct arena *a, const struct probe_
 	for (size_t i = 0; i < n; i++) {
 		struct probe_arg *args = NULL;
 		uint32_t nargs = 0;
-		char *name = pt->probe_name ? pt->probe_name(a, target_pat, targets[i])
-					    : arena_printf(a, "%s:%s", pt->name, targets[i]);
+		char *name;
 
+		if (search && !list_search_match(search, targets[i]))
+			continue;
+		name = pt->probe_name ? pt->probe_name(a, target_pat, targets[i])
+				      : arena_printf(a, "%s:%s", pt->name, targets[i]);
 		/* Several targets of one name (USDT locations) list once, with the first's args. */
 		if (prev && !strcmp(prev, name))
 			continue;
 		prev = name;
+		shown++;
 		fprintf(out, "%s\n", name);
-		if (!verbose || !pt->args || pt->args(env, a, targets[i], &args, &nargs, &err))
+		if (!verbose || !pt->args || pt->list ||
+		    pt->args(env, a, targets[i], &args, &nargs, &err))
 			continue;
 		list_args(out, args, nargs);
 	}
-	return (int)n;
+	return shown;
 }
 
 static bool list_type_matches(const struct probe_type *pt, const char *type_pat)
@@ -62,25 +89,50 @@ static bool list_type_matches(const struct probe_type *pt, const char *type_pat)
 	return false;
 }
 
+static int list_type_cmp(const void *x, const void *y)
+{
+	return strcmp((*(const struct probe_type *const *)x)->name,
+		      (*(const struct probe_type *const *)y)->name);
+}
+
+/*
+ * A pattern is TYPE:TARGET, or a TYPE alone (every target of the types it matches), or, where
+ * it names no type, a search of every listable type's targets, as bpftrace lists
+ * '*sched_switch*'.
+ */
 int probe_list(struct probe_env *env, const char *pattern, bool verbose, void *out_file)
 {
 	struct arena *a = arena_new();
-	const char *colon = pattern ? strchr(pattern, ':') : NULL;
+	const char *colon = pattern ? strchr(pattern, ':') : NULL, *search = NULL;
+	const struct probe_type *const *pt, **sorted;
 	char *type_pat;
 	int total = 0, ret = 0;
+	size_t n;
 
 	if (!a)
 		return -ENOMEM;
 	type_pat = pattern ? arena_strndup(a, pattern,
 					   colon ? (size_t)(colon - pattern) : strlen(pattern))
 			   : arena_strdup(a, "*");
-	for (const struct probe_type *const *pt = probe_types; *pt; pt++) {
+	for (pt = probe_types; !colon && *pt && !list_type_matches(*pt, type_pat); pt++)
+		;
+	if (!colon && !*pt) {
+		search = pattern;
+		type_pat = arena_strdup(a, "*");
+	}
+	/* Types in name order, as bpftrace lists them. */
+	for (n = 0; probe_types[n]; n++)
+		;
+	sorted = arena_alloc(a, (n + 1) * sizeof(*sorted));
+	memcpy(sorted, probe_types, (n + 1) * sizeof(*sorted));
+	qsort(sorted, n, sizeof(*sorted), list_type_cmp);
+	for (pt = sorted; *pt; pt++) {
 		/* A type with no list of everything (usdt: which binary?) lists only given a
 		 * target. */
 		if (!(*pt)->has_target || (!(*pt)->list_all && !colon) ||
 		    !list_type_matches(*pt, type_pat))
 			continue;
-		ret = list_type(env, a, *pt, colon ? colon + 1 : (*pt)->list_all, verbose,
+		ret = list_type(env, a, *pt, colon ? colon + 1 : (*pt)->list_all, search, verbose,
 				out_file);
 		/* Listing every type skips the ones this kernel lacks (no kprobes, no BTF). */
 		if (ret < 0 && probe_has_wildcard(type_pat)) {

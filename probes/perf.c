@@ -127,12 +127,6 @@ int probe_perf_attach(const struct probe_plan *plan, uint32_t type, uint64_t con
 
 uint64_t probe_perf_rate(const char *target, bool *is_freq)
 {
-	static const struct {
-		const char *unit;
-		uint64_t ns;
-	} units[] = {
-		{ "hz", 0 }, { "s", 1000000000ull }, { "ms", 1000000ull }, { "us", 1000ull }
-	};
 	const char *colon = strchr(target, ':');
 	uint64_t n, unit;
 
@@ -144,12 +138,12 @@ uint64_t probe_perf_rate(const char *target, bool *is_freq)
 	n = aot_parse_duration(colon + 1, &unit);
 	if (!n || unit)
 		return 0;
-	for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++) {
-		if (strlen(units[i].unit) != (size_t)(colon - target) ||
-		    strncmp(target, units[i].unit, (size_t)(colon - target)))
+	for (const struct probe_time_unit *u = probe_time_units; u->name; u++) {
+		if (strlen(u->name) != (size_t)(colon - target) ||
+		    strncmp(target, u->name, (size_t)(colon - target)))
 			continue;
-		*is_freq = units[i].ns == 0;
-		return *is_freq ? n : (n > UINT64_MAX / units[i].ns ? 0 : n * units[i].ns);
+		*is_freq = u->ns == 0;
+		return *is_freq ? n : (n > UINT64_MAX / u->ns ? 0 : n * u->ns);
 	}
 	return 0;
 }
@@ -207,6 +201,50 @@ int probe_counter_match(const struct perf_counter *table, const char *type, stru
 					c->name);
 	probe_err_set(err, names, "unknown %s event or bad count in '%s'", type, pattern);
 	return -EINVAL;
+}
+
+/*
+ * Adds "NAME:" to l where the pattern's first part matches NAME, and its second part, if any,
+ * an empty value: -l of a probe whose target is NAME:VALUE (software:*, interval:*:*).
+ */
+static void perf_list_name(struct probe_names *l, const char *pattern, const char *name)
+{
+	const char *colon = strchr(pattern, ':');
+	char *first =
+		arena_strndup(l->a, pattern, colon ? (size_t)(colon - pattern) : strlen(pattern));
+
+	if (probe_wildcard_match(first, name) && (!colon || probe_wildcard_match(colon + 1, "")))
+		probe_names_add(l, arena_printf(l->a, "%s:", name));
+}
+
+int probe_counter_list(const struct perf_counter *table, struct arena *a, const char *pattern,
+		       char ***out, size_t *n)
+{
+	struct probe_names names = { .a = a };
+
+	for (const struct perf_counter *c = table; c->name; c++) {
+		perf_list_name(&names, pattern, c->name);
+		if (c->alias)
+			perf_list_name(&names, pattern, c->alias);
+	}
+	*n = probe_names_finish(&names, out);
+	return (int)*n;
+}
+
+const struct probe_time_unit probe_time_units[] = {
+	{ "hz", 0 }, { "s", 1000000000ull }, { "ms", 1000000ull }, { "us", 1000ull }, { NULL, 0 },
+};
+
+int probe_time_list(struct probe_env *env, struct arena *a, const char *pattern, char ***out,
+		    size_t *n, struct probe_err *err)
+{
+	struct probe_names names = { .a = a };
+
+	(void)env, (void)err;
+	for (const struct probe_time_unit *u = probe_time_units; u->name; u++)
+		perf_list_name(&names, pattern, u->name);
+	*n = probe_names_finish(&names, out);
+	return (int)*n;
 }
 
 int probe_counter_attach(const struct perf_counter *table, uint32_t type,

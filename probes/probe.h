@@ -81,6 +81,13 @@ struct probe_type {
 	 */
 	int (*match)(struct probe_env *env, struct arena *a, const char *pattern, char ***out,
 		     size_t *n, struct probe_err *err);
+	/*
+	 * Optional, for -l, where what to list is not the match's targets: the names a pattern
+	 * lists, sorted, as match returns them (software:faults: with its count left to write,
+	 * interval:s:). Probe types that list this way refuse wildcards in programs.
+	 */
+	int (*list)(struct probe_env *env, struct arena *a, const char *pattern, char ***out,
+		    size_t *n, struct probe_err *err);
 	/* Canonical libbpf ELF section for a concrete target, arena-allocated. */
 	char *(*section)(struct arena *a, const char *target);
 	/*

@@ -46,6 +46,18 @@ struct perf_counter {
 };
 int probe_counter_match(const struct perf_counter *table, const char *type, struct arena *a,
 			const char *pattern, char ***out, size_t *n, struct probe_err *err);
+/* -l: "NAME:" for every event and alias the pattern matches, sorted; returns *n. */
+int probe_counter_list(const struct perf_counter *table, struct arena *a, const char *pattern,
+		       char ***out, size_t *n);
+/* The units of interval and profile, hz first (ns 0: a frequency); ends with a NULL name. */
+struct probe_time_unit {
+	const char *name;
+	uint64_t ns;
+};
+extern const struct probe_time_unit probe_time_units[];
+/* -l of interval and profile: "UNIT:" for every unit the pattern matches. */
+int probe_time_list(struct probe_env *env, struct arena *a, const char *pattern, char ***out,
+		    size_t *n, struct probe_err *err);
 int probe_counter_attach(const struct perf_counter *table, uint32_t type,
 			 const struct probe_plan *plan, struct probe_links *links,
 			 struct probe_err *err);

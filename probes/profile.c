@@ -55,6 +55,7 @@ const struct probe_type probe_profile = {
 	.spellings = (const char *const[]){ "p", NULL },
 	.has_target = true,
 	.match = profile_match,
+	.list = probe_time_list,
 	.section = probe_perf_section,
 	.attach = profile_attach,
 };

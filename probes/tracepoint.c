@@ -51,6 +51,9 @@ static int tp_match(struct probe_env *env, struct arena *a, const char *pattern,
 	*n = 0;
 	if (!root)
 		return -ENOENT;
+	/* tracepoint:*open* is a name in any category, as bpftrace 0.17 and 0.27 read it. */
+	if (!strchr(pattern, ':') && probe_has_wildcard(pattern))
+		pattern = arena_printf(a, "*:%s", pattern);
 	if (tp_split(pattern, cat, sizeof(cat), name, sizeof(name))) {
 		probe_err_set(
 			err,
