@@ -5,6 +5,7 @@
  * matched against the binary's ELF symbol tables (read once per binary, with libelf).
  */
 #include <bpf/libbpf.h>
+#include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
 #include <gelf.h>
@@ -109,8 +110,180 @@ static int uprobe_scan_sym(void *ctx, const struct probe_elf_sym *s)
 	return 0;
 }
 
-static int uprobe_match(struct probe_env *env, struct arena *a, const char *pattern, char ***out,
-			size_t *n, struct probe_err *err)
+/*
+ * Where a uprobe's FUNC part puts it, as bpftrace reads it: a function, FUNC+OFFSET, or an
+ * address in the binary (0x... or decimal), at some offset into the function it falls in.
+ */
+struct uprobe_loc {
+	struct arena *a;
+	char *func;	   /* the function named or found; NULL: the address is in none */
+	uint64_t off;	   /* into func */
+	uint64_t size;	   /* func's size */
+	bool is_addr;	   /* an address was given */
+	uint64_t addr;	   /* that address */
+	uint64_t file_off; /* where the kernel puts the uprobe: an offset into the file */
+	Elf *elf;
+};
+
+/* "0x1f" or "123": an address or an offset; false for anything else. */
+static bool uprobe_number(const char *s, uint64_t *v)
+{
+	bool hex = !strncmp(s, "0x", 2) || !strncmp(s, "0X", 2);
+	const char *digits = s + (hex ? 2 : 0);
+	char *end;
+
+	if (!(hex ? isxdigit : isdigit)((unsigned char)*digits))
+		return false;
+	errno = 0;
+	*v = strtoull(digits, &end, hex ? 16 : 10);
+	return !errno && !*end;
+}
+
+/* Where address addr of code section shndx (0: whichever holds it) is in the file. */
+static bool uprobe_file_off(Elf *elf, size_t shndx, uint64_t addr, uint64_t *off)
+{
+	Elf_Scn *scn = NULL;
+	GElf_Shdr sh;
+
+	while ((scn = shndx ? elf_getscn(elf, shndx) : elf_nextscn(elf, scn))) {
+		if (gelf_getshdr(scn, &sh) && sh.sh_type == SHT_PROGBITS &&
+		    (sh.sh_flags & SHF_EXECINSTR) && addr >= sh.sh_addr &&
+		    addr - sh.sh_addr < sh.sh_size) {
+			*off = addr - sh.sh_addr + sh.sh_offset;
+			return true;
+		}
+		if (shndx)
+			break;
+	}
+	return false;
+}
+
+/* The function named, or the one the address falls in (its start, if it has no size). */
+static int uprobe_loc_sym(void *ctx, const struct probe_elf_sym *s)
+{
+	struct uprobe_loc *l = ctx;
+
+	if (s->type != STT_FUNC || !s->value)
+		return 0;
+	if (l->is_addr
+		    ? l->addr < s->value || (l->addr - s->value >= s->size && l->addr != s->value)
+		    : strcmp(s->name, l->func))
+		return 0;
+	if (!uprobe_file_off(l->elf, s->shndx, s->value, &l->file_off))
+		return 0;
+	l->func = arena_strdup(l->a, s->name);
+	if (l->is_addr)
+		l->off = l->addr - s->value;
+	l->size = s->size;
+	l->file_off += l->off;
+	return 1;
+}
+
+/*
+ * Finds where spec (FUNC, FUNC+OFFSET or an address) is in the binary at path. 0, or -errno with
+ * err set: no such function, an offset past its end, an address in no code.
+ */
+static int uprobe_locate(struct arena *a, const char *path, const char *spec, struct uprobe_loc *l,
+			 struct probe_err *err)
+{
+	const char *plus = strrchr(spec, '+');
+	int fd, ret;
+
+	memset(l, 0, sizeof(*l));
+	l->a = a;
+	if (uprobe_number(spec, &l->addr)) {
+		l->is_addr = true;
+	} else if (plus) {
+		l->func = arena_strndup(a, spec, (size_t)(plus - spec));
+		if (!*l->func || probe_has_wildcard(l->func) || !uprobe_number(plus + 1, &l->off)) {
+			probe_err_set(err, "write it as FUNC+OFFSET, e.g. main+16 or main+0x10",
+				      "malformed function and offset '%s'", spec);
+			return -EINVAL;
+		}
+	} else {
+		l->func = arena_strdup(a, spec);
+	}
+	ret = probe_elf_open(path, &fd, &l->elf, err);
+	if (ret)
+		return ret;
+	if (probe_elf_syms(l->elf, uprobe_loc_sym, l)) {
+		if (!l->is_addr && l->off && l->off >= l->size) {
+			probe_err_set(
+				err, NULL,
+				"offset %llu is outside function %s, which is %llu bytes long",
+				(unsigned long long)l->off, l->func, (unsigned long long)l->size);
+			ret = -EINVAL;
+		}
+	} else if (l->is_addr) {
+		/* In no function: where it is in the code, for --unsafe. */
+		l->func = NULL;
+		if (!uprobe_file_off(l->elf, 0, l->addr, &l->file_off)) {
+			probe_err_set(err, "give an address in its code, or a function",
+				      "address %s is not in the code of %s", spec, path);
+			ret = -ENOENT;
+		}
+	} else {
+		probe_err_set(
+			err,
+			arena_printf(a, "list its functions with: aotrace -l 'uprobe:%s:*'", path),
+			"%s has no function '%s'", path, l->func);
+		ret = -ENOENT;
+	}
+	probe_elf_close(fd, l->elf);
+	l->elf = NULL;
+	return ret;
+}
+
+/*
+ * Whether a uprobe may go where l says, by bpftrace's rules: a uretprobe only on a function's
+ * start; a uprobe at a function's start, or elsewhere in the code only with --unsafe (unsafe):
+ * nothing here can check that an offset is the start of an instruction, and a breakpoint
+ * inside one corrupts the traced process (bpftrace 0.27 disassembles to check; Debian's 0.17
+ * refuses every offset, --unsafe or not). 0; 1 where it goes unchecked, with err saying so for
+ * a warning; -EINVAL with err set where it may not go.
+ */
+static int uprobe_loc_check(const char *spec, const struct uprobe_loc *l, bool retprobe,
+			    bool unsafe, struct probe_err *err)
+{
+	const char *hint = "compile with --unsafe to attach it unchecked, at the risk of "
+			   "corrupting the traced process";
+
+	if (retprobe && (!l->func || l->off)) {
+		probe_err_set(err, "give the function's name or its first address",
+			      "a uretprobe cannot go inside a function, as %s does", spec);
+		return -EINVAL;
+	}
+	if (!l->func) {
+		probe_err_set(
+			err, unsafe ? NULL : hint,
+			"address %s is in no function, so it is not checked to be the start of "
+			"an instruction%s",
+			spec, unsafe ? " (--unsafe)" : "");
+		return unsafe ? 1 : -EINVAL;
+	}
+	if (l->off) {
+		char at[300] = "";
+
+		if (l->is_addr)
+			snprintf(at, sizeof(at), " (%s+%llu)", l->func, (unsigned long long)l->off);
+		probe_err_set(err, unsafe ? NULL : hint,
+			      "%s%s is not checked to be the start of an instruction%s", spec, at,
+			      unsafe ? " (--unsafe)" : "");
+		return unsafe ? 1 : -EINVAL;
+	}
+	return 0;
+}
+
+/* FUNC+OFFSET or an address, not a function's name or a pattern. */
+static bool uprobe_is_loc(const char *func)
+{
+	uint64_t v;
+
+	return !probe_has_wildcard(func) && (strchr(func, '+') || uprobe_number(func, &v));
+}
+
+static int uprobe_match_common(struct arena *a, const char *pattern, bool retprobe, char ***out,
+			       size_t *n, struct probe_err *err)
 {
 	char *bin, *func, *path;
 	struct probe_names names = { .a = a };
@@ -118,7 +291,6 @@ static int uprobe_match(struct probe_env *env, struct arena *a, const char *patt
 	Elf *elf;
 	int fd, ret;
 
-	(void)env;
 	*out = NULL;
 	*n = 0;
 	if (uprobe_split(a, pattern, &bin, &func)) {
@@ -131,8 +303,18 @@ static int uprobe_match(struct probe_env *env, struct arena *a, const char *patt
 			      "cannot find the binary or library '%s'", bin);
 		return -ENOENT;
 	}
-	/* An exact name or an offset/address needs no symbol table walk beyond the check. */
-	if (!probe_has_wildcard(func) && (strchr(func, '+') || strncmp(func, "0x", 2) == 0)) {
+	/*
+	 * An offset or address: where it is here. What --unsafe allows is decided where it
+	 * attaches (probe flag AOT_PROBE_UNSAFE), on the host whose binary it goes into.
+	 */
+	if (uprobe_is_loc(func)) {
+		struct uprobe_loc l;
+
+		ret = uprobe_locate(a, path, func, &l, err);
+		if (!ret && uprobe_loc_check(func, &l, retprobe, true, err) < 0)
+			ret = -EINVAL;
+		if (ret)
+			return ret;
 		*out = arena_alloc(a, sizeof(char *));
 		(*out)[0] = arena_printf(a, "%s:%s", path, func);
 		*n = 1;
@@ -153,6 +335,20 @@ static int uprobe_match(struct probe_env *env, struct arena *a, const char *patt
 			arena_printf(a, "list its functions with: aotrace -l 'uprobe:%s:*'", path),
 			"%s has no function matching '%s'", path, func);
 	return (int)*n;
+}
+
+static int uprobe_match(struct probe_env *env, struct arena *a, const char *pattern, char ***out,
+			size_t *n, struct probe_err *err)
+{
+	(void)env;
+	return uprobe_match_common(a, pattern, false, out, n, err);
+}
+
+static int uretprobe_match(struct probe_env *env, struct arena *a, const char *pattern, char ***out,
+			   size_t *n, struct probe_err *err)
+{
+	(void)env;
+	return uprobe_match_common(a, pattern, true, out, n, err);
 }
 
 static char *uprobe_section(struct arena *a, const char *target)
@@ -206,10 +402,24 @@ static int uprobe_attach_common(const struct probe_plan *plan, bool retprobe,
 		return -EINVAL;
 	}
 	snprintf(bin, sizeof(bin), "%.*s", (int)(colon - p->target), p->target);
-	if (strncmp(colon + 1, "0x", 2) == 0)
-		offset = strtoull(colon + 1, NULL, 16);
-	else
+	/* An offset or address is checked again here, in this host's binary. */
+	if (uprobe_is_loc(colon + 1)) {
+		struct arena *a = arena_new();
+		struct uprobe_loc l;
+		int ret = a ? uprobe_locate(a, bin, colon + 1, &l, err) : -ENOMEM;
+
+		if (!ret)
+			ret = uprobe_loc_check(colon + 1, &l, retprobe,
+					       plan->flags & AOT_PROBE_UNSAFE, err);
+		arena_free(a);
+		if (ret < 0)
+			return ret;
+		if (ret)
+			probe_links_warn(links, "probe %s: %s", p->name, err->msg);
+		offset = l.file_off;
+	} else {
 		opts.func_name = colon + 1;
+	}
 	return probe_links_add_result(links,
 				      bpf_program__attach_uprobe_opts(plan->prog,
 								      links->pid ? links->pid : -1,
@@ -461,7 +671,7 @@ const struct probe_type probe_uretprobe = {
 	.has_target = true,
 	.newest_first = true,
 	.builtins = PB_RETVAL | PB_FUNC | PB_USER | PB_REGS,
-	.match = uprobe_match,
+	.match = uretprobe_match,
 	.section = uretprobe_section,
 	.multi_section = uretprobe_multi_section,
 	.args = uretprobe_args,

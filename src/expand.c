@@ -74,7 +74,7 @@ static int expand_add_meta(struct expand_ctx *ctx, struct probe_match *m, uint32
 		.type = (char *)m->pt->name,
 		.target = m->target,
 		.name = m->name,
-		.flags = m->pt->flags | flags,
+		.flags = m->pt->flags | flags | (ctx->prog->opts->unsafe ? AOT_PROBE_UNSAFE : 0),
 	};
 	int ret = aot_meta_add_probe(ctx->prog->meta, &mp);
 

@@ -268,6 +268,12 @@ enum aot_probe_flags {
 	 * cookie, as in multi programs.
 	 */
 	AOT_PROBE_ALIAS = 1 << 3,
+	/*
+	 * Compiled with --unsafe: the runtime may attach where it cannot check that the probe is
+	 * safe, with a warning (a uprobe at an offset into a function or at an address in none,
+	 * which may be inside an instruction); without it, that is an error.
+	 */
+	AOT_PROBE_UNSAFE = 1 << 4,
 };
 
 struct aot_probe {

@@ -68,7 +68,8 @@ static const struct aot_cli_opt cli_opts[] = {
 	  "warn where a BPF helper fails (map update/delete, stacks, signal); -kk: reads and map "
 	  "lookups too" },
 	{ "unsafe", no_argument, 258, NULL,
-	  "allow functions that act on the system: system(), signal(), override()" },
+	  "allow functions that act on the system: system(), signal(), override(); and uprobes "
+	  "inside a function" },
 	{ "map-keys-max", required_argument, 259, "N",
 	  "maps hold at most N keys " CLI_DEFAULT(AOT_MAP_KEYS_MAX_DEFAULT,
 						  "BPFTRACE_MAP_KEYS_MAX") },
