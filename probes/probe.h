@@ -70,8 +70,8 @@ struct probe_type {
 	/*
 	 * The kernel runs the programs on one event of this type newest first: a kprobe's or
 	 * uprobe's handler list, a BPF trampoline's, a software event's perf list (measured on
-	 * 6.12 and 6.18). The runtime attaches these probes in reverse script order so that they
-	 * run in script order, as bpftrace does; the others run oldest first.
+	 * 6.1, 6.12 and 6.18). The runtime attaches these probes in reverse script order so that
+	 * they run in script order, as bpftrace does; the others run oldest first.
 	 */
 	bool newest_first;
 
