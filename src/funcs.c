@@ -149,6 +149,16 @@ const struct func_def func_defs[FN__NUM] = {
 	[FN_UPTR] = { "uptr", CALL(1, 1, 0), .check = sema_fn_uptr, .emit = cg_fn_identity },
 	[FN_UADDR] = { "uaddr", CALL(1, 1, 0), .check = sema_fn_uaddr, .emit = cg_fn_uaddr },
 
+	/* the standard library of bpftrace 0.18 to 0.27 (src/sema_stdlib.c, codegen/cg_stdlib.c) */
+	[FN_JIFFIES] = { "jiffies", BUILTIN(0), .type = U64, .emit = cg_bi_jiffies },
+	/* curtask->real_parent->tgid and ->comm: the node becomes the member */
+	[FN_PPID] = { "ppid", BUILTIN(0), .check = sema_bi_parent },
+	[FN_PCOMM] = { "pcomm", BUILTIN(0), .check = sema_bi_parent },
+	[FN_HAS_KEY] = { "has_key", CALL(2, 2, 0), .type = U64, .check = sema_fn_has_key,
+			 .lower = sema_lower_has_key, .emit = cg_fn_has_key },
+	[FN_STRLEN] = { "strlen", CALL(1, 1, 0), .type = U64, .check = sema_fn_strlen,
+			.emit = cg_fn_strlen },
+
 	/* bpftrace 0.17 has them, aotrace not yet: using one is an error that says so */
 	[FN_CPID] = { "cpid", BUILTIN(FUNC_MISSING) },
 	[FN_UNWATCH] = { "unwatch", CALL(1, 1, FUNC_MISSING | FUNC_VOID) },

@@ -91,6 +91,12 @@ enum func {
 	FN_STRCONTAINS,
 	FN_PTON,
 	FN_DEBUGF,
+	/* the standard library of bpftrace 0.18 to 0.27 */
+	FN_JIFFIES,
+	FN_PPID,
+	FN_PCOMM,
+	FN_HAS_KEY,
+	FN_STRLEN,
 	/* bpftrace 0.17's, not aotrace's yet (FUNC_MISSING) */
 	FN_CPID,
 	FN_UNWATCH,

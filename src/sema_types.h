@@ -139,6 +139,12 @@ void sema_fn_cgroupid(struct sema_ctx *ctx, struct node *n);
 void sema_fn_sizeof(struct sema_ctx *ctx, struct node *n);
 void sema_fn_offsetof(struct sema_ctx *ctx, struct node *n);
 
+/* ---- sema_stdlib.c: the standard library of bpftrace 0.18 to 0.27 ---- */
+/* ppid, pcomm: the node becomes curtask->real_parent->tgid or ->comm */
+void sema_bi_parent(struct sema_ctx *ctx, struct node *n);
+void sema_fn_has_key(struct sema_ctx *ctx, struct node *n);
+void sema_fn_strlen(struct sema_ctx *ctx, struct node *n);
+
 /* ---- lowering (sema_lower.c) ---- */
 
 /* After a clean check: implicit casts, map and printf layouts into the metadata. */
@@ -154,5 +160,7 @@ int sema_lower_join(struct sema_ctx *ctx, struct node *n);
 int sema_lower_strftime(struct sema_ctx *ctx, struct node *n);
 /* clear(@m), kstack(perf): the arguments are names, not values; nothing to lower. */
 int sema_lower_names(struct sema_ctx *ctx, struct node *n);
+/* has_key(@m, k): the element sema made (n->lhs), no value read from it. */
+int sema_lower_has_key(struct sema_ctx *ctx, struct node *n);
 
 #endif

@@ -1,0 +1,84 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The checks of the standard library bpftrace 0.18 to 0.27 added (docs/stdlib.md of 0.27.1):
+ * has_key, strlen, and the builtins made of curtask's members (ppid, pcomm).
+ */
+#include <string.h>
+
+#include "arena.h"
+#include "funcs.h"
+#include "sema_types.h"
+
+/* x->name, typed by the record x points to. */
+static struct node *sema_stdlib_member(struct sema_ctx *ctx, struct node *lhs, const char *name)
+{
+	struct node *f = node_new(ctx->a, NODE_FIELD, lhs->loc);
+
+	f->name = arena_strdup(ctx->a, name);
+	f->is_arrow = true;
+	f->lhs = lhs;
+	return f;
+}
+
+/*
+ * ppid, pcomm: curtask->real_parent->tgid and ->comm, as bpftrace 0.27 defines them. The node
+ * becomes that member; the record's types come from the kernel's BTF.
+ */
+void sema_bi_parent(struct sema_ctx *ctx, struct node *n)
+{
+	struct node *task = node_new(ctx->a, NODE_BUILTIN, n->loc);
+
+	task->name = arena_strdup(ctx->a, "curtask");
+	task->func = FN_CURTASK;
+	n->kind = NODE_FIELD;
+	n->is_arrow = true;
+	n->lhs = sema_stdlib_member(ctx, task, "real_parent");
+	n->name = arena_strdup(ctx->a, n->func == FN_PPID ? "tgid" : "comm");
+	n->func = FN_NONE;
+	sema_expr(ctx, n);
+}
+
+/*
+ * has_key(@m, key): the map must have keys; the key is checked as a read of @m[key] is. That
+ * element is n->lhs, made on the first walk; the arguments stay as written.
+ */
+void sema_fn_has_key(struct sema_ctx *ctx, struct node *n)
+{
+	struct node *m = n->args;
+
+	n->type = func_defs[n->func].type;
+	if (m->kind != NODE_MAP || m->args) {
+		sema_error(ctx, m->loc, "write has_key(@map, key)",
+			   "has_key() takes a map with keys and a key");
+		return;
+	}
+	if (!sema_map(ctx, m)->nkeys) {
+		sema_error(ctx, m->loc, "a map without keys has one value: compare it instead",
+			   "%s has no keys", m->name);
+		return;
+	}
+	if (!n->lhs) {
+		n->lhs = node_new(ctx->a, NODE_MAP, m->loc);
+		n->lhs->name = m->name;
+		n->lhs->args = m->next;
+	}
+	sema_expr(ctx, n->lhs);
+}
+
+/* strlen(s): the bytes of a string before its NUL; a literal's length is a literal. */
+void sema_fn_strlen(struct sema_ctx *ctx, struct node *n)
+{
+	struct node *s = n->args;
+
+	sema_expr(ctx, s);
+	n->type = func_defs[n->func].type;
+	if (s->kind == NODE_STR) {
+		n->kind = NODE_INT;
+		n->num = strnlen(s->str, s->str_len);
+		n->args = NULL;
+		return;
+	}
+	if (s->type.kind != TYPE_NONE && s->type.kind != TYPE_STR)
+		sema_error(ctx, s->loc, NULL, "strlen() needs a string, not %s",
+			   type_name(ctx->a, &s->type));
+}
