@@ -439,6 +439,11 @@ void rt_value_text(struct rt_buf *out, const struct rt_render *r, const struct a
 	case AOT_K_STRERROR:
 		rt_buf_printf(out, "%s", strerror((int)render_get64(p)));
 		break;
+	case AOT_K_SIGNAL:
+		/* as bpftrace 0.27: the C library's text up to SIGRTMAX (64), N/A beyond */
+		v = render_get64(p);
+		rt_buf_printf(out, "%s", v <= 64 ? strsignal((int)v) : "N/A");
+		break;
 	default:
 		break;
 	}

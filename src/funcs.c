@@ -156,6 +156,9 @@ const struct func_def func_defs[FN__NUM] = {
 	[FN_PCOMM] = { "pcomm", BUILTIN(0), .check = sema_bi_parent },
 	[FN_HAS_KEY] = { "has_key", CALL(2, 2, 0), .type = U64, .check = sema_fn_has_key,
 			 .lower = sema_lower_has_key, .emit = cg_fn_has_key },
+	/* the number is turned into text by the runtime */
+	[FN_SIGNAL_NAME] = { "signal_name", CALL(1, 1, 0), .type = RENDERED(AOT_K_SIGNAL, 8),
+			     .check = sema_fn_int_arg, .emit = cg_fn_sym },
 	[FN_STRLEN] = { "strlen", CALL(1, 1, 0), .type = U64, .check = sema_fn_strlen,
 			.emit = cg_fn_strlen },
 
