@@ -444,6 +444,12 @@ void rt_value_text(struct rt_buf *out, const struct rt_render *r, const struct a
 		v = render_get64(p);
 		rt_buf_printf(out, "%s", v <= 64 ? strsignal((int)v) : "N/A");
 		break;
+	case AOT_K_SYSCALL:
+		v = render_get64(p);
+		rt_buf_printf(out, "%s",
+			      v < rt_nsyscalls && rt_syscall_names[v] ? rt_syscall_names[v]
+								      : "Unknown syscall");
+		break;
 	default:
 		break;
 	}

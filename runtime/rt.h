@@ -110,6 +110,10 @@ int rt_syms_ksym(struct rt_syms *s, uint64_t addr, bool offset, struct rt_buf *o
 int rt_syms_usym(struct rt_syms *s, int pid, uint64_t addr, bool offset, bool module,
 		 struct rt_buf *out);
 
+/* syscalls.c, made by gen_syscalls.py: system call names by number, NULL in the gaps. */
+extern const char *const rt_syscall_names[];
+extern const unsigned int rt_nsyscalls;
+
 /* render.c: typed values as text (bpftrace's text output) and as JSON values. */
 struct rt_render {
 	const struct aot_meta *meta;

@@ -159,6 +159,8 @@ const struct func_def func_defs[FN__NUM] = {
 	/* the number is turned into text by the runtime */
 	[FN_SIGNAL_NAME] = { "signal_name", CALL(1, 1, 0), .type = RENDERED(AOT_K_SIGNAL, 8),
 			     .check = sema_fn_int_arg, .emit = cg_fn_sym },
+	[FN_SYSCALL_NAME] = { "syscall_name", CALL(1, 1, 0), .type = RENDERED(AOT_K_SYSCALL, 8),
+			      .check = sema_fn_int_arg, .emit = cg_fn_sym },
 	[FN_STRLEN] = { "strlen", CALL(1, 1, 0), .type = U64, .check = sema_fn_strlen,
 			.emit = cg_fn_strlen },
 

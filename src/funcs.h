@@ -98,6 +98,7 @@ enum func {
 	FN_HAS_KEY,
 	FN_STRLEN,
 	FN_SIGNAL_NAME,
+	FN_SYSCALL_NAME,
 	/* bpftrace 0.17's, not aotrace's yet (FUNC_MISSING) */
 	FN_CPID,
 	FN_UNWATCH,

@@ -542,7 +542,7 @@ const char *aot_render_kind_name(uint32_t kind)
 		[AOT_K_USERNAME] = "username",	[AOT_K_TIMESTAMP] = "timestamp",
 		[AOT_K_BUF] = "buffer",		[AOT_K_CGROUP_PATH] = "cgroup_path",
 		[AOT_K_PROBE] = "probe",	[AOT_K_STRERROR] = "strerror",
-		[AOT_K_SIGNAL] = "signal_name",
+		[AOT_K_SIGNAL] = "signal_name", [AOT_K_SYSCALL] = "syscall_name",
 	};
 
 	return kind < sizeof(names) / sizeof(names[0]) ? names[kind] : NULL;
@@ -640,6 +640,7 @@ static int meta_check_type(struct meta_reader *r, const struct aot_type *t, uint
 	case AOT_K_PROBE:
 	case AOT_K_STRERROR:
 	case AOT_K_SIGNAL:
+	case AOT_K_SYSCALL:
 	case AOT_K_USYM:
 	case AOT_K_INET:
 	case AOT_K_MACADDR:
