@@ -28,7 +28,9 @@ const struct func_def func_defs[FN__NUM] = {
 	[FN_TID] = { "tid", BUILTIN(0), .type = U64, .emit = cg_bi_tid },
 	[FN_UID] = { "uid", BUILTIN(0), .type = U64, .emit = cg_bi_uid },
 	[FN_GID] = { "gid", BUILTIN(0), .type = U64, .emit = cg_bi_gid },
-	[FN_NSECS] = { "nsecs", BUILTIN(0), .type = U64, .emit = cg_bi_nsecs },
+	/* nsecs is nsecs(monotonic); nsecs(boot), nsecs(tai) as bpftrace 0.27 (n->idx: the clock) */
+	[FN_NSECS] = { "nsecs", BUILTIN(FUNC_CALL), .max_args = 1, .type = U64,
+		       .check = sema_fn_nsecs, .lower = sema_lower_names, .emit = cg_bi_nsecs },
 	[FN_CPU] = { "cpu", BUILTIN(0), .type = U64, .emit = cg_bi_cpu },
 	[FN_COMM] = { "comm", BUILTIN(0), .type = { .kind = TYPE_STR, .size = 16 },
 		      .emit = cg_bi_comm },

@@ -122,6 +122,9 @@ enum func_flags {
 	FUNC_MISSING = 1 << 8, /* bpftrace has it, aotrace not yet: an error that says so */
 };
 
+/* nsecs(clock): the clock, in the node's idx */
+enum func_clock { FUNC_CLOCK_MONOTONIC, FUNC_CLOCK_BOOT, FUNC_CLOCK_TAI, FUNC_CLOCK__NUM };
+
 struct func_def {
 	const char *name;
 	uint16_t flags; /* enum func_flags */

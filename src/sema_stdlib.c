@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * The checks of the standard library bpftrace 0.18 to 0.27 added (docs/stdlib.md of 0.27.1):
- * has_key, strlen, and the builtins made of curtask's members (ppid, pcomm).
+ * has_key, strlen, nsecs(clock), and the builtins made of curtask's members (ppid, pcomm).
  */
 #include <string.h>
 
@@ -81,4 +81,32 @@ void sema_fn_strlen(struct sema_ctx *ctx, struct node *n)
 	if (s->type.kind != TYPE_NONE && s->type.kind != TYPE_STR)
 		sema_error(ctx, s->loc, NULL, "strlen() needs a string, not %s",
 			   type_name(ctx->a, &s->type));
+}
+
+/* nsecs(clock): the clock is a name, as in kstack(perf). */
+void sema_fn_nsecs(struct sema_ctx *ctx, struct node *n)
+{
+	static const struct {
+		const char *name;
+		enum func_clock clock;
+	} clocks[] = {
+		{ "monotonic", FUNC_CLOCK_MONOTONIC },
+		{ "boot", FUNC_CLOCK_BOOT },
+		{ "tai", FUNC_CLOCK_TAI },
+		/* bpftrace's TAI from the boot clock and an offset, for kernels before 6.1 */
+		{ "sw_tai", FUNC_CLOCK_TAI },
+	};
+	struct node *a = n->args;
+
+	n->type = func_defs[n->func].type;
+	n->idx = FUNC_CLOCK_MONOTONIC;
+	if (!a)
+		return;
+	for (size_t i = 0; a->kind == NODE_BUILTIN && i < sizeof(clocks) / sizeof(clocks[0]); i++)
+		if (!strcmp(a->name, clocks[i].name)) {
+			n->idx = clocks[i].clock;
+			return;
+		}
+	sema_error(ctx, a->loc, "clocks: monotonic, boot, tai", "nsecs(): unknown clock '%s'",
+		   a->kind == NODE_BUILTIN ? a->name : "(an expression)");
 }

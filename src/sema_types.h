@@ -144,6 +144,8 @@ void sema_fn_offsetof(struct sema_ctx *ctx, struct node *n);
 void sema_bi_parent(struct sema_ctx *ctx, struct node *n);
 void sema_fn_has_key(struct sema_ctx *ctx, struct node *n);
 void sema_fn_strlen(struct sema_ctx *ctx, struct node *n);
+/* nsecs(clock): monotonic, boot, tai (sw_tai is tai); n->idx says which (enum func_clock) */
+void sema_fn_nsecs(struct sema_ctx *ctx, struct node *n);
 
 /* ---- lowering (sema_lower.c) ---- */
 
