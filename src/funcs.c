@@ -24,8 +24,11 @@
 
 const struct func_def func_defs[FN__NUM] = {
 	/* builtins */
-	[FN_PID] = { "pid", BUILTIN(0), .type = U64, .emit = cg_bi_pid },
-	[FN_TID] = { "tid", BUILTIN(0), .type = U64, .emit = cg_bi_tid },
+	/* pid(init), tid(init) of bpftrace 0.27 are pid and tid: the init namespace's ids */
+	[FN_PID] = { "pid", BUILTIN(FUNC_CALL), .max_args = 1, .type = U64,
+		     .check = sema_fn_pid_ns, .lower = sema_lower_names, .emit = cg_bi_pid },
+	[FN_TID] = { "tid", BUILTIN(FUNC_CALL), .max_args = 1, .type = U64,
+		     .check = sema_fn_pid_ns, .lower = sema_lower_names, .emit = cg_bi_tid },
 	[FN_UID] = { "uid", BUILTIN(0), .type = U64, .emit = cg_bi_uid },
 	[FN_GID] = { "gid", BUILTIN(0), .type = U64, .emit = cg_bi_gid },
 	/* nsecs is nsecs(monotonic); nsecs(boot), nsecs(tai) as bpftrace 0.27 (n->idx: the clock) */

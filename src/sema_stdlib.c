@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * The checks of the standard library bpftrace 0.18 to 0.27 added (docs/stdlib.md of 0.27.1):
- * has_key, strlen, nsecs(clock), and the builtins made of curtask's members (ppid, pcomm).
+ * has_key, strlen, nsecs(clock), pid(init), and the builtins made of curtask's members (ppid,
+ * pcomm).
  */
 #include <string.h>
 
@@ -109,4 +110,28 @@ void sema_fn_nsecs(struct sema_ctx *ctx, struct node *n)
 		}
 	sema_error(ctx, a->loc, "clocks: monotonic, boot, tai", "nsecs(): unknown clock '%s'",
 		   a->kind == NODE_BUILTIN ? a->name : "(an expression)");
+}
+
+/*
+ * pid(ns), tid(ns): aotrace's ids are the init namespace's (bpf_get_current_pid_tgid). Those
+ * of the caller's namespace (bpftrace 0.27's bare pid inside a container) would need the
+ * namespace's device and inode from the runtime: not yet.
+ */
+void sema_fn_pid_ns(struct sema_ctx *ctx, struct node *n)
+{
+	struct node *a = n->args;
+
+	n->type = func_defs[n->func].type;
+	if (!a || (a->kind == NODE_BUILTIN && !strcmp(a->name, "init")))
+		return;
+	if (a->kind == NODE_BUILTIN && !strcmp(a->name, "curr_ns")) {
+		sema_error(ctx, a->loc,
+			   arena_printf(ctx->a, "%s and %s(init) are ids in the init namespace", n->name,
+					n->name),
+			   "%s(curr_ns): ids in the pid namespace of the caller are not supported yet",
+			   n->name);
+		return;
+	}
+	sema_error(ctx, a->loc, "namespaces: init, curr_ns", "%s(): unknown namespace '%s'",
+		   n->name, a->kind == NODE_BUILTIN ? a->name : "(an expression)");
 }

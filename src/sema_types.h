@@ -146,6 +146,8 @@ void sema_fn_has_key(struct sema_ctx *ctx, struct node *n);
 void sema_fn_strlen(struct sema_ctx *ctx, struct node *n);
 /* nsecs(clock): monotonic, boot, tai (sw_tai is tai); n->idx says which (enum func_clock) */
 void sema_fn_nsecs(struct sema_ctx *ctx, struct node *n);
+/* pid(init), tid(init): the namespace is a name; curr_ns is refused */
+void sema_fn_pid_ns(struct sema_ctx *ctx, struct node *n);
 
 /* ---- lowering (sema_lower.c) ---- */
 
