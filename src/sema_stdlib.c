@@ -125,11 +125,12 @@ void sema_fn_pid_ns(struct sema_ctx *ctx, struct node *n)
 	if (!a || (a->kind == NODE_BUILTIN && !strcmp(a->name, "init")))
 		return;
 	if (a->kind == NODE_BUILTIN && !strcmp(a->name, "curr_ns")) {
-		sema_error(ctx, a->loc,
-			   arena_printf(ctx->a, "%s and %s(init) are ids in the init namespace", n->name,
-					n->name),
-			   "%s(curr_ns): ids in the pid namespace of the caller are not supported yet",
-			   n->name);
+		sema_error(
+			ctx, a->loc,
+			arena_printf(ctx->a, "%s and %s(init) are ids in the init namespace",
+				     n->name, n->name),
+			"%s(curr_ns): ids in the pid namespace of the caller are not supported yet",
+			n->name);
 		return;
 	}
 	sema_error(ctx, a->loc, "namespaces: init, curr_ns", "%s(): unknown namespace '%s'",
