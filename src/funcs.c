@@ -166,6 +166,9 @@ const struct func_def func_defs[FN__NUM] = {
 			     .check = sema_fn_int_arg, .emit = cg_fn_sym },
 	[FN_SYSCALL_NAME] = { "syscall_name", CALL(1, 1, 0), .type = RENDERED(AOT_K_SYSCALL, 8),
 			      .check = sema_fn_int_arg, .emit = cg_fn_sym },
+	/* the elements bpf_for_each_map_elem visits */
+	[FN_LEN] = { "len", CALL(1, 1, 0), .type = U64, .check = sema_fn_len,
+		     .lower = sema_lower_names, .emit = cg_fn_len },
 	[FN_STRLEN] = { "strlen", CALL(1, 1, 0), .type = U64, .check = sema_fn_strlen,
 			.emit = cg_fn_strlen },
 
@@ -184,7 +187,6 @@ const struct func_def func_defs[FN__NUM] = {
 	[FN_STATIC_ASSERT] = { "static_assert", CALL(0, 64, FUNC_MISSING) },
 	[FN_FAIL] = { "fail", CALL(0, 64, FUNC_MISSING) },
 	[FN_FIND] = { "find", CALL(0, 64, FUNC_MISSING) },
-	[FN_LEN] = { "len", CALL(0, 64, FUNC_MISSING) },
 	[FN_MEMCMP] = { "memcmp", CALL(0, 64, FUNC_MISSING) },
 	[FN_STRCAP] = { "strcap", CALL(0, 64, FUNC_MISSING) },
 	[FN_GLOBMATCH] = { "globmatch", CALL(0, 64, FUNC_MISSING) },

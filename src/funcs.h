@@ -99,6 +99,7 @@ enum func {
 	FN_STRLEN,
 	FN_SIGNAL_NAME,
 	FN_SYSCALL_NAME,
+	FN_LEN,
 	/* bpftrace 0.17's, not aotrace's yet (FUNC_MISSING) */
 	FN_CPID,
 	FN_UNWATCH,
@@ -113,7 +114,6 @@ enum func {
 	FN_STATIC_ASSERT,
 	FN_FAIL,
 	FN_FIND,
-	FN_LEN,
 	FN_MEMCMP,
 	FN_STRCAP,
 	FN_GLOBMATCH,

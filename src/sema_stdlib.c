@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * The checks of the standard library bpftrace 0.18 to 0.27 added (docs/stdlib.md of 0.27.1):
- * has_key, strlen, nsecs(clock), pid(init), and the builtins made of curtask's members (ppid,
+ * has_key, len, strlen, nsecs(clock), pid(init), and the builtins made of curtask's members (ppid,
  * pcomm).
  */
 #include <string.h>
@@ -135,4 +135,20 @@ void sema_fn_pid_ns(struct sema_ctx *ctx, struct node *n)
 	}
 	sema_error(ctx, a->loc, "namespaces: init, curr_ns", "%s(): unknown namespace '%s'",
 		   n->name, a->kind == NODE_BUILTIN ? a->name : "(an expression)");
+}
+
+/* len(@map): the number of elements, of a whole map; bpftrace's len of a stack is not here yet. */
+void sema_fn_len(struct sema_ctx *ctx, struct node *n)
+{
+	struct node *a = n->args;
+
+	n->type = func_defs[n->func].type;
+	if (a->kind != NODE_MAP) {
+		sema_expr(ctx, a);
+		sema_error(ctx, a->loc, "write len(@map)", "len() takes a whole map%s",
+			   a->type.kind == TYPE_BUF ? " (the depth of a stack is not supported yet)"
+						    : "");
+		return;
+	}
+	sema_fn_whole_map(ctx, n);
 }

@@ -148,6 +148,8 @@ void sema_fn_strlen(struct sema_ctx *ctx, struct node *n);
 void sema_fn_nsecs(struct sema_ctx *ctx, struct node *n);
 /* pid(init), tid(init): the namespace is a name; curr_ns is refused */
 void sema_fn_pid_ns(struct sema_ctx *ctx, struct node *n);
+/* len(@map): a whole map; len(stack) is refused */
+void sema_fn_len(struct sema_ctx *ctx, struct node *n);
 
 /* ---- lowering (sema_lower.c) ---- */
 
