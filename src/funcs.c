@@ -108,6 +108,9 @@ const struct func_def func_defs[FN__NUM] = {
 	[FN_EXIT] = { "exit", CALL(0, 1, FUNC_VOID), .check = sema_fn_exit, .emit = cg_fn_exit },
 	[FN_SIGNAL] = { "signal", CALL(1, 1, FUNC_VOID | FUNC_UNSAFE), .check = sema_fn_signal,
 			.emit = cg_fn_signal },
+	/* to the current thread rather than its process */
+	[FN_SIGNAL_THREAD] = { "signal_thread", CALL(1, 1, FUNC_VOID | FUNC_UNSAFE),
+			       .check = sema_fn_signal, .emit = cg_fn_signal },
 	[FN_OVERRIDE] = { "override", CALL(1, 1, FUNC_VOID | FUNC_UNSAFE), .needs = PB_OVERRIDE,
 			  .check = sema_fn_int_arg, .emit = cg_fn_override },
 
@@ -197,7 +200,6 @@ const struct func_def func_defs[FN__NUM] = {
 	[FN_IS_STR] = { "is_str", CALL(0, 64, FUNC_MISSING) },
 	[FN_IS_UNSIGNED_INTEGER] = { "is_unsigned_integer", CALL(0, 64, FUNC_MISSING) },
 	[FN_PERCPU_KADDR] = { "percpu_kaddr", CALL(0, 64, FUNC_MISSING) },
-	[FN_SIGNAL_THREAD] = { "signal_thread", CALL(0, 64, FUNC_MISSING) },
 	[FN_SOCKET_COOKIE] = { "socket_cookie", CALL(0, 64, FUNC_MISSING) },
 	[FN_KFUNC_ALLOWED] = { "kfunc_allowed", CALL(0, 64, FUNC_MISSING) },
 	[FN_KFUNC_EXIST] = { "kfunc_exist", CALL(0, 64, FUNC_MISSING) },

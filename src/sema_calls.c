@@ -381,13 +381,13 @@ void sema_fn_signal(struct sema_ctx *ctx, struct node *n)
 			}
 		}
 		sema_error(ctx, a->loc, "name it as SIGKILL, KILL or 9",
-			   "signal(): unknown signal '%s'", a->str);
+			   "%s(): unknown signal '%s'", n->name, a->str);
 		return;
 	}
 	sema_expr(ctx, a);
-	sema_need_int(ctx, a, "signal()");
+	sema_need_int(ctx, a, arena_printf(ctx->a, "%s()", n->name));
 	if (sema_const_int(a, &v) && (v < 1 || v > 64))
-		sema_error(ctx, a->loc, NULL, "signal(): %" PRId64 " is no signal number", v);
+		sema_error(ctx, a->loc, NULL, "%s(): %" PRId64 " is no signal number", n->name, v);
 }
 
 /* reg("name"): a field of x86-64's struct pt_regs, offsets as the kernel lays it out. */
