@@ -201,8 +201,8 @@ LLVMValueRef cg_map_key(struct cg *cg, struct node *n);
 LLVMValueRef cg_map_read_at(struct cg *cg, struct node *n, LLVMValueRef key);
 void cg_map_write_at(struct cg *cg, struct node *n, LLVMValueRef key, LLVMValueRef val,
 		     const struct type *vt);
-/* delete(@x[key]) */
-void cg_map_delete(struct cg *cg, struct node *n);
+/* delete(@x[key]): the helper's return, 0 when there was an element */
+LLVMValueRef cg_map_delete(struct cg *cg, struct node *n);
 /* The BPF map of a map_info. */
 LLVMValueRef cg_map_ref(struct cg *cg, const struct map_info *mi);
 LLVMValueRef cg_map_lookup(struct cg *cg, LLVMValueRef map, LLVMValueRef key);

@@ -461,7 +461,7 @@ void cg_map_write_at(struct cg *cg, struct node *n, LLVMValueRef key, LLVMValueR
 	cg_map_update(cg, n->map, cg_map_ref(cg, n->map), key, buf, CG_BPF_ANY);
 }
 
-void cg_map_delete(struct cg *cg, struct node *n)
+LLVMValueRef cg_map_delete(struct cg *cg, struct node *n)
 {
 	LLVMValueRef args[] = { cg_map_ref(cg, n->map), cg_map_key(cg, n) };
 	LLVMValueRef ret = cg_helper(cg, CG_H_MAP_DELETE, cg->t_i64, args, 2);
@@ -469,7 +469,7 @@ void cg_map_delete(struct cg *cg, struct node *n)
 
 	/* Deleting a key that is not there is counted; the runtime mentions it with -v. */
 	if (!cg->errors)
-		return;
+		return ret;
 	failed = cg_block(cg, "del.failed");
 	done = cg_block(cg, "del.done");
 	LLVMBuildCondBr(cg->b, LLVMBuildICmp(cg->b, LLVMIntSLT, ret, cg_i64(cg, 0), ""), failed,
@@ -478,6 +478,7 @@ void cg_map_delete(struct cg *cg, struct node *n)
 	cg_count_in(cg, cg->errors, n->map->meta_idx * AOT_ERR_NKINDS + AOT_ERR_MAP_DELETE);
 	LLVMBuildBr(cg->b, done);
 	LLVMPositionBuilderAtEnd(cg->b, done);
+	return ret;
 }
 
 /*

@@ -115,7 +115,8 @@ const struct func_def func_defs[FN__NUM] = {
 			  .check = sema_fn_int_arg, .emit = cg_fn_override },
 
 	/* maps, named rather than read */
-	[FN_DELETE] = { "delete", CALL(1, 2, FUNC_VOID), .check = sema_fn_delete,
+	/* 1 when there was an element to delete, as bpftrace 0.27 (a statement in 0.17) */
+	[FN_DELETE] = { "delete", CALL(1, 2, 0), .type = U64, .check = sema_fn_delete,
 			.emit = cg_fn_delete },
 	[FN_CLEAR] = { "clear", CALL(1, 1, FUNC_VOID), .check = sema_fn_whole_map,
 		       .lower = sema_lower_names, .emit = cg_fn_clear },

@@ -617,9 +617,12 @@ static void sema_expr_stmt(struct sema_ctx *ctx, struct node *n)
 			sema_error(ctx, e->loc, NULL, "this expression has no value to discard");
 		return;
 	}
-	/* one that had an error is typed only so that nothing follows from it */
+	/*
+	 * One that had an error is typed only so that nothing follows from it. delete() is a
+	 * statement as often as not, as it was before it had a value.
+	 */
 	if (e->type.kind != TYPE_NONE && e->type.kind != TYPE_VOID && ctx->report &&
-	    ctx->d->nerrors == errors)
+	    ctx->d->nerrors == errors && !(e->kind == NODE_CALL && e->func == FN_DELETE))
 		diag_warn(ctx->d, e->loc, "drop it on purpose with _ = ...",
 			  "the value of this expression is discarded");
 }

@@ -584,6 +584,7 @@ void sema_fn_delete(struct sema_ctx *ctx, struct node *n)
 {
 	struct node *a = n->args;
 
+	n->type = func_defs[n->func].type;
 	if (a->kind != NODE_MAP || (a->args && a->next)) {
 		sema_error(ctx, a->loc, "write delete(@map[key]), or delete(@map) without keys",
 			   "delete() takes a map element");
