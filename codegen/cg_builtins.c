@@ -341,10 +341,10 @@ LLVMValueRef cg_fn_delete(struct cg *cg, struct node *n)
 		cg_error(cg, n->loc, NULL, "delete() needs a map element: delete(@m[key])");
 		return cg_i64(cg, 0);
 	}
-	return LLVMBuildZExt(cg->b,
-			     LLVMBuildICmp(cg->b, LLVMIntEQ, cg_map_delete(cg, n->args),
-					   cg_i64(cg, 0), ""),
-			     cg->t_i64, "deleted");
+	return LLVMBuildZExt(
+		cg->b,
+		LLVMBuildICmp(cg->b, LLVMIntEQ, cg_map_delete(cg, n->args), cg_i64(cg, 0), ""),
+		cg->t_i64, "deleted");
 }
 
 /*
