@@ -288,6 +288,21 @@ static int expand_attach(struct expand_ctx *ctx, struct node *ap)
 			diag_error(ctx->d, ap->loc, err.hint[0] ? err.hint : NULL, "%s", err.msg);
 			return ret;
 		}
+		/*
+		 * An object for other hosts keeps a function this host's library lacks: the
+		 * host that runs it attaches it or skips it, per --missing-probes.
+		 */
+		if (ntargets == 0 && err.missing && ctx->prog->opts->emit_elf &&
+		    ctx->prog->opts->missing != AOT_MISSING_ERROR) {
+			if (ctx->prog->opts->missing == AOT_MISSING_WARN)
+				diag_warn(ctx->d, ap->loc,
+					  "the host that runs it attaches it or skips it, per "
+					  "--missing-probes",
+					  "%s; compiling it unchecked", err.msg);
+			targets = arena_alloc(a, sizeof(char *));
+			targets[0] = (char *)err.missing;
+			ntargets = 1;
+		}
 		if (ntargets == 0) {
 			/*
 			 * Scripts list spellings for several kernels (lookup_fast.constprop.*): a
