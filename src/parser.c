@@ -781,6 +781,56 @@ static struct node *parse_probe(struct parser *p)
 	return n;
 }
 
+/* mapdecl = "let" MAP "=" IDENT "(" INT ")" ";"   (bpftrace 0.25: let @m = lruhash(100);) */
+static struct node *parse_mapdecl(struct parser *p)
+{
+	const char *hint = "a map is declared at top level: let @m = hash(100);";
+	struct node *n = parse_new(p, NODE_MAPDECL, &p->tok);
+	bool ok = false;
+
+	lexer_set_toplevel(p->lx, false);
+	parse_next(p);
+	if (p->tok.kind != TOK_MAP) {
+		parse_error_at(p, &p->tok, hint, "expected a map after 'let', found %s",
+			       tok_describe(p, &p->tok));
+		goto out;
+	}
+	n->name = p->tok.text;
+	parse_next(p);
+	if (!parse_expect(p, '=', "'=' after the map", hint))
+		goto out;
+	if (p->tok.kind != TOK_IDENT) {
+		parse_error_at(p, &p->tok, hint, "expected a map type, found %s",
+			       tok_describe(p, &p->tok));
+		goto out;
+	}
+	n->str = p->tok.text;
+	parse_next(p);
+	if (!parse_expect(p, '(', "'(' after the map type", hint))
+		goto out;
+	if (p->tok.kind != TOK_INT) {
+		parse_error_at(p, &p->tok, hint, "expected the number of entries, found %s",
+			       tok_describe(p, &p->tok));
+		goto out;
+	}
+	n->num = p->tok.num;
+	parse_next(p);
+	if (!parse_expect(p, ')', "')' after the number of entries", hint))
+		goto out;
+	lexer_set_toplevel(p->lx, true);
+	ok = parse_expect(p, ';', "';' after the declaration", hint);
+out:
+	lexer_set_toplevel(p->lx, true);
+	if (!ok) {
+		/* Resume at the next line that may start an item. */
+		while (p->tok.kind != TOK_EOF && p->tok.kind != TOK_ATTACH &&
+		       p->tok.kind != TOK_CDEF)
+			parse_next(p);
+		return NULL;
+	}
+	return n;
+}
+
 /*
  * item = probe
  * A top-level word the lexer returns as an attach point. Items of bpftrace 0.20 and later that
@@ -789,6 +839,8 @@ static struct node *parse_probe(struct parser *p)
  */
 static struct node *parse_item(struct parser *p)
 {
+	if (!strcmp(p->tok.text, "let"))
+		return parse_mapdecl(p);
 	return parse_probe(p);
 }
 
