@@ -782,45 +782,38 @@ static struct node *parse_probe(struct parser *p)
 }
 
 /* mapdecl = "let" MAP "=" IDENT "(" INT ")" ";"   (bpftrace 0.25: let @m = lruhash(100);) */
+/* The token of a declaration's part (a map, a map type, a number), or NULL with an error. */
+static const struct token *parse_mapdecl_part(struct parser *p, enum tok_kind kind,
+					      const char *what, struct token *out)
+{
+	if (p->tok.kind != kind) {
+		parse_error_at(p, &p->tok, "a map is declared at top level: let @m = hash(100);",
+			       "expected %s, found %s", what, tok_describe(p, &p->tok));
+		return NULL;
+	}
+	*out = p->tok;
+	parse_next(p);
+	return out;
+}
+
 static struct node *parse_mapdecl(struct parser *p)
 {
 	const char *hint = "a map is declared at top level: let @m = hash(100);";
 	struct node *n = parse_new(p, NODE_MAPDECL, &p->tok);
-	bool ok = false;
+	struct token map, kind, num;
+	bool ok;
 
 	lexer_set_toplevel(p->lx, false);
 	parse_next(p);
-	if (p->tok.kind != TOK_MAP) {
-		parse_error_at(p, &p->tok, hint, "expected a map after 'let', found %s",
-			       tok_describe(p, &p->tok));
-		goto out;
-	}
-	n->name = p->tok.text;
-	parse_next(p);
-	if (!parse_expect(p, '=', "'=' after the map", hint))
-		goto out;
-	if (p->tok.kind != TOK_IDENT) {
-		parse_error_at(p, &p->tok, hint, "expected a map type, found %s",
-			       tok_describe(p, &p->tok));
-		goto out;
-	}
-	n->str = p->tok.text;
-	parse_next(p);
-	if (!parse_expect(p, '(', "'(' after the map type", hint))
-		goto out;
-	if (p->tok.kind != TOK_INT) {
-		parse_error_at(p, &p->tok, hint, "expected the number of entries, found %s",
-			       tok_describe(p, &p->tok));
-		goto out;
-	}
-	n->num = p->tok.num;
-	parse_next(p);
-	if (!parse_expect(p, ')', "')' after the number of entries", hint))
-		goto out;
+	ok = parse_mapdecl_part(p, TOK_MAP, "a map after 'let'", &map) &&
+	     parse_expect(p, '=', "'=' after the map", hint) &&
+	     parse_mapdecl_part(p, TOK_IDENT, "a map type", &kind) &&
+	     parse_expect(p, '(', "'(' after the map type", hint) &&
+	     parse_mapdecl_part(p, TOK_INT, "the number of entries", &num);
+	ok = ok && parse_expect(p, ')', "')' after the number of entries", hint);
+	/* The token after ';' starts the next item: lexed as one. */
 	lexer_set_toplevel(p->lx, true);
-	ok = parse_expect(p, ';', "';' after the declaration", hint);
-out:
-	lexer_set_toplevel(p->lx, true);
+	ok = ok && parse_expect(p, ';', "';' after the declaration", hint);
 	if (!ok) {
 		/* Resume at the next line that may start an item. */
 		while (p->tok.kind != TOK_EOF && p->tok.kind != TOK_ATTACH &&
@@ -828,6 +821,9 @@ out:
 			parse_next(p);
 		return NULL;
 	}
+	n->name = map.text;
+	n->str = kind.text;
+	n->num = num.num;
 	return n;
 }
 
