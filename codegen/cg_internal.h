@@ -59,6 +59,8 @@ enum cg_helper {
 #define CG_MAP_PERCPU_HASH 5
 #define CG_MAP_PERCPU_ARRAY 6
 #define CG_MAP_STACK_TRACE 7
+#define CG_MAP_LRU_HASH 9
+#define CG_MAP_LRU_PERCPU_HASH 10
 #define CG_BPF_F_USER_STACK (1u << 8)
 #define CG_MAP_RINGBUF 27
 #define CG_BPF_ANY 0

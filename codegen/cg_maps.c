@@ -159,6 +159,21 @@ static uint32_t cg_max_entries(struct cg *cg)
 	return cg->prog->opts->map_keys_max;
 }
 
+/* A map's type and size: as declared (let @m = lruhash(N)), else by what it holds. */
+static void cg_map_kind(struct cg *cg, const struct map_info *mi, struct cg_mapdef *def)
+{
+	const struct node *d = mi->decl;
+	bool percpu = cg_is_agg(&mi->value);
+
+	def->type = percpu ? CG_MAP_PERCPU_HASH : CG_MAP_HASH;
+	def->max_entries = cg_max_entries(cg);
+	if (!d)
+		return;
+	def->max_entries = (uint32_t)d->num;
+	if (strstr(d->str, "lru"))
+		def->type = percpu ? CG_MAP_LRU_PERCPU_HASH : CG_MAP_LRU_HASH;
+}
+
 /* The maps of builtins: elapsed's start time, kstack's and ustack's stack traces. */
 static void cg_maps_builtin(struct cg *cg)
 {
@@ -217,12 +232,11 @@ int cg_maps_define(struct cg *cg)
 			continue;
 		}
 		def = (struct cg_mapdef){
-			.type = cg_is_agg(&mi->value) ? CG_MAP_PERCPU_HASH : CG_MAP_HASH,
-			.max_entries = cg_max_entries(cg),
 			.key = cg_di_type(cg, kt, arena_printf(a, "%s_key", mi->elf_name)),
 			.value =
 				cg_di_type(cg, &mi->value, arena_printf(a, "%s_val", mi->elf_name)),
 		};
+		cg_map_kind(cg, mi, &def);
 		cg_map_global(cg, mi->elf_name, &def);
 	}
 	def = (struct cg_mapdef){ .type = CG_MAP_RINGBUF, .max_entries = CG_EVENTS_SIZE };
