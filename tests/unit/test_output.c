@@ -555,7 +555,8 @@ static void test_map_stats_json(void **state)
 	put64(c.vals[0][0] + 8, 1);
 	put64(c.vals[0][1], 9);
 	put64(c.vals[0][1] + 8, 1);
-	map_expect_full(&c, 8, 16, 2, 0, 0, false, "@s: { .count = 2, .average = 7, .total = 14 }\n");
+	map_expect_full(&c, 8, 16, 2, 0, 0, false,
+			"@s: { .count = 2, .average = 7, .total = 14 }\n");
 	map_expect_full(&c, 8, 16, 2, 0, 0, true,
 			"{\"type\": \"stats\", \"data\": {\"@s\": {\"count\": 2, \"average\": 7, "
 			"\"total\": 14}}}\n");
