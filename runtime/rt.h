@@ -72,7 +72,7 @@ void json_object_begin(struct json_writer *w);
 void json_object_end(struct json_writer *w);
 /* An object written as bpftrace writes a struct value: { "a": 1, "b": 2 } */
 void json_object_begin_spaced(struct json_writer *w);
-/* compact: bpftrace writes tuples as [1,"a"] but lists of objects as [{...}, {...}] */
+/* compact: "," between items, as bpftrace 0.27 writes tuples and hist buckets: [1,"a"] */
 void json_array_begin(struct json_writer *w, bool compact);
 void json_array_end(struct json_writer *w);
 void json_key(struct json_writer *w, const char *k, size_t n);

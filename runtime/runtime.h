@@ -40,7 +40,7 @@ struct aot_run_opts {
 	FILE *out; /* -o FILE or stdout */
 	enum aot_output_format format;
 	int verbose;   /* -v */
-	bool quiet;    /* -q: no "Attaching N probes..." line */
+	bool quiet;    /* -q: no "Attached N probes" line */
 	char **params; /* positional parameters $1..$N */
 	int nparams;
 	const char *obj_name; /* for messages: the script or ELF name */
