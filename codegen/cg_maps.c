@@ -270,6 +270,14 @@ static LLVMValueRef cg_map_key_ex(struct cg *cg, struct node *n, uint32_t extra)
 	/* one key, or one tuple value holding all of them: @m[$k] with $k = (a, b) */
 	if (mi->nkeys == 1 || !n->args->next) {
 		v = cg_expr(cg, n->args);
+		/*
+		 * A builtin's string (comm) is already a zeroed stack buffer of the key's size that
+		 * nothing writes again: it is the key, without a copy (per event: @[comm]).
+		 */
+		if (!extra && n->args->kind == NODE_BUILTIN && kt->kind == TYPE_STR &&
+		    n->args->type.kind == TYPE_STR && n->args->type.size == kt->size &&
+		    LLVMIsAAllocaInst(v))
+			return v;
 		if (extra) {
 			buf = cg_alloca_zero(cg, cg_round8(kt->size) + extra, "key");
 		} else {

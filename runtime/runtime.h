@@ -86,4 +86,11 @@ int aot_run(const void *elf, size_t size, const struct aot_run_opts *opts);
  */
 int aot_explain(const void *elf, size_t size, const struct aot_run_opts *opts);
 
+/*
+ * Whether bytes from elsewhere (a cache entry) are an object the runtime can read: the checks
+ * aot_run makes of the ELF and its metadata before it loads anything. 0, or -EINVAL with the
+ * reason in err.
+ */
+int aot_object_check(const void *elf, size_t size, char *err, size_t errlen);
+
 #endif

@@ -185,6 +185,14 @@ struct program {
 		*ctypes;   /* the type universe (kernel BTF, C definitions), made on first use */
 	bool uses_elapsed; /* sema: the program reads elapsed (codegen adds AOT_STATE_MAP) */
 	bool uses_kstack, uses_ustack; /* sema: codegen adds the stack trace maps */
+	/*
+	 * For the object cache: host_bound, a value was read from this boot's state (kaddr,
+	 * uaddr, cgroupid), so the object is for this run only; deps, the files the C definitions
+	 * included (arena strings), whose identity a cached object is checked against.
+	 */
+	bool host_bound;
+	char **deps;
+	uint32_t ndeps, capdeps;
 };
 
 struct node *node_new(struct arena *a, enum node_kind kind, struct loc loc);

@@ -418,6 +418,7 @@ void sema_fn_kaddr(struct sema_ctx *ctx, struct node *n)
 	n->type = type_int(8, false); /* even if it fails: no errors that follow from it */
 	if (sema_need_literal(ctx, n, n->args, "symbol name"))
 		sema_kaddr_lookup(ctx, n);
+	ctx->prog->host_bound = true; /* this boot's value: not for the cache */
 }
 
 void sema_fn_uaddr(struct sema_ctx *ctx, struct node *n)
@@ -425,12 +426,14 @@ void sema_fn_uaddr(struct sema_ctx *ctx, struct node *n)
 	n->type = type_int(8, false); /* even if it fails: no errors that follow from it */
 	if (sema_need_literal(ctx, n, n->args, "symbol name"))
 		sema_uaddr_lookup(ctx, n);
+	ctx->prog->host_bound = true; /* this boot's value: not for the cache */
 }
 
 void sema_fn_cgroupid(struct sema_ctx *ctx, struct node *n)
 {
 	if (sema_need_literal(ctx, n, n->args, "path"))
 		sema_cgroupid_lookup(ctx, n);
+	ctx->prog->host_bound = true; /* this boot's value: not for the cache */
 }
 
 /* offsetof(struct r, a.b): the parser gives the type and the member path as a string. */
