@@ -691,7 +691,7 @@ static void test_render_kinds(void **state)
 	       "ab\x01"
 	       "c",
 	       4);
-	render_expect(&r, (struct aot_type){ AOT_K_BUF, 12 }, v, "ab\\x01c", "\"ab\\\\x01c\"");
+	render_expect(&r, (struct aot_type){ AOT_K_BUF, 12 }, v, "ab\\x01c", "[97,98,1,99]");
 	memset(v, 0, sizeof(v));
 	render_expect(&r, (struct aot_type){ AOT_K_PROBE, 8 }, v, "tracepoint:a:b", NULL);
 	put64(v, 1);
