@@ -191,36 +191,68 @@ def probe_bpf(env, feature):
     return None
 
 
-def probe_perf(type_, config, missing):
-    """Opens a perf event (CPU 0, all tasks) of the given type and config."""
+PERF_EVENT_OPEN = 298  # x86_64
+
+
+def perf_open(libc, fields, size, pid, cpu):
+    """perf_event_open() of a struct perf_event_attr packed from FIELDS, SIZE bytes long;
+    returns the descriptor or -errno."""
+    buf = ctypes.create_string_buffer(struct.pack('<IIQQQQQIIQQ'[:len(fields) + 1],
+                                                  *fields).ljust(size, b'\0'), size)
+    fd = libc.syscall(PERF_EVENT_OPEN, buf, pid, cpu, -1, 0)
+    return fd if fd >= 0 else -ctypes.get_errno()
+
+
+def perf_count(fd):
+    """The event's count (read_format 0: one u64)."""
+    return struct.unpack('<Q', os.read(fd, 8))[0]
+
+
+def probe_perf(type_, config, missing, counts=False):
+    """Opens a perf event (CPU 0, all tasks) of the given type and config. With COUNTS, also
+    counts this process for a moment of busy work: some hypervisors accept hardware events
+    that never count."""
     def probe(env):
         libc = ctypes.CDLL(None, use_errno=True)
         # struct perf_event_attr, PERF_ATTR_SIZE_VER0 (64 bytes): type, size, config,
         # sample_period, sample_type, read_format, flags (disabled = bit 0).
-        attr = struct.pack('<IIQQQQQ', type_, 64, config, 1000000, 0, 0, 1).ljust(64, b'\0')
-        buf = ctypes.create_string_buffer(attr, 64)
-        sys_perf_event_open = 298  # x86_64
-        fd = libc.syscall(sys_perf_event_open, buf, -1, 0, -1, 0)
+        fd = perf_open(libc, (type_, 64, config, 1000000, 0, 0, 1), 64, -1, 0)
         if fd < 0:
-            return '%s (%s)' % (missing, os.strerror(ctypes.get_errno()))
+            return '%s (%s)' % (missing, os.strerror(-fd))
         os.close(fd)
-        return None
+        if not counts:
+            return None
+        fd = perf_open(libc, (type_, 64, config, 0, 0, 0, 0), 64, 0, -1)
+        if fd < 0:
+            return '%s for a process (%s)' % (missing, os.strerror(-fd))
+        try:
+            sum(range(200000))
+            n = perf_count(fd)
+        finally:
+            os.close(fd)
+        return None if n else '%s: the counter opens but never counts' % missing
     return probe
 
 
 def probe_watchpoint(env):
-    """A hardware write breakpoint on a variable of this process (PERF_TYPE_BREAKPOINT)."""
+    """A hardware write breakpoint on a variable of this process (PERF_TYPE_BREAKPOINT),
+    which must fire when the variable is written: some hypervisors accept breakpoints that
+    never fire."""
     libc = ctypes.CDLL(None, use_errno=True)
     var = ctypes.c_long(0)
     # struct perf_event_attr up to bp_len (PERF_ATTR_SIZE_VER1, 72 bytes): type, size, config,
-    # sample_period, sample_type, read_format, flags, wakeup_events, bp_type, bp_addr, bp_len.
-    attr = struct.pack('<IIQQQQQIIQQ', 5, 72, 0, 1, 0, 0, 1, 0, 2, ctypes.addressof(var), 8)
-    buf = ctypes.create_string_buffer(attr, 72)
-    fd = libc.syscall(298, buf, 0, -1, -1, 0)
+    # sample_period, sample_type, read_format, flags (enabled), wakeup_events, bp_type
+    # (HW_BREAKPOINT_W), bp_addr, bp_len.
+    fd = perf_open(libc, (5, 72, 0, 1, 0, 0, 0, 0, 2, ctypes.addressof(var), 8), 72, 0, -1)
     if fd < 0:
-        return 'no hardware breakpoints (%s)' % os.strerror(ctypes.get_errno())
-    os.close(fd)
-    return None
+        return 'no hardware breakpoints (%s)' % os.strerror(-fd)
+    try:
+        for i in range(10):
+            var.value = i + 1
+        n = perf_count(fd)
+    finally:
+        os.close(fd)
+    return None if n else 'hardware breakpoints attach but never fire'
 
 
 def probe_sdt(env):
@@ -325,7 +357,7 @@ def probe_tool(name, attr):
 FEATURES = {f: (lambda env, f=f: probe_bpf(env, f)) for f in BPF_FEATURES}
 FEATURES.update({
     'perf_event': probe_perf(1, 0, 'no software perf events'),       # SW_CPU_CLOCK
-    'hardware': probe_perf(0, 0, 'no hardware perf events'),         # HW_CPU_CYCLES
+    'hardware': probe_perf(0, 0, 'no hardware perf events', True),   # HW_CPU_CYCLES
     'ringbuf': probe_ringbuf,
     'watchpoint': probe_watchpoint,
     'sdt': probe_sdt,
