@@ -59,6 +59,10 @@ host's would be run (see tests/peers/bpftrace-peer for what differs: paths it op
 the chroot's). The feature of the same name runs `NAME --version` through the wrapper; a test
 that REQUIRES it is skipped, with the wrapper's reason, where the chroot is missing.
 
+Parts: --part fallback runs only the files of PARTS['fallback'], those whose results depend on
+the kernel's features; the others count as skipped, with the reason, and are listed per file
+(the VM matrix runs it on its older kernels).
+
 Error cases (tests/errors/CASE.bt): `aotrace --emit-elf /dev/null tests/errors/CASE.bt` runs
 in the repository (so diagnostics name the file `tests/errors/CASE.bt`); it must exit 1 and its
 stderr must equal tests/errors/CASE.err byte for byte.
@@ -727,6 +731,41 @@ def write_json(path, summary):
             json.dump(summary, f)
 
 
+# --part NAME: the test files a kernel of the VM matrix runs, and why the rest is left out.
+# The fallback part is what depends on which kernel features exist: probe types, attach paths
+# (multi links and their fallbacks, clones, cookies), the verifier, BTF and CO-RE. The rest
+# (language, output, CLI, peers, compile errors) is the same on every kernel and runs in full
+# on the host and on the newest guests.
+PARTS = {
+    'fallback': ({'aot_bpftool', 'aot_core', 'basic', 'helper_errors', 'kfunc', 'kprobe',
+                  'maps', 'probe_order', 'probes', 'probes_types', 'probes_usdt',
+                  'probes_watchpoint', 'tracepoint', 'uprobe', 'verifier', 'wildcards_expand'},
+                 'not kernel-dependent (language, output, CLI, peers, compile errors): '
+                 'run in full on the host, 6.12 and 7.2'),
+}
+
+
+def select_part(tests, part, summary, show=True):
+    """The tests of PART; the others are counted as skipped with the part's reason, and listed
+    per file."""
+    files, why = PARTS[part]
+    kept, left = [], {}
+    for t in tests:
+        f = t.label.split(':', 1)[0]
+        if f in files:
+            kept.append(t)
+        else:
+            key = 'errors' if f.startswith('errors/') else f
+            left[key] = left.get(key, 0) + 1
+    n = sum(left.values())
+    if n and show:
+        print('PART %s: left out %d tests, %s (%s)' % (
+            part, n, why, ', '.join('%s %d' % kv for kv in sorted(left.items()))))
+        reason = 'part %s: %s' % (part, why)
+        summary['skipped'][reason] = summary['skipped'].get(reason, 0) + n
+    return kept
+
+
 def new_summary(label):
     return {'label': label, 'passed': 0, 'failed': 0, 'skipped': {}}
 
@@ -802,6 +841,8 @@ def main():
     ap.add_argument('--retries', type=int, default=int(os.environ.get('AOTRACE_TEST_RETRIES', '1')),
                     help='run a failed test again alone up to this many times (default 1)')
     ap.add_argument('--list', action='store_true', help='print the label of every test')
+    ap.add_argument('--part', choices=sorted(PARTS),
+                    help='only the tests of this part (fallback: the kernel-dependent ones)')
     ap.add_argument('--exclude-from', metavar='FILE',
                     help='leave out the tests whose labels are the lines of FILE')
     args = ap.parse_args()
@@ -835,6 +876,8 @@ def main():
     tests += error_cases(os.path.join(SRCDIR, 'tests', 'errors'))
     if args.filter:
         tests = [t for t in tests if re.search(args.filter, t.label)]
+    if args.part:
+        tests = select_part(tests, args.part, summary, not args.list)
     if args.exclude_from:
         with open(args.exclude_from) as f:
             done = set(f.read().splitlines())
