@@ -306,8 +306,7 @@ static int kretprobe_attach(const struct probe_plan *plan, struct probe_links *l
 
 static int kprobe_prepare(struct probe_plan *plan, struct probe_err *err)
 {
-	(void)err;
-	return probe_multi_prepare(plan, probe_kprobe_multi_supported);
+	return probe_multi_prepare(plan, probe_kprobe_multi_supported, err);
 }
 
 static char *kprobe_multi_section(struct arena *a, const char *pattern)

@@ -597,8 +597,7 @@ static int uretprobe_attach(const struct probe_plan *plan, struct probe_links *l
 
 static int uprobe_prepare(struct probe_plan *plan, struct probe_err *err)
 {
-	(void)err;
-	return probe_multi_prepare(plan, probe_uprobe_multi_supported);
+	return probe_multi_prepare(plan, probe_uprobe_multi_supported, err);
 }
 
 /* libbpf's "uprobe.multi/PATH:PATTERN" wants the binary's path, not a library name. */
