@@ -259,6 +259,28 @@ def probe_watchpoint(env):
     return None if n else 'hardware breakpoints attach but never fire'
 
 
+def probe_helper(helper, name, since):
+    """Loads a kprobe program that calls a BPF helper: the verifier refuses helpers the kernel
+    lacks (bpf_get_func_ip, bpf_get_attach_cookie: 5.15)."""
+    def probe(env):
+        libc = ctypes.CDLL(None, use_errno=True)
+        # call HELPER; r0 = 0; exit
+        insns = struct.pack('<BBhi', 0x85, 0, 0, helper) + struct.pack('<BBhi', 0xb7, 0, 0, 0) + \
+            struct.pack('<BBhi', 0x95, 0, 0, 0)
+        code = ctypes.create_string_buffer(insns, len(insns))
+        lic = ctypes.create_string_buffer(b'GPL')
+        # union bpf_attr for BPF_PROG_LOAD: prog_type (KPROBE), insn_cnt, insns, license.
+        attr = struct.pack('<IIQQ', 2, 3, ctypes.addressof(code),
+                           ctypes.addressof(lic)).ljust(128, b'\0')
+        buf = ctypes.create_string_buffer(attr, len(attr))
+        fd = libc.syscall(321, 5, buf, len(attr))  # bpf(BPF_PROG_LOAD, attr, size), x86_64
+        if fd < 0:
+            return 'no %s (Linux %s): %s' % (name, since, os.strerror(ctypes.get_errno()))
+        os.close(fd)
+        return None
+    return probe
+
+
 def probe_sdt(env):
     """What the USDT tests build their traced program with: a C compiler and <sys/sdt.h>."""
     r = subprocess.run(['cc', '-x', 'c', '-fsyntax-only', '-'], input='#include <sys/sdt.h>\n',
@@ -365,6 +387,8 @@ FEATURES.update({
     'ringbuf': probe_ringbuf,
     'watchpoint': probe_watchpoint,
     'sdt': probe_sdt,
+    'func_ip': probe_helper(173, 'bpf_get_func_ip', '5.15'),
+    'attach_cookie': probe_helper(174, 'bpf_get_attach_cookie', '5.15'),
     'btf': probe_btf,
     'kstack': probe_kstack,
     'unemulated': probe_unemulated,
