@@ -90,11 +90,11 @@ static int multi_fallback_helpers(const struct probe_plan *plan, struct probe_er
 		if (!calls ||
 		    libbpf_probe_bpf_helper(BPF_PROG_TYPE_KPROBE, multi_helpers[h].id, NULL) == 1)
 			continue;
-		probe_err_set(err, multi_helpers[h].hint,
-			      "%s: this kernel has no %s multi links, and one program for all %ld "
-			      "targets needs the helper %s (Linux %s), which it lacks too",
-			      plan->probe->name, plan->probe->type, plan->ntargets,
-			      multi_helpers[h].name, multi_helpers[h].since);
+		probe_err_set(
+			err, multi_helpers[h].hint,
+			"this kernel has no %s multi links, and the program its targets share "
+			"needs the helper %s (Linux %s), which it lacks too",
+			plan->probe->type, multi_helpers[h].name, multi_helpers[h].since);
 		return -EOPNOTSUPP;
 	}
 	return 0;

@@ -59,10 +59,12 @@ int rt_prepare(struct rt *rt)
 		struct probe_err perr = { 0 };
 
 		err = rt_plan_resolve(pl, i, &perr);
-		if (err)
+		if (err) {
 			rt_report(&rt->out, RT_ERROR, "probe %s: %s", attach_name(pl->v[i].probe),
 				  perr.msg);
-		else if (pl->v[i].strategy == PROBE_MISSING)
+			if (perr.hint[0])
+				rt_report(&rt->out, RT_HINT, "%s", perr.hint);
+		} else if (pl->v[i].strategy == PROBE_MISSING)
 			err = attach_missing(rt, &pl->v[i], NULL);
 	}
 	rt_plan_resolved(pl);
