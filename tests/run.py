@@ -189,10 +189,37 @@ def probe_bpf(env, feature):
                            capture_output=True, text=True, timeout=60)
     except subprocess.TimeoutExpired:
         return '%s (probe timed out)' % missing
-    # bpftool pins the program instead of a link when it cannot attach; that is a failure.
-    if r.returncode != 0 or 'falling back to pinning' in r.stderr:
+    # bpftool pins the program instead of a link when it cannot attach, or when the kernel
+    # has no bpf_link for perf events (before 5.15) and the attachment cannot be pinned: then
+    # bpftrace, which attaches without links there, says which it is.
+    if r.returncode != 0:
         return missing
+    if 'falling back to pinning' in r.stderr:
+        return probe_bpftrace(env, feature, missing)
     return None
+
+
+# feature -> a bpftrace probe that attaches what the feature's program does
+BPFTRACE_PROBES = {
+    'tracepoint': 'tracepoint:syscalls:sys_enter_getpid',
+    'rawtracepoint': 'rawtracepoint:sys_enter',
+    'kprobe': 'kprobe:' + kernel_func(),
+    'kretprobe': 'kretprobe:' + kernel_func(),
+    'uprobe': 'uprobe:{libc}:getpid',
+}
+
+
+def probe_bpftrace(env, feature, missing):
+    """The feature tried with bpftrace: attached, then BEGIN exits (an independent tool)."""
+    if feature not in BPFTRACE_PROBES or not os.access(env.bpftrace, os.X_OK):
+        return missing
+    prog = '%s { } BEGIN { exit(); }' % BPFTRACE_PROBES[feature].format(libc=libc_path())
+    try:
+        r = subprocess.run([env.bpftrace, '-e', prog], capture_output=True, text=True,
+                           timeout=60 * getattr(env, 'timeout_scale', 1))
+    except subprocess.TimeoutExpired:
+        return '%s (bpftrace timed out)' % missing
+    return None if r.returncode == 0 else missing
 
 
 PERF_EVENT_OPEN = 298  # x86_64
