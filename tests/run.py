@@ -189,12 +189,10 @@ def probe_bpf(env, feature):
                            capture_output=True, text=True, timeout=60)
     except subprocess.TimeoutExpired:
         return '%s (probe timed out)' % missing
-    # bpftool pins the program instead of a link when it cannot attach, or when the kernel
-    # has no bpf_link for perf events (before 5.15) and the attachment cannot be pinned: then
-    # bpftrace, which attaches without links there, says which it is.
-    if r.returncode != 0:
-        return missing
-    if 'falling back to pinning' in r.stderr:
+    # bpftool pins the program instead of a link when it cannot attach, and fails to pin
+    # ("failed to pin all programs") where the kernel has no bpf_link for perf events (5.10):
+    # then bpftrace, which attaches without links there, says whether the feature is there.
+    if r.returncode != 0 or 'falling back to pinning' in r.stderr:
         return probe_bpftrace(env, feature, missing)
     return None
 
