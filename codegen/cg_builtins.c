@@ -49,10 +49,16 @@ LLVMValueRef cg_bi_gid(struct cg *cg, struct node *n)
 	return cg_hi32(cg, cg_call0(cg, CG_H_GET_CURRENT_UID_GID));
 }
 
+/* nsecs, nsecs(clock): the clock sema chose (enum func_clock). */
 LLVMValueRef cg_bi_nsecs(struct cg *cg, struct node *n)
 {
-	(void)n;
-	return cg_call0(cg, CG_H_KTIME_GET_NS);
+	static const enum cg_helper helpers[] = {
+		[FUNC_CLOCK_MONOTONIC] = CG_H_KTIME_GET_NS,
+		[FUNC_CLOCK_BOOT] = CG_H_KTIME_GET_BOOT_NS,
+		[FUNC_CLOCK_TAI] = CG_H_KTIME_GET_TAI_NS,
+	};
+
+	return cg_call0(cg, helpers[n->idx < FUNC_CLOCK__NUM ? n->idx : FUNC_CLOCK_MONOTONIC]);
 }
 
 LLVMValueRef cg_bi_cpu(struct cg *cg, struct node *n)
@@ -335,8 +341,10 @@ LLVMValueRef cg_fn_delete(struct cg *cg, struct node *n)
 		cg_error(cg, n->loc, NULL, "delete() needs a map element: delete(@m[key])");
 		return cg_i64(cg, 0);
 	}
-	cg_map_delete(cg, n->args);
-	return cg_i64(cg, 0);
+	return LLVMBuildZExt(
+		cg->b,
+		LLVMBuildICmp(cg->b, LLVMIntEQ, cg_map_delete(cg, n->args), cg_i64(cg, 0), ""),
+		cg->t_i64, "deleted");
 }
 
 /*

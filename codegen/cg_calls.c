@@ -250,7 +250,8 @@ LLVMValueRef cg_fn_signal(struct cg *cg, struct node *n)
 {
 	LLVMValueRef sig = LLVMBuildTrunc(cg->b, cg_expr(cg, n->args), cg->t_i32, "");
 
-	cg_helper(cg, CG_H_SEND_SIGNAL, cg->t_i64, &sig, 1);
+	cg_helper(cg, n->func == FN_SIGNAL_THREAD ? CG_H_SEND_SIGNAL_THREAD : CG_H_SEND_SIGNAL,
+		  cg->t_i64, &sig, 1);
 	return cg_i64(cg, 0);
 }
 

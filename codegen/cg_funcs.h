@@ -63,4 +63,11 @@ struct LLVMOpaqueValue *cg_fn_uaddr(struct cg *cg, struct node *n);
 struct LLVMOpaqueValue *cg_fn_identity(struct cg *cg, struct node *n);
 struct LLVMOpaqueValue *cg_fn_bswap(struct cg *cg, struct node *n);
 
+/* cg_stdlib.c: the standard library of bpftrace 0.18 to 0.27 */
+struct LLVMOpaqueValue *cg_bi_jiffies(struct cg *cg, struct node *n);
+struct LLVMOpaqueValue *cg_fn_has_key(struct cg *cg, struct node *n);
+struct LLVMOpaqueValue *cg_fn_strlen(struct cg *cg, struct node *n);
+/* cg_stmt.c, beside for over a map: bpf_for_each_map_elem with a callback that goes on */
+struct LLVMOpaqueValue *cg_fn_len(struct cg *cg, struct node *n);
+
 #endif

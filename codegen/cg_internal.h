@@ -35,6 +35,10 @@ enum cg_helper {
 	CG_H_OVERRIDE_RETURN = 58,
 	CG_H_GET_NUMA_NODE_ID = 42,
 	CG_H_GET_CURRENT_CGROUP_ID = 80,
+	CG_H_SEND_SIGNAL_THREAD = 117,
+	CG_H_JIFFIES64 = 118,
+	CG_H_KTIME_GET_BOOT_NS = 125,
+	CG_H_KTIME_GET_TAI_NS = 208,
 	CG_H_SEND_SIGNAL = 109,
 	CG_H_PROBE_READ_USER = 112,
 	CG_H_PROBE_READ_KERNEL = 113,
@@ -55,6 +59,8 @@ enum cg_helper {
 #define CG_MAP_PERCPU_HASH 5
 #define CG_MAP_PERCPU_ARRAY 6
 #define CG_MAP_STACK_TRACE 7
+#define CG_MAP_LRU_HASH 9
+#define CG_MAP_LRU_PERCPU_HASH 10
 #define CG_BPF_F_USER_STACK (1u << 8)
 #define CG_MAP_RINGBUF 27
 #define CG_BPF_ANY 0
@@ -197,8 +203,8 @@ LLVMValueRef cg_map_key(struct cg *cg, struct node *n);
 LLVMValueRef cg_map_read_at(struct cg *cg, struct node *n, LLVMValueRef key);
 void cg_map_write_at(struct cg *cg, struct node *n, LLVMValueRef key, LLVMValueRef val,
 		     const struct type *vt);
-/* delete(@x[key]) */
-void cg_map_delete(struct cg *cg, struct node *n);
+/* delete(@x[key]): the helper's return, 0 when there was an element */
+LLVMValueRef cg_map_delete(struct cg *cg, struct node *n);
 /* The BPF map of a map_info. */
 LLVMValueRef cg_map_ref(struct cg *cg, const struct map_info *mi);
 LLVMValueRef cg_map_lookup(struct cg *cg, LLVMValueRef map, LLVMValueRef key);

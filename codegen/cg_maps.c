@@ -159,6 +159,21 @@ static uint32_t cg_max_entries(struct cg *cg)
 	return cg->prog->opts->map_keys_max;
 }
 
+/* A map's type and size: as declared (let @m = lruhash(N)), else by what it holds. */
+static void cg_map_kind(struct cg *cg, const struct map_info *mi, struct cg_mapdef *def)
+{
+	const struct node *d = mi->decl;
+	bool percpu = cg_is_agg(&mi->value);
+
+	def->type = percpu ? CG_MAP_PERCPU_HASH : CG_MAP_HASH;
+	def->max_entries = cg_max_entries(cg);
+	if (!d)
+		return;
+	def->max_entries = (uint32_t)d->num;
+	if (strstr(d->str, "lru"))
+		def->type = percpu ? CG_MAP_LRU_PERCPU_HASH : CG_MAP_LRU_HASH;
+}
+
 /* The maps of builtins: elapsed's start time, kstack's and ustack's stack traces. */
 static void cg_maps_builtin(struct cg *cg)
 {
@@ -217,12 +232,11 @@ int cg_maps_define(struct cg *cg)
 			continue;
 		}
 		def = (struct cg_mapdef){
-			.type = cg_is_agg(&mi->value) ? CG_MAP_PERCPU_HASH : CG_MAP_HASH,
-			.max_entries = cg_max_entries(cg),
 			.key = cg_di_type(cg, kt, arena_printf(a, "%s_key", mi->elf_name)),
 			.value =
 				cg_di_type(cg, &mi->value, arena_printf(a, "%s_val", mi->elf_name)),
 		};
+		cg_map_kind(cg, mi, &def);
 		cg_map_global(cg, mi->elf_name, &def);
 	}
 	def = (struct cg_mapdef){ .type = CG_MAP_RINGBUF, .max_entries = CG_EVENTS_SIZE };
@@ -256,6 +270,14 @@ static LLVMValueRef cg_map_key_ex(struct cg *cg, struct node *n, uint32_t extra)
 	/* one key, or one tuple value holding all of them: @m[$k] with $k = (a, b) */
 	if (mi->nkeys == 1 || !n->args->next) {
 		v = cg_expr(cg, n->args);
+		/*
+		 * A builtin's string (comm) is already a zeroed stack buffer of the key's size that
+		 * nothing writes again: it is the key, without a copy (per event: @[comm]).
+		 */
+		if (!extra && n->args->kind == NODE_BUILTIN && kt->kind == TYPE_STR &&
+		    n->args->type.kind == TYPE_STR && n->args->type.size == kt->size &&
+		    LLVMIsAAllocaInst(v))
+			return v;
 		if (extra) {
 			buf = cg_alloca_zero(cg, cg_round8(kt->size) + extra, "key");
 		} else {
@@ -461,7 +483,7 @@ void cg_map_write_at(struct cg *cg, struct node *n, LLVMValueRef key, LLVMValueR
 	cg_map_update(cg, n->map, cg_map_ref(cg, n->map), key, buf, CG_BPF_ANY);
 }
 
-void cg_map_delete(struct cg *cg, struct node *n)
+LLVMValueRef cg_map_delete(struct cg *cg, struct node *n)
 {
 	LLVMValueRef args[] = { cg_map_ref(cg, n->map), cg_map_key(cg, n) };
 	LLVMValueRef ret = cg_helper(cg, CG_H_MAP_DELETE, cg->t_i64, args, 2);
@@ -469,7 +491,7 @@ void cg_map_delete(struct cg *cg, struct node *n)
 
 	/* Deleting a key that is not there is counted; the runtime mentions it with -v. */
 	if (!cg->errors)
-		return;
+		return ret;
 	failed = cg_block(cg, "del.failed");
 	done = cg_block(cg, "del.done");
 	LLVMBuildCondBr(cg->b, LLVMBuildICmp(cg->b, LLVMIntSLT, ret, cg_i64(cg, 0), ""), failed,
@@ -478,6 +500,7 @@ void cg_map_delete(struct cg *cg, struct node *n)
 	cg_count_in(cg, cg->errors, n->map->meta_idx * AOT_ERR_NKINDS + AOT_ERR_MAP_DELETE);
 	LLVMBuildBr(cg->b, done);
 	LLVMPositionBuilderAtEnd(cg->b, done);
+	return ret;
 }
 
 /*

@@ -201,6 +201,39 @@ static void cg_for_di(struct cg *cg, LLVMValueRef fn, const char *name, struct l
 	cg->di_sp = sp;
 }
 
+/*
+ * len(@m): what bpf_for_each_map_elem returns, the number of elements it visited, with a
+ * callback (one per object) that asks for the next each time.
+ */
+LLVMValueRef cg_fn_len(struct cg *cg, struct node *n)
+{
+	static const char name[] = "aot_len_next";
+	LLVMValueRef fn = LLVMGetNamedFunction(cg->mod, name), args[4];
+
+	if (!fn) {
+		LLVMTypeRef params[4] = { cg->t_ptr, cg->t_ptr, cg->t_ptr, cg->t_ptr };
+		LLVMBasicBlockRef here = LLVMGetInsertBlock(cg->b);
+		LLVMMetadataRef sp = cg->di_sp;
+
+		fn = LLVMAddFunction(cg->mod, name, LLVMFunctionType(cg->t_i32, params, 4, false));
+		LLVMSetLinkage(fn, LLVMInternalLinkage);
+		LLVMSetSection(fn, ".text");
+		cg_for_di(cg, fn, name, n->loc, false);
+		LLVMPositionBuilderAtEnd(cg->b,
+					 LLVMAppendBasicBlockInContext(cg->ctx, fn, "entry"));
+		cg_di_set_loc(cg, n->loc);
+		LLVMBuildRet(cg->b, cg_i32(cg, 0));
+		cg->di_sp = sp;
+		LLVMPositionBuilderAtEnd(cg->b, here);
+		cg_di_set_loc(cg, n->loc);
+	}
+	args[0] = cg_map_ref(cg, n->args->map);
+	args[1] = fn;
+	args[2] = LLVMConstNull(cg->t_ptr);
+	args[3] = cg_i64(cg, 0);
+	return cg_helper(cg, CG_H_FOR_EACH_MAP_ELEM, cg->t_i64, args, 4);
+}
+
 /* $kv = (key, value) at the start of the callback; aggregations give this CPU's value. */
 static void cg_for_kv(struct cg *cg, struct node *n, LLVMValueRef key, LLVMValueRef val)
 {

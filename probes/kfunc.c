@@ -67,6 +67,14 @@ static int kfunc_match(struct probe_env *env, struct arena *a, const char *patte
 
 	*out = NULL;
 	*n = 0;
+	/* bpftrace 0.27's fentry:bpf:PROG (a BPF program's entry): not here yet. */
+	if (!strncmp(pattern, "bpf:", 4)) {
+		probe_err_set(
+			err, "aotrace compiles a part of the language so far; see aotrace(8)",
+			"fentry on a BPF program (bpf:%s, bpftrace 0.27) is not supported yet",
+			pattern + 4);
+		return -EINVAL;
+	}
 	if (!btf)
 		return -ENOENT;
 	if (!probe_has_wildcard(pattern)) {

@@ -44,6 +44,11 @@ struct btf *probe_env_vmlinux_btf(struct probe_env *env, struct probe_err *err);
 struct probe_err {
 	char msg[256];
 	char hint[256];
+	/*
+	 * Set where the target is missing on this host but may exist on another (a function a
+	 * library here lacks): the target as an object keeps it; --missing-probes decides.
+	 */
+	const char *missing;
 };
 
 /* Builtins a probe type provides beyond those every probe has. */

@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "arena.h"
 #include "meta.h"
@@ -329,11 +330,15 @@ static int uprobe_match_common(struct arena *a, const char *pattern, bool retpro
 	probe_elf_close(fd, elf);
 	/* .symtab and .dynsym list many functions twice, and aliases share names: one each. */
 	*n = probe_names_finish(&names, out);
-	if (!*n)
+	if (!*n) {
 		probe_err_set(
 			err,
 			arena_printf(a, "list its functions with: aotrace -l 'uprobe:%s:*'", path),
 			"%s has no function matching '%s'", path, func);
+		/* The library of another host may have it (libpthread of an older libc). */
+		if (!probe_has_wildcard(func))
+			err->missing = arena_printf(a, "%s:%s", path, func);
+	}
 	return (int)*n;
 }
 
@@ -396,6 +401,7 @@ static int uprobe_attach_common(const struct probe_plan *plan, bool retprobe,
 	const char *colon = strrchr(p->target, ':');
 	char bin[PATH_MAX];
 	size_t offset = 0;
+	int ret;
 
 	if (!colon || (size_t)(colon - p->target) >= sizeof(bin)) {
 		probe_err_set(err, NULL, "malformed uprobe target '%s'", p->target);
@@ -406,8 +412,7 @@ static int uprobe_attach_common(const struct probe_plan *plan, bool retprobe,
 	if (uprobe_is_loc(colon + 1)) {
 		struct arena *a = arena_new();
 		struct uprobe_loc l;
-		int ret = a ? uprobe_locate(a, bin, colon + 1, &l, err) : -ENOMEM;
-
+		ret = a ? uprobe_locate(a, bin, colon + 1, &l, err) : -ENOMEM;
 		if (!ret)
 			ret = uprobe_loc_check(colon + 1, &l, retprobe,
 					       plan->flags & AOT_PROBE_UNSAFE, err);
@@ -420,11 +425,17 @@ static int uprobe_attach_common(const struct probe_plan *plan, bool retprobe,
 	} else {
 		opts.func_name = colon + 1;
 	}
-	return probe_links_add_result(links,
-				      bpf_program__attach_uprobe_opts(plan->prog,
-								      links->pid ? links->pid : -1,
-								      bin, offset, &opts),
-				      err, NULL, p->name);
+	ret = probe_links_add_result(links,
+				     bpf_program__attach_uprobe_opts(plan->prog,
+								     links->pid ? links->pid : -1,
+								     bin, offset, &opts),
+				     err, NULL, p->name);
+	/* The binary is here and lacks the function: a missing target (--missing-probes). */
+	if (ret == -ENOENT && opts.func_name && !access(bin, R_OK)) {
+		probe_err_set(err, NULL, "%s has no function %s", bin, opts.func_name);
+		err->missing = p->target;
+	}
+	return ret;
 }
 
 struct uprobe_func {

@@ -127,8 +127,11 @@ static int attach_one(struct rt *rt, uint32_t i)
 		err = rt_clone_attach(rt, i, &perr);
 	else
 		err = pp->type->attach(pp, &rt->links, &perr);
-	/* A kprobe's function is only looked up here: missing, the kernel says ENOENT. */
-	if (err == -ENOENT && !(pp->type->builtins & PB_USER) &&
+	/*
+	 * A kprobe's function is only looked up here: missing, the kernel says ENOENT. A
+	 * uprobe's binary must exist; a function it lacks is missing (perr.missing).
+	 */
+	if (err == -ENOENT && (!(pp->type->builtins & PB_USER) || perr.missing) &&
 	    rt->opts->missing != AOT_MISSING_ERROR) {
 		attach_missing(rt, pp, perr.msg);
 		return 0;

@@ -97,6 +97,22 @@ const char *rt_elf_error(int err)
 			      : "not a valid 64-bit little-endian ELF object";
 }
 
+int aot_object_check(const void *elf, size_t size, char *errbuf, size_t errlen)
+{
+	struct aot_meta *m = NULL;
+	const void *sec;
+	size_t len;
+	int err = rt_elf_section(elf, size, AOT_META_SECTION, &sec, &len);
+
+	if (err) {
+		snprintf(errbuf, errlen, "%s", rt_elf_error(err));
+		return -EINVAL;
+	}
+	err = aot_meta_read(sec, len, &m, errbuf, errlen);
+	aot_meta_free(m);
+	return err ? -EINVAL : 0;
+}
+
 /* Which probe a program belongs to, for messages. */
 static const char *loader_probe_name(const struct rt *rt, const struct bpf_program *prog)
 {

@@ -2,7 +2,7 @@
 /*
  * What text and JSON output have in common: a formatted piece goes out in one write, a map is
  * whatever the format's format_map makes of it, and the callbacks bpftrace does not vary by
- * format (the blank lines before the maps) are written once, here. Warnings are text on stderr in
+ * format are written once, here. Warnings are text on stderr in
  * both formats, as bpftrace's are: rt_report().
  */
 #include <stdio.h>
@@ -119,6 +119,7 @@ void output_lines_flush(struct output *o, bool force)
 }
 
 /* bpftrace prints the two blank lines before the maps whatever the format. */
+/* Text: the two blank lines before the maps at exit (JSON has none since bpftrace 0.27). */
 void output_maps_begin(struct output *o)
 {
 	fputs("\n\n", o->f);

@@ -61,7 +61,7 @@ struct output_helper_error {
 };
 
 struct output_ops {
-	/* "Attaching N probes..." */
+	/* "Attached N probes" (text: on stderr) */
 	void (*attached)(struct output *o, unsigned int nprobes);
 	/* The text of one printf() event. */
 	void (*printf)(struct output *o, const char *text, size_t len);

@@ -12,12 +12,18 @@
 #include "rt.h"
 
 /* Starts a line: {"type": "T", "data": ... */
-static void json_line_begin(struct json_writer *w, struct rt_buf *b, const char *type)
+/* {"type": T, with the rest of the line to come */
+static void json_line_head(struct json_writer *w, struct rt_buf *b, const char *type)
 {
 	json_init(w, b);
 	json_object_begin(w);
 	json_key(w, "type", 4);
 	json_string(w, type, strlen(type));
+}
+
+static void json_line_begin(struct json_writer *w, struct rt_buf *b, const char *type)
+{
+	json_line_head(w, b, type);
 	json_key(w, "data", 4);
 }
 
@@ -28,13 +34,19 @@ static void json_line_end(struct output *o, struct json_writer *w, struct rt_buf
 	output_write(o, b);
 }
 
-/* {"type": T, "data": {"field": n}} */
-static void json_counter(struct output *o, const char *type, const char *field, uint64_t n)
+/* {"type": T, "data": {"field": n}}, or with "count": n before "data" as bpftrace 0.27 has it */
+static void json_counter(struct output *o, const char *type, bool count_too, const char *field,
+			 uint64_t n)
 {
 	struct json_writer w;
 	struct rt_buf b = { 0 };
 
-	json_line_begin(&w, &b, type);
+	json_line_head(&w, &b, type);
+	if (count_too) {
+		json_key(&w, "count", 5);
+		json_uint(&w, n);
+	}
+	json_key(&w, "data", 4);
 	json_object_begin(&w);
 	json_key(&w, field, strlen(field));
 	json_uint(&w, n);
@@ -42,9 +54,15 @@ static void json_counter(struct output *o, const char *type, const char *field, 
 	json_line_end(o, &w, &b);
 }
 
+/* bpftrace 0.27 puts no blank lines before the maps in JSON, as 0.17 did. */
+static void json_maps_begin(struct output *o)
+{
+	(void)o;
+}
+
 static void json_attached(struct output *o, unsigned int nprobes)
 {
-	json_counter(o, "attached_probes", "probes", nprobes);
+	json_counter(o, "attached_probes", true, "probes", nprobes);
 	fflush(o->f);
 }
 
@@ -86,7 +104,7 @@ static void json_value(struct output *o, const struct rt_render *r, const struct
 	json_line_end(o, &w, &b);
 }
 
-/* hist/lhist buckets as [{"min": a, "max": b, "count": n}, ...], the empty ends cut off. */
+/* hist/lhist buckets as [{"min": a, "max": b, "count": n},{...}], the empty ends cut off. */
 static void json_hist(struct json_writer *w, const struct output_map *m,
 		      const struct output_entry *e)
 {
@@ -96,7 +114,7 @@ static void json_hist(struct json_writer *w, const struct output_map *m,
 	int64_t first, last, i;
 
 	output_hist_span(e, &first, &last);
-	json_array_begin(w, false);
+	json_array_begin(w, true);
 	for (i = first; first >= 0 && i <= last; i++) {
 		json_object_begin(w);
 		if (i == 0) {
@@ -225,7 +243,7 @@ static void json_helper_error(struct output *o, const struct output_helper_error
 
 static void json_lost(struct output *o, uint64_t n)
 {
-	json_counter(o, "lost_events", "events", n);
+	json_counter(o, "lost_events", false, "events", n);
 }
 
 const struct output_ops output_json_ops = {
@@ -233,7 +251,7 @@ const struct output_ops output_json_ops = {
 	.printf = json_printf,
 	.message = json_message,
 	.value = json_value,
-	.maps_begin = output_maps_begin,
+	.maps_begin = json_maps_begin,
 	.format_map = output_json_map,
 	.maps_end = output_maps_end,
 	.lost = json_lost,

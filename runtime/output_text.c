@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Text output, byte for byte what bpftrace 0.17 prints: the "Attaching" line, printf and action
- * text as is, and maps as "@name[key]: value" lines, hist/lhist as bucket lines with 52-wide
- * bars, stats as "count C, average A, total T", each map followed by its blank line(s).
+ * Text output, byte for byte what bpftrace prints: the "Attached" line (0.27, on stderr), printf
+ * and action text as is, and maps as "@name[key]: value" lines, hist/lhist as bucket lines with
+ * 52-wide bars, stats as "{ .count = C, .average = A, .total = T }", as bpftrace 0.27 prints them.
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -14,8 +14,9 @@
 
 static void text_attached(struct output *o, unsigned int nprobes)
 {
-	fprintf(o->f, "Attaching %u probe%s...\n", nprobes, nprobes == 1 ? "" : "s");
-	fflush(o->f);
+	/* bpftrace 0.27 says it on stderr; 0.17 said "Attaching N probes..." on stdout. */
+	(void)o;
+	fprintf(stderr, "Attached %u probe%s\n", nprobes, nprobes == 1 ? "" : "s");
 }
 
 static void text_printf(struct output *o, const char *text, size_t len)
@@ -119,6 +120,11 @@ static void text_hist(struct rt_buf *b, const struct output_map *m, const struct
 			rt_buf_add(&label, "[", 1);
 			text_lhist_label(&label, map->lhist_max);
 			rt_buf_add(&label, ", ...)", 6);
+		} else if (lin && map->lhist_step == 1) {
+			/* bpftrace 0.27 names a bucket of one value by that value. */
+			rt_buf_add(&label, "[", 1);
+			text_lhist_label(&label, i - 1 + map->lhist_min);
+			rt_buf_add(&label, "]", 1);
 		} else if (lin) {
 			rt_buf_add(&label, "[", 1);
 			text_lhist_label(&label, (i - 1) * map->lhist_step + map->lhist_min);
@@ -162,7 +168,11 @@ void output_text_map(struct rt_buf *b, const struct output_map *m)
 			rt_key_text(b, m->r, &map->key, e->key, ", ");
 			rt_buf_add(b, "]", 1);
 		}
-		rt_buf_add(b, ": ", 2);
+		/* bpftrace 0.27 heads a hist with "@h:", 0.17 had a space after the colon. */
+		if (map->agg == AOT_AGG_HIST || map->agg == AOT_AGG_LHIST)
+			rt_buf_add(b, ":", 1);
+		else
+			rt_buf_add(b, ": ", 2);
 		switch (map->agg) {
 		case AOT_AGG_NONE:
 			/* Integers print from val, which print()'s divisor has divided. */
@@ -179,7 +189,9 @@ void output_text_map(struct rt_buf *b, const struct output_map *m)
 			text_hist(b, m, e);
 			break;
 		case AOT_AGG_STATS:
-			rt_buf_printf(b, "count %" PRId64 ", average %" PRId64 ", total %" PRId64,
+			rt_buf_printf(b,
+				      "{ .count = %" PRId64 ", .average = %" PRId64
+				      ", .total = %" PRId64 " }",
 				      e->count, (int64_t)e->val, e->total);
 			break;
 		default:
@@ -190,9 +202,11 @@ void output_text_map(struct rt_buf *b, const struct output_map *m)
 			break;
 		}
 	}
-	rt_buf_add(b, "\n", 1);
-	/* bpftrace ends avg() and stats() maps with one more blank line. */
-	if (map->agg == AOT_AGG_AVG || map->agg == AOT_AGG_STATS)
+	/*
+	 * bpftrace 0.17 ended avg() and stats() maps with one more blank line, and an empty map
+	 * with a blank line; 0.27 does neither.
+	 */
+	if (m->n)
 		rt_buf_add(b, "\n", 1);
 }
 

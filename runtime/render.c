@@ -210,14 +210,20 @@ fail:
 }
 
 /* buf(): printable ASCII as is, every other byte as \xNN. */
+/* The length a buf value holds before its bytes, no more than its type has room for. */
+static uint32_t render_buf_len(const struct aot_type *t, const uint8_t *p)
+{
+	uint32_t len = p[0] | p[1] << 8 | p[2] << 16 | (uint32_t)p[3] << 24;
+
+	return len > t->size - 4 ? t->size - 4 : len;
+}
+
 void rt_buf_bytes(struct rt_buf *out, const struct aot_type *t, const void *data, char mode)
 {
 	const uint8_t *p = data;
-	uint32_t len = p[0] | p[1] << 8 | p[2] << 16 | (uint32_t)p[3] << 24;
+	uint32_t len = render_buf_len(t, p);
 	uint32_t i;
 
-	if (len > t->size - 4)
-		len = t->size - 4;
 	for (i = 0; i < len; i++) {
 		uint8_t c = p[4 + i];
 
@@ -439,6 +445,17 @@ void rt_value_text(struct rt_buf *out, const struct rt_render *r, const struct a
 	case AOT_K_STRERROR:
 		rt_buf_printf(out, "%s", strerror((int)render_get64(p)));
 		break;
+	case AOT_K_SIGNAL:
+		/* as bpftrace 0.27: the C library's text up to SIGRTMAX (64), N/A beyond */
+		v = render_get64(p);
+		rt_buf_printf(out, "%s", v <= 64 ? strsignal((int)v) : "N/A");
+		break;
+	case AOT_K_SYSCALL:
+		v = render_get64(p);
+		rt_buf_printf(out, "%s",
+			      v < rt_nsyscalls && rt_syscall_names[v] ? rt_syscall_names[v]
+								      : "Unknown syscall");
+		break;
 	default:
 		break;
 	}
@@ -487,6 +504,13 @@ void rt_value_json(struct json_writer *w, const struct rt_render *r, const struc
 
 			rt_value_json(w, r, &e->type, p + (size_t)i * e->type.size);
 		}
+		json_array_end(w);
+		break;
+	case AOT_K_BUF:
+		/* bpftrace 0.27 writes a buffer as its bytes, signed: [104,-117,71,4] */
+		json_array_begin(w, true);
+		for (i = 0; i < render_buf_len(t, p); i++)
+			json_int(w, (int8_t)p[4 + i]);
 		json_array_end(w);
 		break;
 	case AOT_K_MACADDR:

@@ -72,7 +72,7 @@ void json_object_begin(struct json_writer *w);
 void json_object_end(struct json_writer *w);
 /* An object written as bpftrace writes a struct value: { "a": 1, "b": 2 } */
 void json_object_begin_spaced(struct json_writer *w);
-/* compact: bpftrace writes tuples as [1,"a"] but lists of objects as [{...}, {...}] */
+/* compact: "," between items, as bpftrace 0.27 writes tuples and hist buckets: [1,"a"] */
 void json_array_begin(struct json_writer *w, bool compact);
 void json_array_end(struct json_writer *w);
 void json_key(struct json_writer *w, const char *k, size_t n);
@@ -109,6 +109,10 @@ int rt_syms_ksym(struct rt_syms *s, uint64_t addr, bool offset, struct rt_buf *o
 /* The same for a user address of pid; module appends " (path)". */
 int rt_syms_usym(struct rt_syms *s, int pid, uint64_t addr, bool offset, bool module,
 		 struct rt_buf *out);
+
+/* syscalls.c, made by gen_syscalls.py: system call names by number, NULL in the gaps. */
+extern const char *const rt_syscall_names[];
+extern const unsigned int rt_nsyscalls;
 
 /* render.c: typed values as text (bpftrace's text output) and as JSON values. */
 struct rt_render {

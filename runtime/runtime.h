@@ -40,7 +40,7 @@ struct aot_run_opts {
 	FILE *out; /* -o FILE or stdout */
 	enum aot_output_format format;
 	int verbose;   /* -v */
-	bool quiet;    /* -q: no "Attaching N probes..." line */
+	bool quiet;    /* -q: no "Attached N probes" line */
 	char **params; /* positional parameters $1..$N */
 	int nparams;
 	const char *obj_name; /* for messages: the script or ELF name */
@@ -85,5 +85,12 @@ int aot_run(const void *elf, size_t size, const struct aot_run_opts *opts);
  * parameters). Loads nothing. Returns 0, or 1 if the object is unreadable (reported).
  */
 int aot_explain(const void *elf, size_t size, const struct aot_run_opts *opts);
+
+/*
+ * Whether bytes from elsewhere (a cache entry) are an object the runtime can read: the checks
+ * aot_run makes of the ELF and its metadata before it loads anything. 0, or -EINVAL with the
+ * reason in err.
+ */
+int aot_object_check(const void *elf, size_t size, char *err, size_t errlen);
 
 #endif

@@ -126,6 +126,14 @@ const void *aot_program__elf(const struct aot_program *prog, size_t *size);
 /* The same, handed over: the caller frees it, and may free prog before running it. */
 void *aot_program__take_elf(struct aot_program *prog, size_t *size);
 /*
+ * For an object cache, after codegen: whether the object holds values read from this boot's
+ * state (kaddr, uaddr, cgroupid), so it must not be reused, and the files whose identity it
+ * depends on (what the C definitions included, the binaries of uprobes and USDT probes).
+ * deps is owned by prog; NULL with *n 0 when there are none, or when memory ran out.
+ */
+bool aot_program__host_bound(const struct aot_program *prog);
+const char *const *aot_program__deps(struct aot_program *prog, size_t *n);
+/*
  * aotrace -l with a program: every concrete probe its attach points stand for, one a line (with
  * their arguments when verbose). Needs AOT_PASS_EXPAND run. 0, or -errno.
  */

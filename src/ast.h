@@ -80,6 +80,7 @@ enum node_kind {
 	NODE_CDEF,    /* str = C text (struct/union/enum/typedef definition) */
 	NODE_INCLUDE, /* str = "#include ..." line */
 	NODE_PROGRAM, /* body = first top-level item (CDEF, INCLUDE, PROBE), chained by next */
+	NODE_MAPDECL, /* let @m = KIND(N): name = "@m"; str = KIND ("lruhash"); num = N */
 };
 
 /* Operators: single-character ones are their ASCII code; the rest follow. */
@@ -126,6 +127,7 @@ struct map_info {
 	struct type value;    /* INT/STR/TUPLE for plain values, COUNT..AVG for aggregations */
 	struct loc first_use; /* for "declared here" notes */
 	int64_t lhist_min, lhist_max, lhist_step; /* value LHIST: the literal parameters */
+	const struct node *decl;		  /* its MAPDECL (let @m = lruhash(N)), or NULL */
 	struct map_info *next;
 };
 
@@ -183,6 +185,14 @@ struct program {
 		*ctypes;   /* the type universe (kernel BTF, C definitions), made on first use */
 	bool uses_elapsed; /* sema: the program reads elapsed (codegen adds AOT_STATE_MAP) */
 	bool uses_kstack, uses_ustack; /* sema: codegen adds the stack trace maps */
+	/*
+	 * For the object cache: host_bound, a value was read from this boot's state (kaddr,
+	 * uaddr, cgroupid), so the object is for this run only; deps, the files the C definitions
+	 * included (arena strings), whose identity a cached object is checked against.
+	 */
+	bool host_bound;
+	char **deps;
+	uint32_t ndeps, capdeps;
 };
 
 struct node *node_new(struct arena *a, enum node_kind kind, struct loc loc);

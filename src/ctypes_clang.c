@@ -66,6 +66,8 @@
 	X(clang_getEnumConstantDeclValue) \
 	X(clang_getExpansionLocation) \
 	X(clang_getFieldDeclBitWidth) \
+	X(clang_getFileName) \
+	X(clang_getInclusions) \
 	X(clang_getNumDiagnostics) \
 	X(clang_getPointeeType) \
 	X(clang_getTranslationUnitCursor) \
@@ -282,6 +284,30 @@ static CXTranslationUnit cc_parse(struct cc *cc, CXIndex idx)
 						&tu) != CXError_Success)
 		return NULL;
 	return tu;
+}
+
+/* Every file the definitions included is a dependency of the object (the cache checks them). */
+static void cc_inclusion(CXFile file, CXSourceLocation *stack, unsigned depth, CXClientData data)
+{
+	struct cc *cc = data;
+	struct program *prog = ctypes_program(cc->ct);
+	CXString name = cc->api.clang_getFileName(file);
+	const char *path = cc->api.clang_getCString(name);
+
+	(void)stack, (void)depth;
+	if (path && strcmp(path, CC_FILE)) {
+		if (prog->ndeps == prog->capdeps) {
+			uint32_t cap = prog->capdeps ? 2 * prog->capdeps : 32;
+			char **deps = arena_alloc(prog->arena, cap * sizeof(*deps));
+
+			if (prog->ndeps)
+				memcpy(deps, prog->deps, prog->ndeps * sizeof(*deps));
+			prog->deps = deps;
+			prog->capdeps = cap;
+		}
+		prog->deps[prog->ndeps++] = arena_strdup(prog->arena, path);
+	}
+	cc->api.clang_disposeString(name);
 }
 
 /* The first 'quoted' name in a diagnostic message, without a leading struct/union. */
@@ -734,6 +760,7 @@ int ctypes_parse_c(struct ctypes *ct, struct diags *d, const char *const *wanted
 		}
 	}
 	cc.api.clang_visitChildren(cc.api.clang_getTranslationUnitCursor(tu), cc_visit, &cc);
+	cc.api.clang_getInclusions(tu, cc_inclusion, &cc);
 	ctypes_set_c(ct, cc.c);
 out:
 	if (cc.dump)

@@ -10,6 +10,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "arena.h"
 #include "frontend.h"
@@ -159,6 +160,33 @@ static int expand_check_limit(struct expand_ctx *ctx)
 	return -E2BIG;
 }
 
+/* Probe types of bpftrace 0.27 that aotrace does not have yet, by the names 0.27 takes. */
+static const struct {
+	const char *names[2];
+	const char *what;
+} expand_later[] = {
+	{ { "iter", "it" }, "iterator probes (iter:task, iter:task_file, iter:task_vma ...)" },
+	{ { "self", NULL }, "self probes (self:signal:SIGUSR1)" },
+	{ { "test", NULL }, "test probes" },
+	{ { "bench", NULL }, "bench probes" },
+};
+
+/* A probe type of bpftrace 0.27 that aotrace lacks: an error that says so. */
+static bool expand_unsupported(struct expand_ctx *ctx, struct node *ap)
+{
+	for (size_t i = 0; i < sizeof(expand_later) / sizeof(expand_later[0]); i++)
+		for (size_t j = 0; j < 2 && expand_later[i].names[j]; j++) {
+			if (strcasecmp(ap->provider, expand_later[i].names[j]))
+				continue;
+			diag_error(ctx->d, ap->loc,
+				   "aotrace compiles a part of the language so far; see aotrace(8)",
+				   "%s of bpftrace 0.27 are not supported yet",
+				   expand_later[i].what);
+			return true;
+		}
+	return false;
+}
+
 /* Nothing matches ap: an error, or a warning that it is skipped. err: the type's reason. */
 static void expand_nomatch(struct expand_ctx *ctx, struct node *ap, const struct probe_type *pt,
 			   const struct probe_err *err, bool skipped)
@@ -251,6 +279,8 @@ static int expand_attach(struct expand_ctx *ctx, struct node *ap)
 		ast_attach_set(a, ap, str);
 		pt = probe_type_find(ap->provider);
 	}
+	if (!pt && expand_unsupported(ctx, ap))
+		return -EOPNOTSUPP;
 	if (!pt) {
 		expand_type_list(ctx, hint, sizeof(hint));
 		diag_error(ctx->d, ap->loc, arena_printf(a, "probe types: %s", hint),
@@ -287,6 +317,21 @@ static int expand_attach(struct expand_ctx *ctx, struct node *ap)
 		if (ret < 0) {
 			diag_error(ctx->d, ap->loc, err.hint[0] ? err.hint : NULL, "%s", err.msg);
 			return ret;
+		}
+		/*
+		 * An object for other hosts keeps a function this host's library lacks: the
+		 * host that runs it attaches it or skips it, per --missing-probes.
+		 */
+		if (ntargets == 0 && err.missing && ctx->prog->opts->emit_elf &&
+		    ctx->prog->opts->missing != AOT_MISSING_ERROR) {
+			if (ctx->prog->opts->missing == AOT_MISSING_WARN)
+				diag_warn(ctx->d, ap->loc,
+					  "the host that runs it attaches it or skips it, per "
+					  "--missing-probes",
+					  "%s; compiling it unchecked", err.msg);
+			targets = arena_alloc(a, sizeof(char *));
+			targets[0] = (char *)err.missing;
+			ntargets = 1;
 		}
 		if (ntargets == 0) {
 			/*

@@ -24,11 +24,16 @@
 
 const struct func_def func_defs[FN__NUM] = {
 	/* builtins */
-	[FN_PID] = { "pid", BUILTIN(0), .type = U64, .emit = cg_bi_pid },
-	[FN_TID] = { "tid", BUILTIN(0), .type = U64, .emit = cg_bi_tid },
+	/* pid(init), tid(init) of bpftrace 0.27 are pid and tid: the init namespace's ids */
+	[FN_PID] = { "pid", BUILTIN(FUNC_CALL), .max_args = 1, .type = U64,
+		     .check = sema_fn_pid_ns, .lower = sema_lower_names, .emit = cg_bi_pid },
+	[FN_TID] = { "tid", BUILTIN(FUNC_CALL), .max_args = 1, .type = U64,
+		     .check = sema_fn_pid_ns, .lower = sema_lower_names, .emit = cg_bi_tid },
 	[FN_UID] = { "uid", BUILTIN(0), .type = U64, .emit = cg_bi_uid },
 	[FN_GID] = { "gid", BUILTIN(0), .type = U64, .emit = cg_bi_gid },
-	[FN_NSECS] = { "nsecs", BUILTIN(0), .type = U64, .emit = cg_bi_nsecs },
+	/* nsecs is nsecs(monotonic); nsecs(boot), nsecs(tai) as bpftrace 0.27 (n->idx: the clock) */
+	[FN_NSECS] = { "nsecs", BUILTIN(FUNC_CALL), .max_args = 1, .type = U64,
+		       .check = sema_fn_nsecs, .lower = sema_lower_names, .emit = cg_bi_nsecs },
 	[FN_CPU] = { "cpu", BUILTIN(0), .type = U64, .emit = cg_bi_cpu },
 	[FN_COMM] = { "comm", BUILTIN(0), .type = { .kind = TYPE_STR, .size = 16 },
 		      .emit = cg_bi_comm },
@@ -103,11 +108,15 @@ const struct func_def func_defs[FN__NUM] = {
 	[FN_EXIT] = { "exit", CALL(0, 1, FUNC_VOID), .check = sema_fn_exit, .emit = cg_fn_exit },
 	[FN_SIGNAL] = { "signal", CALL(1, 1, FUNC_VOID | FUNC_UNSAFE), .check = sema_fn_signal,
 			.emit = cg_fn_signal },
+	/* to the current thread rather than its process */
+	[FN_SIGNAL_THREAD] = { "signal_thread", CALL(1, 1, FUNC_VOID | FUNC_UNSAFE),
+			       .check = sema_fn_signal, .emit = cg_fn_signal },
 	[FN_OVERRIDE] = { "override", CALL(1, 1, FUNC_VOID | FUNC_UNSAFE), .needs = PB_OVERRIDE,
 			  .check = sema_fn_int_arg, .emit = cg_fn_override },
 
 	/* maps, named rather than read */
-	[FN_DELETE] = { "delete", CALL(1, 2, FUNC_VOID), .check = sema_fn_delete,
+	/* 1 when there was an element to delete, as bpftrace 0.27 (a statement in 0.17) */
+	[FN_DELETE] = { "delete", CALL(1, 2, 0), .type = U64, .check = sema_fn_delete,
 			.emit = cg_fn_delete },
 	[FN_CLEAR] = { "clear", CALL(1, 1, FUNC_VOID), .check = sema_fn_whole_map,
 		       .lower = sema_lower_names, .emit = cg_fn_clear },
@@ -149,10 +158,52 @@ const struct func_def func_defs[FN__NUM] = {
 	[FN_UPTR] = { "uptr", CALL(1, 1, 0), .check = sema_fn_uptr, .emit = cg_fn_identity },
 	[FN_UADDR] = { "uaddr", CALL(1, 1, 0), .check = sema_fn_uaddr, .emit = cg_fn_uaddr },
 
+	/* the standard library of bpftrace 0.18 to 0.27 (src/sema_stdlib.c, codegen/cg_stdlib.c) */
+	[FN_JIFFIES] = { "jiffies", BUILTIN(0), .type = U64, .emit = cg_bi_jiffies },
+	/* curtask->real_parent->tgid and ->comm: the node becomes the member */
+	[FN_PPID] = { "ppid", BUILTIN(0), .check = sema_bi_parent },
+	[FN_PCOMM] = { "pcomm", BUILTIN(0), .check = sema_bi_parent },
+	[FN_HAS_KEY] = { "has_key", CALL(2, 2, 0), .type = U64, .check = sema_fn_has_key,
+			 .lower = sema_lower_has_key, .emit = cg_fn_has_key },
+	/* the number is turned into text by the runtime */
+	[FN_SIGNAL_NAME] = { "signal_name", CALL(1, 1, 0), .type = RENDERED(AOT_K_SIGNAL, 8),
+			     .check = sema_fn_int_arg, .emit = cg_fn_sym },
+	[FN_SYSCALL_NAME] = { "syscall_name", CALL(1, 1, 0), .type = RENDERED(AOT_K_SYSCALL, 8),
+			      .check = sema_fn_int_arg, .emit = cg_fn_sym },
+	/* the elements bpf_for_each_map_elem visits */
+	[FN_LEN] = { "len", CALL(1, 1, 0), .type = U64, .check = sema_fn_len,
+		     .lower = sema_lower_names, .emit = cg_fn_len },
+	[FN_STRLEN] = { "strlen", CALL(1, 1, 0), .type = U64, .check = sema_fn_strlen,
+			.emit = cg_fn_strlen },
+
 	/* bpftrace 0.17 has them, aotrace not yet: using one is an error that says so */
 	[FN_CPID] = { "cpid", BUILTIN(FUNC_MISSING) },
 	[FN_UNWATCH] = { "unwatch", CALL(1, 1, FUNC_MISSING | FUNC_VOID) },
 	[FN_SKBOUTPUT] = { "skboutput", CALL(4, 4, FUNC_MISSING) },
+
+	/* bpftrace 0.27's (docs/stdlib.md), aotrace not yet: an error that says so */
+	[FN_NCPUS] = { "ncpus", BUILTIN(FUNC_MISSING) },
+	[FN_HAS_CPID] = { "has_cpid", BUILTIN(FUNC_MISSING) },
+	[FN_PROBETYPE] = { "probetype", BUILTIN(FUNC_MISSING) },
+	[FN_ERRORF] = { "errorf", CALL(0, 64, FUNC_MISSING) },
+	[FN_WARNF] = { "warnf", CALL(0, 64, FUNC_MISSING) },
+	[FN_ASSERT] = { "assert", CALL(0, 64, FUNC_MISSING) },
+	[FN_STATIC_ASSERT] = { "static_assert", CALL(0, 64, FUNC_MISSING) },
+	[FN_FAIL] = { "fail", CALL(0, 64, FUNC_MISSING) },
+	[FN_FIND] = { "find", CALL(0, 64, FUNC_MISSING) },
+	[FN_MEMCMP] = { "memcmp", CALL(0, 64, FUNC_MISSING) },
+	[FN_STRCAP] = { "strcap", CALL(0, 64, FUNC_MISSING) },
+	[FN_GLOBMATCH] = { "globmatch", CALL(0, 64, FUNC_MISSING) },
+	[FN_IS_ARRAY] = { "is_array", CALL(0, 64, FUNC_MISSING) },
+	[FN_IS_INTEGER] = { "is_integer", CALL(0, 64, FUNC_MISSING) },
+	[FN_IS_LITERAL] = { "is_literal", CALL(0, 64, FUNC_MISSING) },
+	[FN_IS_PTR] = { "is_ptr", CALL(0, 64, FUNC_MISSING) },
+	[FN_IS_STR] = { "is_str", CALL(0, 64, FUNC_MISSING) },
+	[FN_IS_UNSIGNED_INTEGER] = { "is_unsigned_integer", CALL(0, 64, FUNC_MISSING) },
+	[FN_PERCPU_KADDR] = { "percpu_kaddr", CALL(0, 64, FUNC_MISSING) },
+	[FN_SOCKET_COOKIE] = { "socket_cookie", CALL(0, 64, FUNC_MISSING) },
+	[FN_KFUNC_ALLOWED] = { "kfunc_allowed", CALL(0, 64, FUNC_MISSING) },
+	[FN_KFUNC_EXIST] = { "kfunc_exist", CALL(0, 64, FUNC_MISSING) },
 
 	/* resolved while compiling: sema makes them literals */
 	[FN_KADDR] = { "kaddr", CALL(1, 1, 0), .check = sema_fn_kaddr },

@@ -91,10 +91,43 @@ enum func {
 	FN_STRCONTAINS,
 	FN_PTON,
 	FN_DEBUGF,
+	/* the standard library of bpftrace 0.18 to 0.27 */
+	FN_JIFFIES,
+	FN_PPID,
+	FN_PCOMM,
+	FN_HAS_KEY,
+	FN_STRLEN,
+	FN_SIGNAL_NAME,
+	FN_SYSCALL_NAME,
+	FN_LEN,
+	FN_SIGNAL_THREAD,
 	/* bpftrace 0.17's, not aotrace's yet (FUNC_MISSING) */
 	FN_CPID,
 	FN_UNWATCH,
 	FN_SKBOUTPUT,
+	/* bpftrace 0.27's standard library, not aotrace's yet (FUNC_MISSING) */
+	FN_NCPUS,
+	FN_HAS_CPID,
+	FN_PROBETYPE,
+	FN_ERRORF,
+	FN_WARNF,
+	FN_ASSERT,
+	FN_STATIC_ASSERT,
+	FN_FAIL,
+	FN_FIND,
+	FN_MEMCMP,
+	FN_STRCAP,
+	FN_GLOBMATCH,
+	FN_IS_ARRAY,
+	FN_IS_INTEGER,
+	FN_IS_LITERAL,
+	FN_IS_PTR,
+	FN_IS_STR,
+	FN_IS_UNSIGNED_INTEGER,
+	FN_PERCPU_KADDR,
+	FN_SOCKET_COOKIE,
+	FN_KFUNC_ALLOWED,
+	FN_KFUNC_EXIST,
 	FN__NUM
 };
 
@@ -113,6 +146,9 @@ enum func_flags {
 	FUNC_HIDDEN_ARG = 1 << 7,
 	FUNC_MISSING = 1 << 8, /* bpftrace has it, aotrace not yet: an error that says so */
 };
+
+/* nsecs(clock): the clock, in the node's idx */
+enum func_clock { FUNC_CLOCK_MONOTONIC, FUNC_CLOCK_BOOT, FUNC_CLOCK_TAI, FUNC_CLOCK__NUM };
 
 struct func_def {
 	const char *name;

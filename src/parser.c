@@ -781,6 +781,52 @@ static struct node *parse_probe(struct parser *p)
 	return n;
 }
 
+/* mapdecl = "let" MAP "=" IDENT "(" INT ")" ";"   (bpftrace 0.25: let @m = lruhash(100);) */
+/* The token of a declaration's part (a map, a map type, a number), or NULL with an error. */
+static const struct token *parse_mapdecl_part(struct parser *p, enum tok_kind kind,
+					      const char *what, struct token *out)
+{
+	if (p->tok.kind != kind) {
+		parse_error_at(p, &p->tok, "a map is declared at top level: let @m = hash(100);",
+			       "expected %s, found %s", what, tok_describe(p, &p->tok));
+		return NULL;
+	}
+	*out = p->tok;
+	parse_next(p);
+	return out;
+}
+
+static struct node *parse_mapdecl(struct parser *p)
+{
+	const char *hint = "a map is declared at top level: let @m = hash(100);";
+	struct node *n = parse_new(p, NODE_MAPDECL, &p->tok);
+	struct token map, kind, num;
+	bool ok;
+
+	lexer_set_toplevel(p->lx, false);
+	parse_next(p);
+	ok = parse_mapdecl_part(p, TOK_MAP, "a map after 'let'", &map) &&
+	     parse_expect(p, '=', "'=' after the map", hint) &&
+	     parse_mapdecl_part(p, TOK_IDENT, "a map type", &kind) &&
+	     parse_expect(p, '(', "'(' after the map type", hint) &&
+	     parse_mapdecl_part(p, TOK_INT, "the number of entries", &num);
+	ok = ok && parse_expect(p, ')', "')' after the number of entries", hint);
+	/* The token after ';' starts the next item: lexed as one. */
+	lexer_set_toplevel(p->lx, true);
+	ok = ok && parse_expect(p, ';', "';' after the declaration", hint);
+	if (!ok) {
+		/* Resume at the next line that may start an item. */
+		while (p->tok.kind != TOK_EOF && p->tok.kind != TOK_ATTACH &&
+		       p->tok.kind != TOK_CDEF)
+			parse_next(p);
+		return NULL;
+	}
+	n->name = map.text;
+	n->str = kind.text;
+	n->num = num.num;
+	return n;
+}
+
 /*
  * item = probe
  * A top-level word the lexer returns as an attach point. Items of bpftrace 0.20 and later that
@@ -789,6 +835,8 @@ static struct node *parse_probe(struct parser *p)
  */
 static struct node *parse_item(struct parser *p)
 {
+	if (!strcmp(p->tok.text, "let"))
+		return parse_mapdecl(p);
 	return parse_probe(p);
 }
 

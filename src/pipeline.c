@@ -173,6 +173,38 @@ void *aot_program__take_elf(struct aot_program *p, size_t *size)
 	return elf;
 }
 
+bool aot_program__host_bound(const struct aot_program *p)
+{
+	return p->prog.host_bound;
+}
+
+const char *const *aot_program__deps(struct aot_program *p, size_t *n)
+{
+	struct program *prog = &p->prog;
+	const struct aot_meta *m = prog->meta;
+	uint32_t nuser = 0, k = 0;
+	char **deps;
+
+	*n = 0;
+	if (!m)
+		return NULL;
+	/* the binary of a user probe is its target up to the first ':' (as it was written) */
+	for (uint32_t i = 0; i < m->nprobes; i++)
+		nuser += m->probes[i].type && m->probes[i].type[0] == 'u' && m->probes[i].target;
+	deps = arena_alloc(prog->arena, (prog->ndeps + nuser + 1) * sizeof(*deps));
+	for (uint32_t i = 0; i < prog->ndeps; i++)
+		deps[k++] = prog->deps[i];
+	for (uint32_t i = 0; i < m->nprobes; i++) {
+		const char *t = m->probes[i].target;
+
+		if (m->probes[i].type && m->probes[i].type[0] == 'u' && t)
+			deps[k++] = arena_strndup(prog->arena, t, strcspn(t, ":"));
+	}
+	deps[k] = NULL;
+	*n = k;
+	return (const char *const *)deps;
+}
+
 int aot_program__list(struct aot_program *p, bool verbose, FILE *out)
 {
 	if (p->err || p->next <= AOT_PASS_EXPAND)

@@ -8,10 +8,12 @@
  * sema_expr.c, identifiers in sema_builtins.c, calls in sema_calls.c.
  */
 #include <errno.h>
+#include <inttypes.h>
 #include <string.h>
 
 #include "arena.h"
 #include "meta.h"
+#include "parser.h"
 #include "probe.h"
 #include "sema_record.h"
 #include "sema_types.h"
@@ -617,9 +619,12 @@ static void sema_expr_stmt(struct sema_ctx *ctx, struct node *n)
 			sema_error(ctx, e->loc, NULL, "this expression has no value to discard");
 		return;
 	}
-	/* one that had an error is typed only so that nothing follows from it */
+	/*
+	 * One that had an error is typed only so that nothing follows from it. delete() is a
+	 * statement as often as not, as it was before it had a value.
+	 */
 	if (e->type.kind != TYPE_NONE && e->type.kind != TYPE_VOID && ctx->report &&
-	    ctx->d->nerrors == errors)
+	    ctx->d->nerrors == errors && !(e->kind == NODE_CALL && e->func == FN_DELETE))
 		diag_warn(ctx->d, e->loc, "drop it on purpose with _ = ...",
 			  "the value of this expression is discarded");
 }
@@ -729,6 +734,53 @@ static void sema_walk(struct sema_ctx *ctx)
 	}
 }
 
+/* The map types a declaration names (let @m = lruhash(N)), as bpftrace 0.25 has them. */
+static const char *const sema_map_kinds[] = { "hash", "lruhash", "percpuhash", "percpulruhash" };
+
+/*
+ * let @m = KIND(N): ties each declaration to its map, once the walks have typed the maps. A
+ * per-CPU kind holds aggregations (count(), sum(), hist() ...), the others plain values.
+ */
+static void sema_mapdecls(struct sema_ctx *ctx)
+{
+	for (struct node *n = ctx->prog->root->body; n; n = n->next) {
+		struct map_info *mi;
+		bool percpu;
+
+		if (n->kind != NODE_MAPDECL)
+			continue;
+		if (!PARSE_IN(n->str, sema_map_kinds)) {
+			sema_error(ctx, n->loc,
+				   "map types: hash, lruhash, percpuhash, percpulruhash",
+				   "unknown map type '%s'", n->str);
+			continue;
+		}
+		if (!n->num || n->num > UINT32_MAX) {
+			sema_error(ctx, n->loc, "a map holds 1 to 4294967295 entries",
+				   "%s cannot hold %" PRIu64 " entries", n->name, n->num);
+			continue;
+		}
+		for (mi = ctx->prog->maps; mi && strcmp(mi->name, n->name); mi = mi->next)
+			;
+		if (!mi) {
+			diag_warn(ctx->d, n->loc, NULL, "map %s is declared but not used", n->name);
+			continue;
+		}
+		/* A later declaration of the same map wins, as in bpftrace. */
+		mi->decl = n;
+		percpu = !strncmp(n->str, "percpu", 6);
+		if (percpu != type_is_agg(&mi->value))
+			sema_error(
+				ctx, mi->first_use,
+				percpu ? "a per-CPU map holds count(), sum(), hist() and the "
+					 "other aggregations: declare it hash(N) or lruhash(N)"
+				       : "an aggregation is kept per CPU: declare it percpuhash(N) "
+					 "or percpulruhash(N)",
+				"%s is declared %s at line %u, but holds %s", n->name, n->str,
+				n->loc.line, percpu ? "plain values" : "an aggregation");
+	}
+}
+
 int sema_check(struct program *prog, struct probe_env *env, struct diags *d)
 {
 	struct sema_ctx ctx = { .prog = prog, .env = env, .d = d, .a = prog->arena };
@@ -738,6 +790,7 @@ int sema_check(struct program *prog, struct probe_env *env, struct diags *d)
 	sema_walk(&ctx);
 	ctx.report = true;
 	sema_walk(&ctx);
+	sema_mapdecls(&ctx);
 	if (d->nerrors > errors)
 		return -EINVAL;
 	return sema_lower(&ctx);

@@ -381,13 +381,13 @@ void sema_fn_signal(struct sema_ctx *ctx, struct node *n)
 			}
 		}
 		sema_error(ctx, a->loc, "name it as SIGKILL, KILL or 9",
-			   "signal(): unknown signal '%s'", a->str);
+			   "%s(): unknown signal '%s'", n->name, a->str);
 		return;
 	}
 	sema_expr(ctx, a);
-	sema_need_int(ctx, a, "signal()");
+	sema_need_int(ctx, a, arena_printf(ctx->a, "%s()", n->name));
 	if (sema_const_int(a, &v) && (v < 1 || v > 64))
-		sema_error(ctx, a->loc, NULL, "signal(): %" PRId64 " is no signal number", v);
+		sema_error(ctx, a->loc, NULL, "%s(): %" PRId64 " is no signal number", n->name, v);
 }
 
 /* reg("name"): a field of x86-64's struct pt_regs, offsets as the kernel lays it out. */
@@ -418,6 +418,7 @@ void sema_fn_kaddr(struct sema_ctx *ctx, struct node *n)
 	n->type = type_int(8, false); /* even if it fails: no errors that follow from it */
 	if (sema_need_literal(ctx, n, n->args, "symbol name"))
 		sema_kaddr_lookup(ctx, n);
+	ctx->prog->host_bound = true; /* this boot's value: not for the cache */
 }
 
 void sema_fn_uaddr(struct sema_ctx *ctx, struct node *n)
@@ -425,12 +426,14 @@ void sema_fn_uaddr(struct sema_ctx *ctx, struct node *n)
 	n->type = type_int(8, false); /* even if it fails: no errors that follow from it */
 	if (sema_need_literal(ctx, n, n->args, "symbol name"))
 		sema_uaddr_lookup(ctx, n);
+	ctx->prog->host_bound = true; /* this boot's value: not for the cache */
 }
 
 void sema_fn_cgroupid(struct sema_ctx *ctx, struct node *n)
 {
 	if (sema_need_literal(ctx, n, n->args, "path"))
 		sema_cgroupid_lookup(ctx, n);
+	ctx->prog->host_bound = true; /* this boot's value: not for the cache */
 }
 
 /* offsetof(struct r, a.b): the parser gives the type and the member path as a string. */
@@ -584,6 +587,7 @@ void sema_fn_delete(struct sema_ctx *ctx, struct node *n)
 {
 	struct node *a = n->args;
 
+	n->type = func_defs[n->func].type;
 	if (a->kind != NODE_MAP || (a->args && a->next)) {
 		sema_error(ctx, a->loc, "write delete(@map[key]), or delete(@map) without keys",
 			   "delete() takes a map element");

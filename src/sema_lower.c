@@ -467,6 +467,11 @@ int sema_lower_names(struct sema_ctx *ctx, struct node *n)
 	return 0;
 }
 
+int sema_lower_has_key(struct sema_ctx *ctx, struct node *n)
+{
+	return lower_expr(ctx, n->lhs);
+}
+
 int sema_lower_join(struct sema_ctx *ctx, struct node *n)
 {
 	return lower_expr(ctx, n->args) ?: lower_join(ctx, n);

@@ -66,6 +66,41 @@ static void sema_record_wanted(struct sema_ctx *ctx, struct node *n, const char 
 	}
 }
 
+/*
+ * Whether the C definitions hold anything once BPFTRACE_HAVE_BTF is defined, as it is where the
+ * kernel has BTF: bpftrace's tools put their #include lines under #ifndef BPFTRACE_HAVE_BTF, and
+ * then need no C parser at all (libclang would cost 70 MiB of memory to find that out). Only
+ * the plain #ifdef/#ifndef BPFTRACE_HAVE_BTF, #else and #endif are read here; anything active
+ * in between, or another conditional, goes to the C parser.
+ */
+static bool sema_record_c_needed(struct sema_ctx *ctx)
+{
+	bool active[8] = { true }, have_btf = ctypes_btf(sema_record_ct(ctx), NULL) != NULL;
+	uint32_t depth = 0;
+
+	for (struct node *p = ctx->prog->root->body; p; p = p->next) {
+		const char *t = p->str;
+		bool ifdef = false;
+
+		if (p->kind != NODE_CDEF && p->kind != NODE_INCLUDE)
+			continue;
+		if (p->kind == NODE_CDEF && ((ifdef = !strcmp(t, "#ifdef BPFTRACE_HAVE_BTF")) ||
+					     !strcmp(t, "#ifndef BPFTRACE_HAVE_BTF"))) {
+			if (!have_btf || ++depth == sizeof(active) / sizeof(active[0]))
+				return true;
+			active[depth] = active[depth - 1] && ifdef;
+		} else if (p->kind == NODE_CDEF && !strcmp(t, "#else") && depth) {
+			active[depth] = active[depth - 1] && !active[depth];
+		} else if (p->kind == NODE_CDEF && !strcmp(t, "#endif") && depth) {
+			depth--;
+		} else if (active[depth] || !strncmp(t, "#if", 3) || !strncmp(t, "#el", 3)) {
+			/* an inactive #if would nest: left to the C parser too */
+			return true;
+		}
+	}
+	return depth != 0;
+}
+
 void sema_record_cdefs(struct sema_ctx *ctx)
 {
 	const char **wanted = NULL;
@@ -78,6 +113,8 @@ void sema_record_cdefs(struct sema_ctx *ctx)
 		else if (p->kind == NODE_PROBE)
 			sema_record_wanted(ctx, p, &wanted, &n, &cap);
 	}
+	if (any && !sema_record_c_needed(ctx))
+		any = false;
 	if (ctx->prog->opts->includes && ctx->prog->opts->includes[0])
 		any = true; /* --include FILE */
 	if (!any)

@@ -139,6 +139,18 @@ void sema_fn_cgroupid(struct sema_ctx *ctx, struct node *n);
 void sema_fn_sizeof(struct sema_ctx *ctx, struct node *n);
 void sema_fn_offsetof(struct sema_ctx *ctx, struct node *n);
 
+/* ---- sema_stdlib.c: the standard library of bpftrace 0.18 to 0.27 ---- */
+/* ppid, pcomm: the node becomes curtask->real_parent->tgid or ->comm */
+void sema_bi_parent(struct sema_ctx *ctx, struct node *n);
+void sema_fn_has_key(struct sema_ctx *ctx, struct node *n);
+void sema_fn_strlen(struct sema_ctx *ctx, struct node *n);
+/* nsecs(clock): monotonic, boot, tai (sw_tai is tai); n->idx says which (enum func_clock) */
+void sema_fn_nsecs(struct sema_ctx *ctx, struct node *n);
+/* pid(init), tid(init): the namespace is a name; curr_ns is refused */
+void sema_fn_pid_ns(struct sema_ctx *ctx, struct node *n);
+/* len(@map): a whole map; len(stack) is refused */
+void sema_fn_len(struct sema_ctx *ctx, struct node *n);
+
 /* ---- lowering (sema_lower.c) ---- */
 
 /* After a clean check: implicit casts, map and printf layouts into the metadata. */
@@ -154,5 +166,7 @@ int sema_lower_join(struct sema_ctx *ctx, struct node *n);
 int sema_lower_strftime(struct sema_ctx *ctx, struct node *n);
 /* clear(@m), kstack(perf): the arguments are names, not values; nothing to lower. */
 int sema_lower_names(struct sema_ctx *ctx, struct node *n);
+/* has_key(@m, k): the element sema made (n->lhs), no value read from it. */
+int sema_lower_has_key(struct sema_ctx *ctx, struct node *n);
 
 #endif

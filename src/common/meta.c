@@ -536,12 +536,13 @@ static int meta_check_tuple(struct meta_reader *r, const struct aot_type *t, uin
 const char *aot_render_kind_name(uint32_t kind)
 {
 	static const char *const names[] = {
-		[AOT_K_KSTACK] = "kstack",     [AOT_K_USTACK] = "ustack",
-		[AOT_K_KSYM] = "ksym",	       [AOT_K_USYM] = "usym",
-		[AOT_K_INET] = "inet",	       [AOT_K_MACADDR] = "macaddr",
-		[AOT_K_USERNAME] = "username", [AOT_K_TIMESTAMP] = "timestamp",
-		[AOT_K_BUF] = "buffer",	       [AOT_K_CGROUP_PATH] = "cgroup_path",
-		[AOT_K_PROBE] = "probe",       [AOT_K_STRERROR] = "strerror",
+		[AOT_K_KSTACK] = "kstack",	[AOT_K_USTACK] = "ustack",
+		[AOT_K_KSYM] = "ksym",		[AOT_K_USYM] = "usym",
+		[AOT_K_INET] = "inet",		[AOT_K_MACADDR] = "macaddr",
+		[AOT_K_USERNAME] = "username",	[AOT_K_TIMESTAMP] = "timestamp",
+		[AOT_K_BUF] = "buffer",		[AOT_K_CGROUP_PATH] = "cgroup_path",
+		[AOT_K_PROBE] = "probe",	[AOT_K_STRERROR] = "strerror",
+		[AOT_K_SIGNAL] = "signal_name", [AOT_K_SYSCALL] = "syscall_name",
 	};
 
 	return kind < sizeof(names) / sizeof(names[0]) ? names[kind] : NULL;
@@ -638,6 +639,8 @@ static int meta_check_type(struct meta_reader *r, const struct aot_type *t, uint
 	case AOT_K_CGROUP_PATH:
 	case AOT_K_PROBE:
 	case AOT_K_STRERROR:
+	case AOT_K_SIGNAL:
+	case AOT_K_SYSCALL:
 	case AOT_K_USYM:
 	case AOT_K_INET:
 	case AOT_K_MACADDR:

@@ -52,6 +52,8 @@
  *   AOT_K_CGROUP_PATH u64 cgroup id
  *   AOT_K_PROBE   u64 index into aot_meta.probes (probe as a map key, printed as its name)
  *   AOT_K_STRERROR s64 errno (strerror(), printed as strerror(3) says it)
+ *   AOT_K_SIGNAL  s64 signal number (signal_name(): strsignal(3)'s text for 0..64, else N/A)
+ *   AOT_K_SYSCALL s64 system call number (syscall_name(): its name, else Unknown syscall)
  * Extra parameters of rendered kinds travel in aot_type fields a non-TUPLE does not use:
  *   AOT_K_KSTACK/USTACK  nelems = frames to print (0: all), elems = AOT_STACK_MODE_*
  *   AOT_K_TIMESTAMP      elems = index in aot_meta.fmts of the strftime format (kind _TIME)
@@ -196,6 +198,8 @@ enum aot_kind {
 	AOT_K_RECORD, /* a struct or union by value: nelems named members from elems, like TUPLE */
 	AOT_K_ARRAY,  /* nelems items of the one element at elems (its offset 0), size = all */
 	AOT_K_STRERROR, /* rendered: s64 errno, printed as strerror(3) text */
+	AOT_K_SIGNAL,	/* rendered: s64 signal number, printed as strsignal(3) text */
+	AOT_K_SYSCALL,	/* rendered: s64 system call number, printed as its name */
 };
 
 struct aot_type {

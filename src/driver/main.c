@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 
 #include "aotcc.h"
+#include "cache.h"
 #include "cli.h"
 #include "diag.h"
 #include "probe.h"
@@ -34,6 +35,7 @@ struct cli {
 	const char *file;      /* script path or "-" */
 	const char *emit_elf;  /* --emit-elf */
 	bool list;	       /* -l [PATTERN] */
+	bool no_cache;	       /* --no-cache */
 	/* -I DIR, --include FILE (NULL-terminated): what compile.include_dirs/includes point at */
 	const char **include_dirs, **includes;
 	struct aot_compile_opts compile; /* the compiler's options, set where they are parsed */
@@ -77,6 +79,8 @@ static const struct aot_cli_opt cli_opts[] = {
 	  "one program per wildcard match instead of one program with a multi link" },
 	{ "expand", required_argument, 270, "HOW",
 	  "kfunc wildcards: auto, full (one function per match) or alias (one per body, cloned at load)" },
+	{ "no-cache", no_argument, 276, NULL,
+	  "compile even if the object cache has the program, and keep nothing there" },
 	{ "max-probes", required_argument, 271, "N",
 	  "refuse to attach more than N probes " CLI_DEFAULT(AOT_MAX_PROBES_DEFAULT,
 							     "BPFTRACE_MAX_PROBES") },
@@ -100,6 +104,8 @@ static void cli_usage(FILE *f, const struct aot_cli_table *tables)
 	aot_cli_help(f, tables);
 	fprintf(f, "\nenvironment:\n  %-26s %s (default %u, at most %u)\n", "BPFTRACE_STRLEN",
 		"bytes of a string value, including the NUL", AOT_STRLEN_DEFAULT, AOT_STRLEN_LIMIT);
+	fprintf(f, "  %-26s %s\n", "XDG_CACHE_HOME",
+		"compiled objects are kept in $XDG_CACHE_HOME/aotrace (~/.cache/aotrace)");
 	aot_cli_help_env(f);
 	fprintf(f, "\nexit status: 0 success, 1 errors in the program, 2 usage error,\n"
 		   "             3 the kernel refused the program (load, verifier, attach)\n");
@@ -171,6 +177,9 @@ static int cli_parse(int argc, char **argv, struct cli *cli)
 			break;
 		case 274:
 			cli->compile.emit_llvm = optarg;
+			break;
+		case 276:
+			cli->no_cache = true;
 			break;
 		case 275:
 			break; /* what bpftrace's flag asks for is how USDT semaphores always work
@@ -357,9 +366,11 @@ static int write_file(const char *path, const void *buf, size_t size)
  * command line's, and its diagnostics printed. NULL with *status set when it did not compile.
  */
 static struct aot_program *compile(struct cli *cli, const struct source *src, enum aot_pass last,
-				   int *status)
+				   int *status, char **diag_text)
 {
 	struct aot_program *prog;
+	size_t diag_len;
+	FILE *df;
 	int ret;
 
 	if (aot_compile_opts_from_env(&cli->compile, stderr)) {
@@ -373,7 +384,13 @@ static struct aot_program *compile(struct cli *cli, const struct source *src, en
 		return NULL;
 	}
 	ret = aot_program__run(prog, last);
-	diags_print(aot_program__diags(prog), stderr);
+	/* the diagnostics as text too, for a cache entry to say them again on a hit */
+	df = diag_text ? open_memstream(diag_text, &diag_len) : NULL;
+	diags_print(aot_program__diags(prog), df ? df : stderr);
+	if (df && !fclose(df))
+		fputs(*diag_text, stderr);
+	else if (df)
+		diags_print(aot_program__diags(prog), stderr);
 	if (ret) {
 		if (!aot_program__diags(prog)->nerrors)
 			fprintf(stderr, "aotrace: %s failed: %s\n", "compilation", strerror(-ret));
@@ -410,17 +427,48 @@ static int run_object(struct cli *cli, const struct source *src, const void *elf
 	return status;
 }
 
+/*
+ * The object cache stands for the compiler where only the object matters: not for
+ * --emit-elf, -d or --emit-llvm, which are asked of the compiler itself.
+ */
+static struct aot_cache *cache_for(struct cli *cli, const struct source *src)
+{
+	if (cli->no_cache || cli->emit_elf || cli->compile.dump || cli->compile.emit_llvm)
+		return NULL;
+	if (aot_compile_opts_from_env(&cli->compile, stderr))
+		return NULL; /* compile() reports it */
+	return aot_cache__new(src->name, src->text, src->len, &cli->compile, cli->run.verbose > 0);
+}
+
 static int compile_and_run(struct cli *cli, const struct source *src)
 {
 	int status = EXIT_OK;
-	struct aot_program *prog = compile(cli, src, AOT_PASS_ALL, &status);
+	struct aot_cache *cache = cache_for(cli, src);
+	struct aot_program *prog;
+	char *diags = NULL;
 	size_t size;
 	void *elf;
 
-	if (!prog)
+	if (cache && !aot_cache__load(cache, &elf, &size, &diags)) {
+		fputs(diags, stderr);
+		free(diags);
+		aot_cache__free(cache);
+		status = run_object(cli, src, elf, size);
+		free(elf);
 		return status;
+	}
+	prog = compile(cli, src, AOT_PASS_ALL, &status, cache ? &diags : NULL);
+	if (!prog) {
+		free(diags);
+		aot_cache__free(cache);
+		return status;
+	}
 	/* The compiler's memory is not needed while the program runs. */
 	elf = aot_program__take_elf(prog, &size);
+	if (cache)
+		aot_cache__store(cache, prog, elf, size, diags);
+	free(diags);
+	aot_cache__free(cache);
 	aot_program__free(prog);
 	if (cli->emit_elf)
 		status = write_file(cli->emit_elf, elf, size) ? EXIT_USAGE : EXIT_OK;
@@ -438,7 +486,7 @@ static int list_script(struct cli *cli)
 	int status = EXIT_PROGRAM;
 
 	if (!load_source(cli, &src))
-		prog = compile(cli, &src, AOT_PASS_EXPAND, &status);
+		prog = compile(cli, &src, AOT_PASS_EXPAND, &status, NULL);
 	if (prog && !aot_program__list(prog, cli->run.verbose > 0, stdout))
 		status = EXIT_OK;
 	aot_program__free(prog);

@@ -304,23 +304,23 @@ static void test_map_scalar_aggs(void **state)
 	put64(c.vals[0][1] + 8, 0);
 	map_expect(&c, 8, 16, 2, "@mx: 0\n");
 
-	/* avg: total / count over all CPUs, and a blank line after the map */
+	/* avg: total / count over all CPUs (bpftrace 0.27: no blank line after the map) */
 	c.map = (struct aot_map){ .name = "@e", .agg = AOT_AGG_AVG, .value = t_int(8, 1) };
 	put64(c.vals[0][0], (uint64_t)-20);
 	put64(c.vals[0][0] + 8, 2);
 	put64(c.vals[0][1], 6);
 	put64(c.vals[0][1] + 8, 1);
-	map_expect(&c, 8, 16, 2, "@e: -4\n\n");
+	map_expect(&c, 8, 16, 2, "@e: -4\n");
 
 	/* string and tuple values */
 	c.map = (struct aot_map){ .name = "@t", .value = t_str(8) };
 	memcpy(c.vals[0][0], "foo", 4);
 	map_expect(&c, 8, 8, 1, "@t: foo\n");
 
-	/* empty: a blank line, but a count() without keys is 0, as in bpftrace 0.17 */
+	/* empty: nothing (bpftrace 0.27; 0.17 printed a blank line), a count() without keys 0 */
 	c.n = 0;
 	c.map = (struct aot_map){ .name = "@z", .agg = AOT_AGG_SUM, .value = t_int(8, 1) };
-	map_expect(&c, 8, 8, 1, "\n");
+	map_expect(&c, 8, 8, 1, "");
 	c.map = (struct aot_map){ .name = "@z", .agg = AOT_AGG_COUNT };
 	map_expect(&c, 8, 8, 1, "@z: 0\n");
 	aot_meta_free(c.m);
@@ -436,7 +436,7 @@ static void test_map_hist(void **state)
 		put64(c.vals[i][1], 0);
 	}
 	map_expect_full(&c, 8, 8, 2, 0, 0, false,
-			"@h: \n"
+			"@h:\n"
 			"(..., 0)               1 |" AT52 "|\n"
 			"[0]                    1 |" AT52 "|\n"
 			"[1]                    0 |" SP52 "|\n"
@@ -449,11 +449,11 @@ static void test_map_hist(void **state)
 			"\n");
 	map_expect_full(
 		&c, 8, 8, 2, 0, 0, true,
-		"{\"type\": \"hist\", \"data\": {\"@h\": [{\"max\": -1, \"count\": 1}, "
-		"{\"min\": 0, \"max\": 0, \"count\": 1}, {\"min\": 1, \"max\": 1, \"count\": "
-		"0}, {\"min\": 2, \"max\": 3, \"count\": 0}, {\"min\": 4, \"max\": 7, "
-		"\"count\": 1}, {\"min\": 8, \"max\": 15, \"count\": 0}, {\"min\": 16, "
-		"\"max\": 31, \"count\": 0}, {\"min\": 32, \"max\": 63, \"count\": 0}, "
+		"{\"type\": \"hist\", \"data\": {\"@h\": [{\"max\": -1, \"count\": 1},"
+		"{\"min\": 0, \"max\": 0, \"count\": 1},{\"min\": 1, \"max\": 1, \"count\": "
+		"0},{\"min\": 2, \"max\": 3, \"count\": 0},{\"min\": 4, \"max\": 7, "
+		"\"count\": 1},{\"min\": 8, \"max\": 15, \"count\": 0},{\"min\": 16, "
+		"\"max\": 31, \"count\": 0},{\"min\": 32, \"max\": 63, \"count\": 0},"
 		"{\"min\": 64, \"max\": 127, \"count\": 1}]}}\n");
 
 	/* keyed: @hk[3] = hist(1024), @hk[4] = hist(3); a bar scales to the largest bucket */
@@ -474,24 +474,24 @@ static void test_map_hist(void **state)
 	put64(c.vals[2][0], 1);
 	map_expect_full(
 		&c, 16, 8, 1, 0, 0, false,
-		"@hk[3]: \n"
+		"@hk[3]:\n"
 		"[1K, 2K)               1 |" AT52 "|\n"
 		"\n"
-		"@hk[4]: \n"
+		"@hk[4]:\n"
 		"[2, 4)                 4 |" AT52 "|\n"
 		"[4, 8)                 1 |@@@@@@@@@@@@@                                       |\n"
 		"\n");
 	/* print(@hk, 1, 2): the largest total only, counts halved, bars not */
 	map_expect_full(
 		&c, 16, 8, 1, 1, 2, false,
-		"@hk[4]: \n"
+		"@hk[4]:\n"
 		"[2, 4)                 2 |" AT52 "|\n"
 		"[4, 8)                 0 |@@@@@@@@@@@@@                                       |\n"
 		"\n");
 	map_expect_full(
 		&c, 16, 8, 1, 0, 0, true,
 		"{\"type\": \"hist\", \"data\": {\"@hk\": {\"3\": [{\"min\": 1024, \"max\": "
-		"2047, \"count\": 1}], \"4\": [{\"min\": 2, \"max\": 3, \"count\": 4}, "
+		"2047, \"count\": 1}], \"4\": [{\"min\": 2, \"max\": 3, \"count\": 4},"
 		"{\"min\": 4, \"max\": 7, \"count\": 1}]}}}\n");
 
 	/* lhist(x, 0, 100, 10) of -5, 5, 37, 200 */
@@ -510,7 +510,7 @@ static void test_map_hist(void **state)
 	for (i = 0; i < 4; i++)
 		put64(c.vals[i][0], 1);
 	map_expect_full(&c, 8, 8, 1, 0, 0, false,
-			"@l: \n"
+			"@l:\n"
 			"(..., 0)               1 |" AT52 "|\n"
 			"[0, 10)                1 |" AT52 "|\n"
 			"[10, 20)               0 |" SP52 "|\n"
@@ -529,16 +529,16 @@ static void test_map_hist(void **state)
 	c.map.lhist_step = 1048576;
 	c.n = 1;
 	put64(c.keys[0], 2);
-	map_expect_full(&c, 8, 8, 1, 0, 0, false, "@l: \n[1M, 2M)               1 |" AT52 "|\n\n");
+	map_expect_full(&c, 8, 8, 1, 0, 0, false, "@l:\n[1M, 2M)               1 |" AT52 "|\n\n");
 	c.map.lhist_max = 100;
 	c.map.lhist_step = 10;
 	put64(c.keys[0], 0);
 	map_expect_full(
 		&c, 8, 8, 1, 0, 0, true,
 		"{\"type\": \"hist\", \"data\": {\"@l\": [{\"max\": -1, \"count\": 1}]}}\n");
-	/* empty: a blank line in text, nothing in JSON */
+	/* empty: nothing in text (bpftrace 0.27) nor in JSON */
 	c.n = 0;
-	map_expect_full(&c, 8, 8, 1, 0, 0, false, "\n");
+	map_expect_full(&c, 8, 8, 1, 0, 0, false, "");
 	map_expect_full(&c, 8, 8, 1, 0, 0, true, "");
 	aot_meta_free(c.m);
 }
@@ -555,7 +555,8 @@ static void test_map_stats_json(void **state)
 	put64(c.vals[0][0] + 8, 1);
 	put64(c.vals[0][1], 9);
 	put64(c.vals[0][1] + 8, 1);
-	map_expect_full(&c, 8, 16, 2, 0, 0, false, "@s: count 2, average 7, total 14\n\n");
+	map_expect_full(&c, 8, 16, 2, 0, 0, false,
+			"@s: { .count = 2, .average = 7, .total = 14 }\n");
 	map_expect_full(&c, 8, 16, 2, 0, 0, true,
 			"{\"type\": \"stats\", \"data\": {\"@s\": {\"count\": 2, \"average\": 7, "
 			"\"total\": 14}}}\n");
@@ -690,7 +691,7 @@ static void test_render_kinds(void **state)
 	       "ab\x01"
 	       "c",
 	       4);
-	render_expect(&r, (struct aot_type){ AOT_K_BUF, 12 }, v, "ab\\x01c", "\"ab\\\\x01c\"");
+	render_expect(&r, (struct aot_type){ AOT_K_BUF, 12 }, v, "ab\\x01c", "[97,98,1,99]");
 	memset(v, 0, sizeof(v));
 	render_expect(&r, (struct aot_type){ AOT_K_PROBE, 8 }, v, "tracepoint:a:b", NULL);
 	put64(v, 1);

@@ -593,7 +593,7 @@ static void test_func_table(void **state)
 	assert_int_equal(func_find("arg", FUNC_BARE), FN_NONE);
 	assert_int_equal(func_find("args", FUNC_BARE), FN_ARGS);
 	assert_int_equal(func_find("arg1x", FUNC_BARE), FN_NONE);
-	assert_int_equal(func_find("pid", FUNC_CALL), FN_NONE);
+	assert_int_equal(func_find("uid", FUNC_CALL), FN_NONE);
 	assert_int_equal(func_find("count", FUNC_BARE), FN_NONE);
 }
 
