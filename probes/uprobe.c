@@ -606,8 +606,9 @@ static int uretprobe_attach(const struct probe_plan *plan, struct probe_links *l
 	return uprobe_attach_common(plan, true, links, err);
 }
 
-static int uprobe_prepare(struct probe_plan *plan, struct probe_err *err)
+static int uprobe_prepare(struct probe_env *env, struct probe_plan *plan, struct probe_err *err)
 {
+	(void)env;
 	return probe_multi_prepare(plan, probe_uprobe_multi_supported, err);
 }
 

@@ -149,7 +149,7 @@ static int attach_one(struct rt *rt, uint32_t i)
 /*
  * Probes run in script order on an event they share, as in bpftrace: the probes of types the
  * kernel runs oldest first are attached first to last, then those it runs newest first (struct
- * probe_type.newest_first) last to first.
+ * probe_plan.newest_first) last to first.
  */
 int rt_attach(struct rt *rt)
 {
@@ -171,7 +171,7 @@ int rt_attach(struct rt *rt)
 
 			/* BEGIN and END are run by rt_run_flagged(), not attached. */
 			if (pp->strategy == PROBE_MISSING || pp->strategy == PROBE_RUN_ONCE ||
-			    pp->type->newest_first != (pass == 1))
+			    pp->newest_first != (pass == 1))
 				continue;
 			/* Ctrl-C: what is attached so far is released on the way out. */
 			if (atomic_load(&rt->interrupted))
