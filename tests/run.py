@@ -784,13 +784,14 @@ def write_json(path, summary):
 # The fallback part is what depends on which kernel features exist: probe types, attach paths
 # (multi links and their fallbacks, clones, cookies), the verifier, BTF and CO-RE. The rest
 # (language, output, CLI, peers, compile errors) is the same on every kernel and runs in full
-# on the host and on the newest guests.
+# on the host and on 6.12 (the host and 6.12 together cover what does not depend on the kernel;
+# the full suite on 7.2 too made the matrix about an hour on 2 cores, issue 21).
 PARTS = {
     'fallback': ({'aot_bpftool', 'aot_core', 'basic', 'helper_errors', 'kfunc', 'kprobe',
                   'maps', 'probe_order', 'probes', 'probes_types', 'probes_usdt',
                   'probes_watchpoint', 'tracepoint', 'uprobe', 'verifier', 'wildcards_expand'},
                  'not kernel-dependent (language, output, CLI, peers, compile errors): '
-                 'run in full on the host, 6.12 and 7.2'),
+                 'run in full on the host and 6.12'),
 }
 
 
