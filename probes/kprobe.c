@@ -4,6 +4,7 @@
  * ftrace can trace), falling back to kallsyms' text symbols; each target is one program in its
  * canonical "kprobe/FUNC" section, attached with one link.
  */
+#include <bpf/btf.h>
 #include <bpf/libbpf.h>
 #include <errno.h>
 #include <stdio.h>
@@ -304,10 +305,36 @@ static int kretprobe_attach(const struct probe_plan *plan, struct probe_links *l
 	return kprobe_attach_common(plan, true, links, err);
 }
 
-static int kprobe_prepare(struct probe_plan *plan, struct probe_err *err)
+static int kprobe_prepare(struct probe_env *env, struct probe_plan *plan, struct probe_err *err)
 {
-	(void)err;
-	return probe_multi_prepare(plan, probe_kprobe_multi_supported);
+	(void)env;
+	return probe_multi_prepare(plan, probe_kprobe_multi_supported, err);
+}
+
+/*
+ * Whether the kernel's fprobe runs on the function-graph tracer (6.14: "fprobe: Rewrite fprobe
+ * on function-graph tracer"), told by its BTF: struct fprobe_hlist_node came with it. Before,
+ * each fprobe had its own ftrace_ops (run newest first) and rethook, whose return handlers
+ * run last pushed first, so the exits ran oldest first, as kretprobes do. Since, one table
+ * holds every fprobe of a function, newest first, and the exits run from the function-graph
+ * shadow stack in the order the entries pushed them: newest first too (7.2 printed 3214 for
+ * probe_order.test's kretprobe wildcards attached first to last).
+ */
+static bool kprobe_fprobe_on_fgraph(struct probe_env *env)
+{
+	struct btf *btf = probe_env_vmlinux_btf(env, NULL);
+
+	return btf && btf__find_by_name_kind(btf, "fprobe_hlist_node", BTF_KIND_STRUCT) >= 0;
+}
+
+static int kretprobe_prepare(struct probe_env *env, struct probe_plan *plan, struct probe_err *err)
+{
+	int ret = probe_multi_prepare(plan, probe_kprobe_multi_supported, err);
+
+	/* A fallback's links are kretprobes: oldest first on every kernel. */
+	if (!ret && plan->strategy == PROBE_MULTI)
+		plan->newest_first = kprobe_fprobe_on_fgraph(env);
+	return ret;
 }
 
 static char *kprobe_multi_section(struct arena *a, const char *pattern)
@@ -347,5 +374,5 @@ const struct probe_type probe_kretprobe = {
 	.multi_section = kretprobe_multi_section,
 	.args = kretprobe_args,
 	.attach = kretprobe_attach,
-	.prepare = kprobe_prepare,
+	.prepare = kretprobe_prepare,
 };

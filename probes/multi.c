@@ -62,9 +62,48 @@ bool probe_uprobe_multi_supported(void)
 	return link >= 0 || err == -EBADF;
 }
 
-int probe_multi_prepare(struct probe_plan *plan, bool (*supported)(void))
+/*
+ * The helpers a multi program calls to tell its targets apart, and the kernel that brought
+ * them: a fallback program calls them too, so a kernel without them (5.10) cannot run it.
+ */
+static const struct {
+	int id;
+	const char *name, *since, *hint;
+} multi_helpers[] = {
+	{ BPF_FUNC_get_attach_cookie, "bpf_get_attach_cookie", "5.15",
+	  "--no-multi compiles one program per match, each with its own name for `probe`" },
+	{ BPF_FUNC_get_func_ip, "bpf_get_func_ip", "5.15", NULL },
+};
+
+/* Fails, naming the helper, when the program calls one of multi_helpers the kernel lacks. */
+static int multi_fallback_helpers(const struct probe_plan *plan, struct probe_err *err)
+{
+	const struct bpf_insn *insns = bpf_program__insns(plan->prog);
+	size_t n = bpf_program__insn_cnt(plan->prog);
+
+	for (size_t h = 0; h < sizeof(multi_helpers) / sizeof(multi_helpers[0]); h++) {
+		bool calls = false;
+
+		for (size_t i = 0; i < n && !calls; i++)
+			calls = insns[i].code == (BPF_JMP | BPF_CALL) && insns[i].src_reg == 0 &&
+				insns[i].imm == multi_helpers[h].id;
+		if (!calls ||
+		    libbpf_probe_bpf_helper(BPF_PROG_TYPE_KPROBE, multi_helpers[h].id, NULL) == 1)
+			continue;
+		probe_err_set(
+			err, multi_helpers[h].hint,
+			"this kernel has no %s multi links, and the program its targets share "
+			"needs the helper %s (Linux %s), which it lacks too",
+			plan->probe->type, multi_helpers[h].name, multi_helpers[h].since);
+		return -EOPNOTSUPP;
+	}
+	return 0;
+}
+
+int probe_multi_prepare(struct probe_plan *plan, bool (*supported)(void), struct probe_err *err)
 {
 	const char *env = getenv("AOTRACE_MULTI_LINKS");
+	int ret;
 
 	if (!(plan->probe->flags & AOT_PROBE_MULTI))
 		return 0;
@@ -75,7 +114,8 @@ int probe_multi_prepare(struct probe_plan *plan, bool (*supported)(void))
 	if ((!env || strcmp(env, "0")) && supported())
 		return 0;
 	plan->strategy = PROBE_FALLBACK;
-	return bpf_program__set_expected_attach_type(plan->prog, 0);
+	ret = multi_fallback_helpers(plan, err);
+	return ret ? ret : bpf_program__set_expected_attach_type(plan->prog, 0);
 }
 
 /* Cookies for n targets, and each target's probe name in the names map. */

@@ -76,7 +76,9 @@ struct probe_type {
 	 * The kernel runs the programs on one event of this type newest first: a kprobe's or
 	 * uprobe's handler list, a BPF trampoline's, a software event's perf list (measured on
 	 * 6.1, 6.12 and 6.18). The runtime attaches these probes in reverse script order so that
-	 * they run in script order, as bpftrace does; the others run oldest first.
+	 * they run in script order, as bpftrace does; the others run oldest first. This is each
+	 * plan's default (struct probe_plan.newest_first); prepare may say otherwise for a link
+	 * kind whose order changed between kernels (kretprobe_multi on 6.14).
 	 */
 	bool newest_first;
 
@@ -122,9 +124,10 @@ struct probe_type {
 	/*
 	 * Optional, while the runtime plans, before the object is loaded: adapt the program to
 	 * what the running kernel can do, and say so in the plan (a multi program falls back to
-	 * one link per target, PROBE_FALLBACK, where multi links are missing).
+	 * one link per target, PROBE_FALLBACK, where multi links are missing, and the order its
+	 * links run in, newest_first).
 	 */
-	int (*prepare)(struct probe_plan *plan, struct probe_err *err);
+	int (*prepare)(struct probe_env *env, struct probe_plan *plan, struct probe_err *err);
 	/*
 	 * Optional: what `probe` prints for a concrete target, arena-allocated, where it is not
 	 * "TYPE:TARGET" (the locations of one USDT probe are several targets of one name; a
@@ -162,6 +165,8 @@ struct probe_plan {
 	char **targets;
 	long ntargets;	 /* -1: not listed */
 	const char *why; /* why they could not be listed, or NULL */
+	/* its links run newest first on an event: attached after the others, last to first */
+	bool newest_first;
 };
 
 /*

@@ -82,9 +82,10 @@ static inline bool probe_plan_multi(const struct probe_plan *plan)
 }
 /*
  * A prepare callback: a multi program becomes an ordinary one, attached once per target
- * (PROBE_FALLBACK), where multi links are missing.
+ * (PROBE_FALLBACK), where multi links are missing; an error naming the helper when the
+ * program calls one the kernel lacks (attach cookies, bpf_get_func_ip: 5.15).
  */
-int probe_multi_prepare(struct probe_plan *plan, bool (*supported)(void));
+int probe_multi_prepare(struct probe_plan *plan, bool (*supported)(void), struct probe_err *err);
 /*
  * Attaches names[0..n) (reordered and cut down to what the kernel accepts) with cookies
  * recorded in the names map as "TYPE:PREFIXname", by one multi link or, for PROBE_FALLBACK,

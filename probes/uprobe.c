@@ -606,10 +606,10 @@ static int uretprobe_attach(const struct probe_plan *plan, struct probe_links *l
 	return uprobe_attach_common(plan, true, links, err);
 }
 
-static int uprobe_prepare(struct probe_plan *plan, struct probe_err *err)
+static int uprobe_prepare(struct probe_env *env, struct probe_plan *plan, struct probe_err *err)
 {
-	(void)err;
-	return probe_multi_prepare(plan, probe_uprobe_multi_supported);
+	(void)env;
+	return probe_multi_prepare(plan, probe_uprobe_multi_supported, err);
 }
 
 /* libbpf's "uprobe.multi/PATH:PATTERN" wants the binary's path, not a library name. */

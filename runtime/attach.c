@@ -59,10 +59,12 @@ int rt_prepare(struct rt *rt)
 		struct probe_err perr = { 0 };
 
 		err = rt_plan_resolve(pl, i, &perr);
-		if (err)
+		if (err) {
 			rt_report(&rt->out, RT_ERROR, "probe %s: %s", attach_name(pl->v[i].probe),
 				  perr.msg);
-		else if (pl->v[i].strategy == PROBE_MISSING)
+			if (perr.hint[0])
+				rt_report(&rt->out, RT_HINT, "%s", perr.hint);
+		} else if (pl->v[i].strategy == PROBE_MISSING)
 			err = attach_missing(rt, &pl->v[i], NULL);
 	}
 	rt_plan_resolved(pl);
@@ -147,7 +149,7 @@ static int attach_one(struct rt *rt, uint32_t i)
 /*
  * Probes run in script order on an event they share, as in bpftrace: the probes of types the
  * kernel runs oldest first are attached first to last, then those it runs newest first (struct
- * probe_type.newest_first) last to first.
+ * probe_plan.newest_first) last to first.
  */
 int rt_attach(struct rt *rt)
 {
@@ -169,7 +171,7 @@ int rt_attach(struct rt *rt)
 
 			/* BEGIN and END are run by rt_run_flagged(), not attached. */
 			if (pp->strategy == PROBE_MISSING || pp->strategy == PROBE_RUN_ONCE ||
-			    pp->type->newest_first != (pass == 1))
+			    pp->newest_first != (pass == 1))
 				continue;
 			/* Ctrl-C: what is attached so far is released on the way out. */
 			if (atomic_load(&rt->interrupted))

@@ -110,9 +110,14 @@ int rt_plan_resolve(struct rt_plan *pl, uint32_t i, struct probe_err *err)
 		pp->strategy = PROBE_MULTI; /* prepare may fall back to a link per target */
 	else
 		pp->strategy = PROBE_SINGLE;
+	pp->newest_first = pp->type->newest_first;
 	if (!pp->type->prepare)
 		return 0;
-	ret = pp->type->prepare(pp, err);
+	if (!pl->env)
+		pl->env = probe_env__new();
+	if (!pl->env)
+		return -ENOMEM;
+	ret = pp->type->prepare(pl->env, pp, err);
 	if (ret && !err->msg[0])
 		snprintf(err->msg, sizeof(err->msg), "%s", strerror(-ret));
 	return ret;
