@@ -159,6 +159,25 @@ static uint32_t cg_max_entries(struct cg *cg)
 	return cg->prog->opts->map_keys_max;
 }
 
+/*
+ * A hist/lhist without keys and not declared with let: a per-CPU array indexed by bucket,
+ * whose lookup the verifier inlines (no hash, nothing to insert first); meta.h's layouts.
+ */
+static bool cg_hist_is_array(const struct map_info *mi)
+{
+	return cg_is_hist(&mi->value) && !mi->nkeys && !mi->decl;
+}
+
+/* Buckets of a hist (bpftrace's 65 log2 ones) or lhist (its range plus below and above). */
+static uint32_t cg_hist_nbuckets(const struct map_info *mi)
+{
+	int64_t step = mi->lhist_step ? mi->lhist_step : 1;
+
+	if (mi->value.kind == TYPE_HIST)
+		return AOT_HIST_NBUCKETS;
+	return (uint32_t)((mi->lhist_max - mi->lhist_min) / step) + 2;
+}
+
 /* A map's type and size: as declared (let @m = lruhash(N)), else by what it holds. */
 static void cg_map_kind(struct cg *cg, const struct map_info *mi, struct cg_mapdef *def)
 {
@@ -222,6 +241,17 @@ int cg_maps_define(struct cg *cg)
 		const struct type *kt = cg_map_key_type(mi);
 		struct type hk;
 
+		if (cg_hist_is_array(mi)) {
+			def = (struct cg_mapdef){
+				.type = CG_MAP_PERCPU_ARRAY,
+				.max_entries = cg_hist_nbuckets(mi),
+				.key = cg_di_int(cg, 4, false),
+				.value = cg_di_type(cg, &mi->value,
+						    arena_printf(a, "%s_val", mi->elf_name)),
+			};
+			cg_map_global(cg, mi->elf_name, &def);
+			continue;
+		}
 		if (cg_is_hist(&mi->value)) {
 			hk = cg_hist_key_type(cg, mi);
 			kt = &hk;
@@ -603,6 +633,30 @@ static LLVMValueRef cg_linear_bucket(struct cg *cg, const struct map_info *mi, L
 	return LLVMBuildSelect(b, below, cg_i64(cg, 0), in, "bucket");
 }
 
+static LLVMValueRef cg_hist_bucket(struct cg *cg, const struct map_info *mi, LLVMValueRef v)
+{
+	return mi->value.kind == TYPE_HIST ? cg_log2_bucket(cg, v) : cg_linear_bucket(cg, mi, v);
+}
+
+/*
+ * A keyless hist's array: its bucket's entry always exists (the bucket is always below
+ * max_entries), so a lookup the verifier inlines and the fold, nothing to insert.
+ */
+static void cg_hist_array_add(struct cg *cg, struct node *n, LLVMValueRef v)
+{
+	LLVMValueRef key = cg_alloca(cg, 4, "bucket"), p;
+	LLVMBasicBlockRef apply = cg_block(cg, "hist.apply"), done = cg_block(cg, "hist.done");
+
+	LLVMBuildStore(cg->b, LLVMBuildTrunc(cg->b, cg_hist_bucket(cg, n->map, v), cg->t_i32, ""),
+		       key);
+	p = cg_map_lookup(cg, cg_map_ref(cg, n->map), key);
+	LLVMBuildCondBr(cg->b, cg_is_null(cg, p), done, apply);
+	LLVMPositionBuilderAtEnd(cg->b, apply);
+	cg_agg_apply(cg, p, n->map->value.kind, v, n->map->value.is_signed);
+	LLVMBuildBr(cg->b, done);
+	LLVMPositionBuilderAtEnd(cg->b, done);
+}
+
 /*
  * Look up; if missing, insert zeros with BPF_NOEXIST and look up again (another CPU may have
  * inserted first, which is fine); then fold the value in place.
@@ -615,9 +669,12 @@ void cg_map_aggregate(struct cg *cg, struct node *n, struct node *arg)
 
 	if (arg)
 		v = cg_expr(cg, arg);
+	if (cg_hist_is_array(n->map)) {
+		cg_hist_array_add(cg, n, v);
+		return;
+	}
 	if (cg_is_hist(vt)) {
-		LLVMValueRef bucket = vt->kind == TYPE_HIST ? cg_log2_bucket(cg, v)
-							    : cg_linear_bucket(cg, n->map, v);
+		LLVMValueRef bucket = cg_hist_bucket(cg, n->map, v);
 		uint32_t off = n->map->nkeys ? cg_round8(n->map->key.size) : 0;
 
 		key = cg_map_key_ex(cg, n, n->map->nkeys ? 8 : 0);

@@ -31,6 +31,12 @@
  *                       lhist_min/max/step. Objects from before the sums have a u64 count alone:
  *                       the BPF map's value size (8, not 16) says so, and a reader of either
  *                       takes the count at offset 0, so AOT_META_VERSION did not change.
+ *                       Since version 4, a hist/lhist map without keys and not declared with
+ *                       let is a BPF_MAP_TYPE_PERCPU_ARRAY instead: u32 key = the bucket index,
+ *                       max_entries = the number of buckets (AOT_HIST_NBUCKETS, or lhist's
+ *                       (max - min) / step + 2), the same value per bucket; a bucket whose count
+ *                       is 0 on every CPU is not an entry. The BPF map's type says which (a
+ *                       version 3 object has the hash), so the runtime reads both.
  *
  * Events that act on a map name it by index in aot_meta.maps (hdr.index):
  *   AOT_EV_PRINT_MAP    payload struct { u64 top; u64 div; } (0: all / no divisor)
@@ -106,7 +112,9 @@
 
 #define AOT_META_SECTION ".aotrace.meta"
 #define AOT_META_MAGIC "AOTMETA" /* 8 bytes with the NUL */
-#define AOT_META_VERSION 3
+#define AOT_META_VERSION 4
+#define AOT_META_VERSION_MIN 3 /* the oldest the runtime still reads: 4 added hist arrays */
+#define AOT_HIST_NBUCKETS 65   /* bpftrace's log2 buckets: below 0, 0, then [2^k, 2^(k+1)) */
 #define AOT_EVENTS_MAP "aot_events"
 #define AOT_PROBE_NAMES_MAP "aot_probe_names" /* u64 -> char[AOT_PROBE_NAME_MAX] */
 #define AOT_PROBE_NAME_MAX 128
