@@ -201,14 +201,21 @@ static void cg_maps_builtin(struct cg *cg)
 	struct type frames = { .kind = TYPE_STR, .size = 8 * AOT_STACK_MAX_DEPTH };
 	struct cg_mapdef def;
 
-	/* Always: it holds the stop flag every program checks first. */
-	def = (struct cg_mapdef){
-		.type = CG_MAP_ARRAY,
-		.max_entries = 1,
-		.key = cg_di_int(cg, 4, false),
-		.value = cg_di_struct_u64s(cg, "aot_state", state_fields, state_signed, 2),
-	};
-	cg->state = cg_map_global(cg, AOT_STATE_MAP, &def);
+	/*
+	 * Always: it holds the stop flag every program checks first. A global in a data section
+	 * of its own, which libbpf makes a one-entry array: the programs read it at its address
+	 * (BPF_PSEUDO_MAP_VALUE), with no lookup.
+	 */
+	LLVMTypeRef st_fields[] = { cg->t_i64, cg->t_i64 };
+	LLVMTypeRef st = LLVMStructTypeInContext(cg->ctx, st_fields, 2, false);
+
+	cg->state = LLVMAddGlobal(cg->mod, st, AOT_STATE_MAP);
+	LLVMSetInitializer(cg->state, LLVMConstNull(st));
+	LLVMSetSection(cg->state, AOT_STATE_SECTION);
+	LLVMSetAlignment(cg->state, 8);
+	LLVMSetLinkage(cg->state, LLVMExternalLinkage);
+	cg_di_global(cg, cg->state, AOT_STATE_MAP,
+		     cg_di_struct_u64s(cg, "aot_state", state_fields, state_signed, 2));
 	def = (struct cg_mapdef){
 		.type = CG_MAP_PERCPU_ARRAY,
 		.max_entries = 1,
@@ -389,27 +396,24 @@ void cg_count_in(struct cg *cg, LLVMValueRef map, uint32_t idx)
 	LLVMPositionBuilderAtEnd(cg->b, done);
 }
 
-/* A pointer to the run's struct aot_state, or NULL. */
-static LLVMValueRef cg_state_ptr(struct cg *cg)
+/*
+ * A field of the run's struct aot_state, read or written at its address: volatile, since the
+ * runtime changes it under the programs and nothing in the module stores it otherwise.
+ */
+LLVMValueRef cg_state_load(struct cg *cg, uint32_t off, const char *name)
 {
-	LLVMValueRef key = cg_alloca(cg, 4, "state.key"), args[2];
+	LLVMValueRef v = LLVMBuildLoad2(cg->b, cg->t_i64, cg_gep(cg, cg->state, off), name);
 
-	LLVMBuildStore(cg->b, cg_i32(cg, 0), key);
-	args[0] = cg->state;
-	args[1] = key;
-	return cg_helper(cg, CG_H_MAP_LOOKUP, cg->t_ptr, args, 2);
+	LLVMSetVolatile(v, true);
+	LLVMSetAlignment(v, 8);
+	return v;
 }
 
 void cg_stop_check(struct cg *cg)
 {
-	LLVMValueRef p = cg_state_ptr(cg), stopped;
-	LLVMBasicBlockRef check = cg_block(cg, "stop.check"), stop = cg_block(cg, "stop"),
-			  go = cg_block(cg, "go");
+	LLVMValueRef stopped = cg_state_load(cg, offsetof(struct aot_state, stopped), "stopped");
+	LLVMBasicBlockRef stop = cg_block(cg, "stop"), go = cg_block(cg, "go");
 
-	LLVMBuildCondBr(cg->b, cg_is_null(cg, p), go, check);
-	LLVMPositionBuilderAtEnd(cg->b, check);
-	stopped = LLVMBuildLoad2(cg->b, cg->t_i64,
-				 cg_gep(cg, p, offsetof(struct aot_state, stopped)), "stopped");
 	LLVMBuildCondBr(cg->b, LLVMBuildICmp(cg->b, LLVMIntNE, stopped, cg_i64(cg, 0), ""), stop,
 			go);
 	LLVMPositionBuilderAtEnd(cg->b, stop);
@@ -419,14 +423,11 @@ void cg_stop_check(struct cg *cg)
 
 void cg_stop_set(struct cg *cg)
 {
-	LLVMValueRef p = cg_state_ptr(cg);
-	LLVMBasicBlockRef set = cg_block(cg, "stop.set"), done = cg_block(cg, "stop.done");
+	LLVMValueRef st = LLVMBuildStore(
+		cg->b, cg_i64(cg, 1), cg_gep(cg, cg->state, offsetof(struct aot_state, stopped)));
 
-	LLVMBuildCondBr(cg->b, cg_is_null(cg, p), done, set);
-	LLVMPositionBuilderAtEnd(cg->b, set);
-	LLVMBuildStore(cg->b, cg_i64(cg, 1), cg_gep(cg, p, offsetof(struct aot_state, stopped)));
-	LLVMBuildBr(cg->b, done);
-	LLVMPositionBuilderAtEnd(cg->b, done);
+	LLVMSetVolatile(st, true);
+	LLVMSetAlignment(st, 8);
 }
 
 LLVMBasicBlockRef cg_block(struct cg *cg, const char *name)

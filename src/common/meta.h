@@ -74,8 +74,11 @@
  *                       name (map_update_elem), the script line and column, the location as
  *                       text (script.bt:3:5-12) and the source line with ~ under the call (the
  *                       excerpt is two lines itself)
- *   AOT_STATE_MAP       BPF_MAP_TYPE_ARRAY, 1 entry, u32 key 0, value struct aot_state; always
- *                       present (optional to the runtime): the runtime writes start_ns
+ *   AOT_STATE_SECTION   the global struct aot_state AOT_STATE_MAP in a data section of its own,
+ *                       which libbpf loads as a BPF_MAP_TYPE_ARRAY of 1 entry (u32 key 0) named
+ *                       after the section; the programs read it at its address (version 4;
+ *                       version 3 objects have a .maps array named AOT_STATE_MAP instead).
+ *                       Always present (optional to the runtime): the runtime writes start_ns
  *                       (CLOCK_MONOTONIC, which is bpf_ktime_get_ns's clock) before attaching
  *                       and before running BEGIN
  *   AOT_KSTACK_MAP/AOT_USTACK_MAP  BPF_MAP_TYPE_STACK_TRACE, u32 key, value u64[127]; present
@@ -143,6 +146,7 @@ enum aot_event_kind {
 #define AOT_KSTACK_MAP "aot_kstacks"
 #define AOT_USTACK_MAP "aot_ustacks"
 #define AOT_STATE_MAP "aot_state"
+#define AOT_STATE_SECTION ".data.aot_state"
 #define AOT_LOST_MAP "aot_lost"
 #define AOT_ERRORS_MAP "aot_errors"
 #define AOT_PARAMS_MAP "aot_params"
