@@ -4,6 +4,7 @@
  * rows of src/funcs.c name, and the format events printf's family shares. Aggregations (count,
  * sum, ...) live with the maps.
  */
+#include <stddef.h>
 #include <string.h>
 
 #include "arena.h"
@@ -97,23 +98,16 @@ LLVMValueRef cg_bi_probe(struct cg *cg, struct node *n)
 	return cg_str_lit(cg, name, strlen(name), n->type.size);
 }
 
-/* elapsed: now minus the start time the runtime wrote into AOT_STATE_MAP. */
+/* elapsed: now minus the start time the runtime wrote into the run's struct aot_state. */
 LLVMValueRef cg_bi_elapsed(struct cg *cg, struct node *n)
 {
-	LLVMValueRef key = cg_alloca(cg, 4, "key"), p, start, isnull;
+	LLVMValueRef start;
 
-	(void)n;
-	LLVMSetAlignment(LLVMBuildStore(cg->b, cg_i32(cg, 0), key), 4);
 	if (!cg->state) {
 		cg_error(cg, n->loc, "this is a bug in aotrace", "elapsed has no state map");
 		return cg_i64(cg, 0);
 	}
-	p = cg_map_lookup(cg, cg->state, key);
-	isnull = LLVMBuildICmp(cg->b, LLVMIntEQ, p, LLVMConstNull(cg->t_ptr), "");
-	/* the lookup of entry 0 of an array cannot fail, but the verifier wants the check */
-	p = LLVMBuildSelect(cg->b, isnull, key, p, "");
-	start = LLVMBuildLoad2(cg->b, cg->t_i64, p, "start");
-	start = LLVMBuildSelect(cg->b, isnull, cg_i64(cg, 0), start, "");
+	start = cg_state_load(cg, offsetof(struct aot_state, start_ns), "start");
 	return LLVMBuildSub(cg->b, cg_call0(cg, CG_H_KTIME_GET_NS), start, "elapsed");
 }
 

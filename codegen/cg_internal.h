@@ -223,6 +223,8 @@ void cg_event_output(struct cg *cg, LLVMValueRef data, uint32_t size);
 /* Adds 1 to slot idx of a per-CPU array of u64 counters. */
 void cg_count_in(struct cg *cg, LLVMValueRef map, uint32_t idx);
 /* The run's stop flag: a program's first act is to return if it is set; exit() sets it. */
+/* Loads the u64 at off in the run's struct aot_state (AOT_STATE_SECTION). */
+LLVMValueRef cg_state_load(struct cg *cg, uint32_t off, const char *name);
 void cg_stop_check(struct cg *cg);
 void cg_stop_set(struct cg *cg);
 /* A new basic block in the current function. */

@@ -159,6 +159,25 @@ static uint32_t cg_max_entries(struct cg *cg)
 	return cg->prog->opts->map_keys_max;
 }
 
+/*
+ * A hist/lhist without keys and not declared with let: a per-CPU array indexed by bucket,
+ * whose lookup the verifier inlines (no hash, nothing to insert first); meta.h's layouts.
+ */
+static bool cg_hist_is_array(const struct map_info *mi)
+{
+	return cg_is_hist(&mi->value) && !mi->nkeys && !mi->decl;
+}
+
+/* Buckets of a hist (bpftrace's 65 log2 ones) or lhist (its range plus below and above). */
+static uint32_t cg_hist_nbuckets(const struct map_info *mi)
+{
+	int64_t step = mi->lhist_step ? mi->lhist_step : 1;
+
+	if (mi->value.kind == TYPE_HIST)
+		return AOT_HIST_NBUCKETS;
+	return (uint32_t)((mi->lhist_max - mi->lhist_min) / step) + 2;
+}
+
 /* A map's type and size: as declared (let @m = lruhash(N)), else by what it holds. */
 static void cg_map_kind(struct cg *cg, const struct map_info *mi, struct cg_mapdef *def)
 {
@@ -182,14 +201,21 @@ static void cg_maps_builtin(struct cg *cg)
 	struct type frames = { .kind = TYPE_STR, .size = 8 * AOT_STACK_MAX_DEPTH };
 	struct cg_mapdef def;
 
-	/* Always: it holds the stop flag every program checks first. */
-	def = (struct cg_mapdef){
-		.type = CG_MAP_ARRAY,
-		.max_entries = 1,
-		.key = cg_di_int(cg, 4, false),
-		.value = cg_di_struct_u64s(cg, "aot_state", state_fields, state_signed, 2),
-	};
-	cg->state = cg_map_global(cg, AOT_STATE_MAP, &def);
+	/*
+	 * Always: it holds the stop flag every program checks first. A global in a data section
+	 * of its own, which libbpf makes a one-entry array: the programs read it at its address
+	 * (BPF_PSEUDO_MAP_VALUE), with no lookup.
+	 */
+	LLVMTypeRef st_fields[] = { cg->t_i64, cg->t_i64 };
+	LLVMTypeRef st = LLVMStructTypeInContext(cg->ctx, st_fields, 2, false);
+
+	cg->state = LLVMAddGlobal(cg->mod, st, AOT_STATE_MAP);
+	LLVMSetInitializer(cg->state, LLVMConstNull(st));
+	LLVMSetSection(cg->state, AOT_STATE_SECTION);
+	LLVMSetAlignment(cg->state, 8);
+	LLVMSetLinkage(cg->state, LLVMExternalLinkage);
+	cg_di_global(cg, cg->state, AOT_STATE_MAP,
+		     cg_di_struct_u64s(cg, "aot_state", state_fields, state_signed, 2));
 	def = (struct cg_mapdef){
 		.type = CG_MAP_PERCPU_ARRAY,
 		.max_entries = 1,
@@ -222,6 +248,17 @@ int cg_maps_define(struct cg *cg)
 		const struct type *kt = cg_map_key_type(mi);
 		struct type hk;
 
+		if (cg_hist_is_array(mi)) {
+			def = (struct cg_mapdef){
+				.type = CG_MAP_PERCPU_ARRAY,
+				.max_entries = cg_hist_nbuckets(mi),
+				.key = cg_di_int(cg, 4, false),
+				.value = cg_di_type(cg, &mi->value,
+						    arena_printf(a, "%s_val", mi->elf_name)),
+			};
+			cg_map_global(cg, mi->elf_name, &def);
+			continue;
+		}
 		if (cg_is_hist(&mi->value)) {
 			hk = cg_hist_key_type(cg, mi);
 			kt = &hk;
@@ -359,27 +396,24 @@ void cg_count_in(struct cg *cg, LLVMValueRef map, uint32_t idx)
 	LLVMPositionBuilderAtEnd(cg->b, done);
 }
 
-/* A pointer to the run's struct aot_state, or NULL. */
-static LLVMValueRef cg_state_ptr(struct cg *cg)
+/*
+ * A field of the run's struct aot_state, read or written at its address: volatile, since the
+ * runtime changes it under the programs and nothing in the module stores it otherwise.
+ */
+LLVMValueRef cg_state_load(struct cg *cg, uint32_t off, const char *name)
 {
-	LLVMValueRef key = cg_alloca(cg, 4, "state.key"), args[2];
+	LLVMValueRef v = LLVMBuildLoad2(cg->b, cg->t_i64, cg_gep(cg, cg->state, off), name);
 
-	LLVMBuildStore(cg->b, cg_i32(cg, 0), key);
-	args[0] = cg->state;
-	args[1] = key;
-	return cg_helper(cg, CG_H_MAP_LOOKUP, cg->t_ptr, args, 2);
+	LLVMSetVolatile(v, true);
+	LLVMSetAlignment(v, 8);
+	return v;
 }
 
 void cg_stop_check(struct cg *cg)
 {
-	LLVMValueRef p = cg_state_ptr(cg), stopped;
-	LLVMBasicBlockRef check = cg_block(cg, "stop.check"), stop = cg_block(cg, "stop"),
-			  go = cg_block(cg, "go");
+	LLVMValueRef stopped = cg_state_load(cg, offsetof(struct aot_state, stopped), "stopped");
+	LLVMBasicBlockRef stop = cg_block(cg, "stop"), go = cg_block(cg, "go");
 
-	LLVMBuildCondBr(cg->b, cg_is_null(cg, p), go, check);
-	LLVMPositionBuilderAtEnd(cg->b, check);
-	stopped = LLVMBuildLoad2(cg->b, cg->t_i64,
-				 cg_gep(cg, p, offsetof(struct aot_state, stopped)), "stopped");
 	LLVMBuildCondBr(cg->b, LLVMBuildICmp(cg->b, LLVMIntNE, stopped, cg_i64(cg, 0), ""), stop,
 			go);
 	LLVMPositionBuilderAtEnd(cg->b, stop);
@@ -389,14 +423,11 @@ void cg_stop_check(struct cg *cg)
 
 void cg_stop_set(struct cg *cg)
 {
-	LLVMValueRef p = cg_state_ptr(cg);
-	LLVMBasicBlockRef set = cg_block(cg, "stop.set"), done = cg_block(cg, "stop.done");
+	LLVMValueRef st = LLVMBuildStore(
+		cg->b, cg_i64(cg, 1), cg_gep(cg, cg->state, offsetof(struct aot_state, stopped)));
 
-	LLVMBuildCondBr(cg->b, cg_is_null(cg, p), done, set);
-	LLVMPositionBuilderAtEnd(cg->b, set);
-	LLVMBuildStore(cg->b, cg_i64(cg, 1), cg_gep(cg, p, offsetof(struct aot_state, stopped)));
-	LLVMBuildBr(cg->b, done);
-	LLVMPositionBuilderAtEnd(cg->b, done);
+	LLVMSetVolatile(st, true);
+	LLVMSetAlignment(st, 8);
 }
 
 LLVMBasicBlockRef cg_block(struct cg *cg, const char *name)
@@ -603,6 +634,30 @@ static LLVMValueRef cg_linear_bucket(struct cg *cg, const struct map_info *mi, L
 	return LLVMBuildSelect(b, below, cg_i64(cg, 0), in, "bucket");
 }
 
+static LLVMValueRef cg_hist_bucket(struct cg *cg, const struct map_info *mi, LLVMValueRef v)
+{
+	return mi->value.kind == TYPE_HIST ? cg_log2_bucket(cg, v) : cg_linear_bucket(cg, mi, v);
+}
+
+/*
+ * A keyless hist's array: its bucket's entry always exists (the bucket is always below
+ * max_entries), so a lookup the verifier inlines and the fold, nothing to insert.
+ */
+static void cg_hist_array_add(struct cg *cg, struct node *n, LLVMValueRef v)
+{
+	LLVMValueRef key = cg_alloca(cg, 4, "bucket"), p;
+	LLVMBasicBlockRef apply = cg_block(cg, "hist.apply"), done = cg_block(cg, "hist.done");
+
+	LLVMBuildStore(cg->b, LLVMBuildTrunc(cg->b, cg_hist_bucket(cg, n->map, v), cg->t_i32, ""),
+		       key);
+	p = cg_map_lookup(cg, cg_map_ref(cg, n->map), key);
+	LLVMBuildCondBr(cg->b, cg_is_null(cg, p), done, apply);
+	LLVMPositionBuilderAtEnd(cg->b, apply);
+	cg_agg_apply(cg, p, n->map->value.kind, v, n->map->value.is_signed);
+	LLVMBuildBr(cg->b, done);
+	LLVMPositionBuilderAtEnd(cg->b, done);
+}
+
 /*
  * Look up; if missing, insert zeros with BPF_NOEXIST and look up again (another CPU may have
  * inserted first, which is fine); then fold the value in place.
@@ -615,9 +670,12 @@ void cg_map_aggregate(struct cg *cg, struct node *n, struct node *arg)
 
 	if (arg)
 		v = cg_expr(cg, arg);
+	if (cg_hist_is_array(n->map)) {
+		cg_hist_array_add(cg, n, v);
+		return;
+	}
 	if (cg_is_hist(vt)) {
-		LLVMValueRef bucket = vt->kind == TYPE_HIST ? cg_log2_bucket(cg, v)
-							    : cg_linear_bucket(cg, n->map, v);
+		LLVMValueRef bucket = cg_hist_bucket(cg, n->map, v);
 		uint32_t off = n->map->nkeys ? cg_round8(n->map->key.size) : 0;
 
 		key = cg_map_key_ex(cg, n, n->map->nkeys ? 8 : 0);

@@ -239,6 +239,8 @@ void rt_unload(struct rt *rt)
 		free(rt->logbufs[i]);
 	free(rt->logbufs);
 	rt->logbufs = NULL;
+	free(rt->hist_zeroed);
+	rt->hist_zeroed = NULL;
 	rt->nlogbufs = 0;
 	aot_meta_free(rt->meta);
 	rt->meta = NULL;

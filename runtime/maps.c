@@ -6,7 +6,8 @@
  * rest by key; ties keep the kernel's iteration order, as bpftrace's sort does for small maps.
  * hist/lhist entries (one BPF entry per key and bucket) are grouped by key and sorted by their
  * total count, avg/stats by average; ties there go by the key's bytes, as bpftrace's std::map.
- * Also print(@map, top, div), clear() and zero() for the events that ask for them.
+ * Also print(@map, top, div), clear() and zero() for the events that ask for them. A keyless
+ * hist may be a per-CPU array of its buckets (meta.h): read as the hash it replaces.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -156,7 +157,7 @@ void rt_maps_entries_free(struct output_entry *ents, size_t n)
 static uint32_t maps_nbuckets(const struct aot_map *map)
 {
 	if (map->agg == AOT_AGG_HIST)
-		return 65;
+		return AOT_HIST_NBUCKETS;
 	return (uint32_t)((map->lhist_max - map->lhist_min) / map->lhist_step) + 2;
 }
 
@@ -341,7 +342,58 @@ struct maps_dump {
 	int fd, ncpus;
 	size_t key_size, stride, n;
 	uint8_t *keys, *vals;
+	bool hist_array; /* a keyless hist's per-CPU array: u32 key = bucket (meta.h) */
 };
+
+/* A keyless hist kept, since metadata version 4, as a per-CPU array indexed by bucket. */
+static bool maps_hist_array(const struct aot_map *map, const struct bpf_map *bm)
+{
+	return maps_is_hist(map) && !map->nkeys && bpf_map__type(bm) == BPF_MAP_TYPE_PERCPU_ARRAY;
+}
+
+/* The count of entry i of a dump on every CPU together. */
+static uint64_t maps_dump_count(const struct maps_dump *d, size_t i)
+{
+	const uint8_t *v = d->vals + i * d->stride * d->ncpus;
+	uint64_t n = 0;
+
+	for (int cpu = 0; cpu < d->ncpus; cpu++)
+		n += maps_get64(v + cpu * d->stride);
+	return n;
+}
+
+/*
+ * A hist array's dump as the hash of older objects would give it: a u64 bucket key per entry,
+ * and only the buckets holding something. A hash keeps the entries zero() left at 0 (their map
+ * prints as one, with no bucket lines, where an empty one prints nothing): once zero() found
+ * something in the array (rt->hist_zeroed, until clear()), every bucket is an entry.
+ */
+static int maps_hist_array_keys(const struct rt *rt, const struct aot_map *map, struct maps_dump *d)
+{
+	bool all = rt->hist_zeroed && rt->hist_zeroed[map - rt->meta->maps];
+	uint8_t *keys = calloc(d->n ? d->n : 1, 8);
+	size_t i, k = 0;
+
+	if (!keys)
+		return -ENOMEM;
+	for (i = 0; i < d->n; i++) {
+		uint32_t bucket;
+
+		if (!all && !maps_dump_count(d, i))
+			continue;
+		memcpy(&bucket, d->keys + i * d->key_size, sizeof(bucket));
+		for (int b = 0; b < 8; b++)
+			keys[k * 8 + b] = (uint8_t)((uint64_t)bucket >> (8 * b));
+		memmove(d->vals + k * d->stride * d->ncpus, d->vals + i * d->stride * d->ncpus,
+			d->stride * d->ncpus);
+		k++;
+	}
+	free(d->keys);
+	d->keys = keys;
+	d->key_size = 8;
+	d->n = k;
+	return 0;
+}
 
 static void maps_dump_free(struct maps_dump *d)
 {
@@ -420,9 +472,11 @@ static int maps_dump(struct rt *rt, const struct aot_map *map, bool warn, struct
 			return d->ncpus ? d->ncpus : -EINVAL;
 		d->stride = (d->stride + 7) & ~(size_t)7; /* the kernel pads each CPU's value */
 	}
+	d->hist_array = maps_hist_array(map, bm);
 	/* Never read past what the kernel gives us, whatever the metadata claims. */
 	if ((map->nkeys && d->key_size < map->key.size) || d->stride < maps_value_size(map) ||
-	    (maps_is_hist(map) && d->key_size < maps_hist_prefix(map) + 8)) {
+	    (d->hist_array ? d->key_size != 4
+			   : maps_is_hist(map) && d->key_size < maps_hist_prefix(map) + 8)) {
 		if (warn)
 			rt_report(&rt->out, RT_WARN,
 				  "map %s: its metadata does not match the BPF map's sizes",
@@ -451,6 +505,10 @@ int rt_maps_read(struct rt *rt, const struct aot_map *map, bool warn, struct rt_
 	err = maps_dump(rt, map, warn, &d);
 	if (err)
 		return err;
+	if (d.hist_array && (err = maps_hist_array_keys(rt, map, &d))) {
+		maps_dump_free(&d);
+		return err;
+	}
 	r->keys = d.keys;
 	r->vals = d.vals;
 	r->has_sum = maps_hist_has_sum(map, d.stride);
@@ -510,6 +568,16 @@ int rt_maps_clear(struct rt *rt, uint32_t i, bool zero)
 	err = maps_dump(rt, map, true, &d);
 	if (err)
 		return err == -ENOENT ? 0 : err;
+	if (d.hist_array) {
+		/* What a hash would keep: zero() keeps its entries, clear() drops them. */
+		if (!rt->hist_zeroed)
+			rt->hist_zeroed = calloc(rt->meta->nmaps, 1);
+		for (k = 0; rt->hist_zeroed && k < d.n; k++)
+			if (zero && maps_dump_count(&d, k))
+				rt->hist_zeroed[i] = 1;
+		if (rt->hist_zeroed && !zero)
+			rt->hist_zeroed[i] = 0;
+	}
 	memset(d.vals, 0, d.stride * d.ncpus);
 	for (k = 0; k < d.n; k++) {
 		const void *key = d.keys + k * d.key_size;

@@ -232,6 +232,8 @@ struct rt {
 	uint32_t nskipped;	  /* probes missing here and skipped (PROBE_MISSING) */
 	/* metrics.c: --metrics, NULL without */
 	struct rt_metrics *metrics;
+	/* maps.c: per map, 1 if zero() left a keyless hist array's entries at 0; NULL: none */
+	uint8_t *hist_zeroed;
 };
 
 /* loader.c */

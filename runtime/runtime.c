@@ -56,6 +56,14 @@ static int runtime_map_fd(struct rt *rt, const char *name)
 	return map ? bpf_map__fd(map) : -1;
 }
 
+/* The run's struct aot_state: its data section's map, or a version 3 object's map. */
+static int runtime_state_fd(struct rt *rt)
+{
+	int fd = runtime_map_fd(rt, AOT_STATE_SECTION);
+
+	return fd >= 0 ? fd : runtime_map_fd(rt, AOT_STATE_MAP);
+}
+
 /*
  * After load, before attach: the symbol services and their maps, the lost-event counter, and
  * the start time `elapsed` counts from. A program that renders kernel addresses subscribes to
@@ -73,7 +81,7 @@ static void runtime_prepare(struct rt *rt)
 	rt->lost_fd = runtime_map_fd(rt, AOT_LOST_MAP);
 	if (runtime_needs_ksyms(rt->meta))
 		rt_syms_kernel_open(&rt->syms);
-	fd = runtime_map_fd(rt, AOT_STATE_MAP);
+	fd = runtime_state_fd(rt);
 	if (fd >= 0 && !clock_gettime(CLOCK_MONOTONIC, &ts)) {
 		st.start_ns = (uint64_t)ts.tv_sec * 1000000000ull + ts.tv_nsec;
 		/* Inert until BEGIN has run: runtime_start_programs(). */
@@ -285,7 +293,7 @@ static void runtime_signals_exit_restore(struct runtime_exit_sigs *s)
 /* Sets struct aot_state.stopped; with from, only if it holds that value. */
 static void runtime_set_stopped(struct rt *rt, uint64_t value, const uint64_t *from)
 {
-	int fd = runtime_map_fd(rt, AOT_STATE_MAP);
+	int fd = runtime_state_fd(rt);
 	struct aot_state st = { 0 };
 	uint32_t key = 0;
 

@@ -3,7 +3,8 @@
  * The metadata section: builders for the compiler, a writer, and a reader for the runtime that
  * treats the bytes as hostile (they come from an ELF file anyone may hand to aotrace-run).
  *
- * Serialised format, version 3 (2 had no element names; 1 no stop flag for BEGIN). Every field is a
+ * Serialised format, version 4 (3 had the same records, but a keyless hist was always a hash
+ * map, see meta.h; 2 had no element names; 1 no stop flag for BEGIN). Every field is a
  * little-endian u32; records are fixed-size and need no alignment (the reader copies bytes out).
  * Offsets are from the start of the section.
  *
@@ -835,9 +836,9 @@ int aot_meta_read(const void *buf, size_t size, struct aot_meta **out, char *err
 				 META_HDR_SIZE);
 	if (memcmp(h, AOT_META_MAGIC, 8))
 		return meta_fail(&r, "wrong magic");
-	if (meta_get32(h + 8) != AOT_META_VERSION)
-		return meta_fail(&r, "version %u, this runtime reads version %u", meta_get32(h + 8),
-				 AOT_META_VERSION);
+	if (meta_get32(h + 8) < AOT_META_VERSION_MIN || meta_get32(h + 8) > AOT_META_VERSION)
+		return meta_fail(&r, "version %u, this runtime reads versions %u to %u",
+				 meta_get32(h + 8), AOT_META_VERSION_MIN, AOT_META_VERSION);
 	total = meta_get32(h + 12);
 	if (total < META_HDR_SIZE || total > size)
 		return meta_fail(&r, "total size %u, but the section has %zu bytes", total, size);
@@ -858,6 +859,7 @@ int aot_meta_read(const void *buf, size_t size, struct aot_meta **out, char *err
 	r.m = aot_meta_new();
 	if (!r.m)
 		return -ENOMEM;
+	r.m->version = meta_get32(h + 8);
 	r.m->nparams = meta_get32(h + 16);
 	err = meta_read_probes(&r, off[0], cnt[0]);
 	if (!err)

@@ -31,6 +31,12 @@
  *                       lhist_min/max/step. Objects from before the sums have a u64 count alone:
  *                       the BPF map's value size (8, not 16) says so, and a reader of either
  *                       takes the count at offset 0, so AOT_META_VERSION did not change.
+ *                       Since version 4, a hist/lhist map without keys and not declared with
+ *                       let is a BPF_MAP_TYPE_PERCPU_ARRAY instead: u32 key = the bucket index,
+ *                       max_entries = the number of buckets (AOT_HIST_NBUCKETS, or lhist's
+ *                       (max - min) / step + 2), the same value per bucket; a bucket whose count
+ *                       is 0 on every CPU is not an entry. The BPF map's type says which (a
+ *                       version 3 object has the hash), so the runtime reads both.
  *
  * Events that act on a map name it by index in aot_meta.maps (hdr.index):
  *   AOT_EV_PRINT_MAP    payload struct { u64 top; u64 div; } (0: all / no divisor)
@@ -68,8 +74,11 @@
  *                       name (map_update_elem), the script line and column, the location as
  *                       text (script.bt:3:5-12) and the source line with ~ under the call (the
  *                       excerpt is two lines itself)
- *   AOT_STATE_MAP       BPF_MAP_TYPE_ARRAY, 1 entry, u32 key 0, value struct aot_state; always
- *                       present (optional to the runtime): the runtime writes start_ns
+ *   AOT_STATE_SECTION   the global struct aot_state AOT_STATE_MAP in a data section of its own,
+ *                       which libbpf loads as a BPF_MAP_TYPE_ARRAY of 1 entry (u32 key 0) named
+ *                       after the section; the programs read it at its address (version 4;
+ *                       version 3 objects have a .maps array named AOT_STATE_MAP instead).
+ *                       Always present (optional to the runtime): the runtime writes start_ns
  *                       (CLOCK_MONOTONIC, which is bpf_ktime_get_ns's clock) before attaching
  *                       and before running BEGIN
  *   AOT_KSTACK_MAP/AOT_USTACK_MAP  BPF_MAP_TYPE_STACK_TRACE, u32 key, value u64[127]; present
@@ -106,7 +115,9 @@
 
 #define AOT_META_SECTION ".aotrace.meta"
 #define AOT_META_MAGIC "AOTMETA" /* 8 bytes with the NUL */
-#define AOT_META_VERSION 3
+#define AOT_META_VERSION 4
+#define AOT_META_VERSION_MIN 3 /* the oldest the runtime still reads: 4 added hist arrays */
+#define AOT_HIST_NBUCKETS 65   /* bpftrace's log2 buckets: below 0, 0, then [2^k, 2^(k+1)) */
 #define AOT_EVENTS_MAP "aot_events"
 #define AOT_PROBE_NAMES_MAP "aot_probe_names" /* u64 -> char[AOT_PROBE_NAME_MAX] */
 #define AOT_PROBE_NAME_MAX 128
@@ -135,6 +146,7 @@ enum aot_event_kind {
 #define AOT_KSTACK_MAP "aot_kstacks"
 #define AOT_USTACK_MAP "aot_ustacks"
 #define AOT_STATE_MAP "aot_state"
+#define AOT_STATE_SECTION ".data.aot_state"
 #define AOT_LOST_MAP "aot_lost"
 #define AOT_ERRORS_MAP "aot_errors"
 #define AOT_PARAMS_MAP "aot_params"

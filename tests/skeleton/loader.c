@@ -12,13 +12,28 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
+#include "meta.h" /* struct aot_state, the type of the skeleton's data_aot_state */
+
 #include "aotprog.skel.h"
+
+/* @calls is a scalar count: per-CPU u64 values at key 0 (src/common/meta.h). */
+static unsigned long long loader_calls(struct aotprog *skel, int ncpus)
+{
+	unsigned long long key = 0, *vals = calloc(ncpus, sizeof(*vals)), total = 0;
+	int fd = bpf_map__fd(skel->maps.AT_calls);
+
+	if (vals && !bpf_map_lookup_elem(fd, &key, vals))
+		for (int i = 0; i < ncpus; i++)
+			total += vals[i];
+	free(vals);
+	return total;
+}
 
 int main(void)
 {
 	struct aotprog *skel = aotprog__open_and_load();
-	int ncpus = libbpf_num_possible_cpus(), fd, calls = 5, err;
-	unsigned long long key = 0, *vals, total = 0;
+	int ncpus = libbpf_num_possible_cpus(), calls = 5, err;
+	unsigned long long total;
 
 	if (!skel) {
 		fprintf(stderr, "skeleton: open and load failed\n");
@@ -34,14 +49,13 @@ int main(void)
 	       bpf_program__name(skel->progs.tracepoint_syscalls_sys_enter_getppid));
 	for (int i = 0; i < calls; i++)
 		getppid();
-	/* @calls is a scalar count: per-CPU u64 values at key 0 (src/common/meta.h). */
-	fd = bpf_map__fd(skel->maps.AT_calls);
-	vals = calloc(ncpus, sizeof(*vals));
-	if (vals && !bpf_map_lookup_elem(fd, &key, vals))
-		for (int i = 0; i < ncpus; i++)
-			total += vals[i];
+	total = loader_calls(skel, ncpus);
 	printf("skeleton: @calls = %llu\n", total);
-	free(vals);
+	/* The stop flag is a global the programs read in place: set, they count nothing. */
+	skel->data_aot_state->aot_state.stopped = AOT_STOPPED_ENDING;
+	for (int i = 0; i < calls; i++)
+		getppid();
+	printf("skeleton: stopped, @calls = %llu\n", loader_calls(skel, ncpus) - total);
 	aotprog__destroy(skel);
 	return 0;
 }

@@ -97,17 +97,20 @@ static void test_begin_printf_elf(void **state)
 	assert_int_equal(bpf_map__type(m), BPF_MAP_TYPE_RINGBUF);
 	assert_int_equal(bpf_map__max_entries(m), 256 * 1024);
 	/* no .rodata/.data maps: constants are immediates; besides the ring buffer only the
-	 * run state (stop flag) and the lost-event counter */
+	 * run state (stop flag, the one data section) and the lost-event counter */
 	n = 0;
 	bpf_object__for_each_map(m, c->obj)
 	{
-		assert_null(strchr(bpf_map__name(m), '.'));
+		if (strcmp(bpf_map__name(m), AOT_STATE_SECTION))
+			assert_null(strchr(bpf_map__name(m), '.'));
 		n++;
 	}
 	assert_int_equal(n, 3);
-	m = bpf_object__find_map_by_name(c->obj, AOT_STATE_MAP);
+	assert_null(bpf_object__find_map_by_name(c->obj, AOT_STATE_MAP));
+	m = bpf_object__find_map_by_name(c->obj, AOT_STATE_SECTION);
 	assert_non_null(m);
 	assert_int_equal(bpf_map__type(m), BPF_MAP_TYPE_ARRAY);
+	assert_int_equal(bpf_map__max_entries(m), 1);
 	assert_int_equal(bpf_map__value_size(m), sizeof(struct aot_state));
 	m = bpf_object__find_map_by_name(c->obj, AOT_LOST_MAP);
 	assert_non_null(m);

@@ -266,7 +266,19 @@ static void test_corruptions(void **state)
 	/* header */
 	corrupt(buf, size, 0, 0x41414141, "magic");
 	corrupt(buf, size, 8, AOT_META_VERSION + 1, "version");
-	corrupt(buf, size, 8, AOT_META_VERSION - 1, "version");
+	corrupt(buf, size, 8, AOT_META_VERSION_MIN - 1, "version");
+	/* The oldest version still read (its records are the same): read as that version. */
+	{
+		uint8_t *c = malloc(size);
+		struct aot_meta *r;
+
+		memcpy(c, buf, size);
+		put32(c + 8, AOT_META_VERSION_MIN);
+		assert_int_equal(aot_meta_read(c, size, &r, NULL, 0), 0);
+		assert_int_equal(r->version, AOT_META_VERSION_MIN);
+		aot_meta_free(r);
+		free(c);
+	}
 	corrupt(buf, size, 12, size + 1, "total size");
 	corrupt(buf, size, 12, 10, "total size");
 	/* tables: offsets and counts */
