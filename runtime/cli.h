@@ -56,6 +56,8 @@ struct aot_cli_run {
 	int pid;	 /* -p */
 	const char *cmd; /* -c, as given: split into words by aot_cli_run_begin */
 	enum aot_missing_policy missing;
+	bool missing_set;	      /* --missing-probes or BPFTRACE_MISSING_PROBES */
+	int print_maps;		      /* BPFTRACE_PRINT_MAPS_ON_EXIT: 0 unset, 1 no, 2 yes */
 	enum aot_buffering buffering; /* -B */
 	bool no_warnings;	      /* --no-warnings */
 	const char *metrics;	      /* --metrics ADDRESS:PORT, checked */
@@ -69,6 +71,13 @@ struct aot_cli_run {
  * shared option; -EINVAL: a bad argument, reported on stderr as "PROG: ...".
  */
 int aot_cli_run_parse(const char *prog, int c, const char *optarg, struct aot_cli_run *r);
+
+/*
+ * The run-time settings of bpftrace 0.27's environment that the compiler heeds too
+ * (BPFTRACE_MISSING_PROBES, BPFTRACE_PRINT_MAPS_ON_EXIT), into what the command line left unset.
+ * 0, or -EINVAL reported on stderr as "PROG: ...".
+ */
+int aot_cli_run_env(const char *prog, struct aot_cli_run *r);
 
 /* A binary's options: its tables in --help order, ended by one with n == 0. */
 struct aot_cli_table {

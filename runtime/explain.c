@@ -136,6 +136,36 @@ static char *explain_type_str(const struct aot_meta *m, const struct aot_type *t
 	return b.s;
 }
 
+/* The run-time settings of the script's config block, which the runtime takes where the
+ * command line and the environment give none. */
+static void explain_settings(struct rt_buf *b, const struct aot_meta *m)
+{
+	static const char *const names[AOT_SET_N] = {
+		[AOT_SET_MISSING] = "missing_probes", [AOT_SET_PRINT_MAPS] = "print_maps_on_exit",
+		[AOT_SET_RB_PAGES] = "perf_rb_pages", [AOT_SET_CAT_MAX] = "max_cat_bytes",
+		[AOT_SET_LOG_SIZE] = "log_size",
+	};
+	static const char *const missing[] = { "warn", "error", "ignore" };
+	bool any = false;
+
+	for (uint32_t i = 0; i < AOT_SET_N; i++) {
+		uint32_t v = m->settings[i];
+
+		if (!v)
+			continue;
+		rt_buf_printf(
+			b, "%s  %s = ", any ? "" : "\nconfig block (under flags and BPFTRACE_*):\n",
+			names[i]);
+		any = true;
+		if (i == AOT_SET_MISSING)
+			rt_buf_printf(b, "%s\n", v - 1 < 3 ? missing[v - 1] : "?");
+		else if (i == AOT_SET_PRINT_MAPS)
+			rt_buf_printf(b, "%s\n", v == 2 ? "true" : "false");
+		else
+			rt_buf_printf(b, "%u\n", v);
+	}
+}
+
 static void explain_text(struct explain *e, const char *name)
 {
 	const struct aot_meta *m = e->m;
@@ -225,6 +255,7 @@ static void explain_text(struct explain *e, const char *name)
 		rt_buf_printf(b, "$1 to $%u, compiled in as constants\n", m->nparams);
 	else
 		rt_buf_printf(b, "none\n");
+	explain_settings(b, m);
 }
 
 /* A member whose value is a literal: null, true, false. */

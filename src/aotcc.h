@@ -88,6 +88,8 @@ struct aot_compile_opts {
 	 * programs: the fuzzers make thousands. NULL: the program has its own, with btf_path.
 	 */
 	struct probe_env *env;
+	bool missing_set;    /* missing was given (a flag or BPFTRACE_MISSING_PROBES) */
+	uint32_t stack_mode; /* stack_mode: AOT_STACK_MODE_* + 1; 0: not given (bpftrace) */
 	size_t : 0;
 };
 

@@ -2,9 +2,9 @@
 /*
  * The compiler's settings: one table of the numbers a program may leave unset, with where else
  * each comes from (bpftrace's environment variable), its range and its default. A source fills
- * only what the sources before it left unset (0): the caller's options, then the environment,
- * then the defaults when the program is made. A script's config block would be one more source
- * over the same table, so its values are checked the same way.
+ * only what the sources before it left unset (0): the caller's options, then the environment
+ * (0.27's names first, then 0.17's), then the script's config block (src/config.c, after
+ * parsing), then the defaults. bpftrace 0.27 ranks the environment over the config block too.
  */
 #include <errno.h>
 #include <stdbool.h>
@@ -14,18 +14,19 @@
 #include "frontend.h"
 
 struct setting {
-	const char *env; /* the environment variable, as bpftrace names it */
-	uint32_t def;	 /* AOT_*_DEFAULT */
-	uint32_t max;	 /* the largest a source may give; the least is 1 */
-	size_t off;	 /* of the uint32_t in struct aot_compile_opts */
+	const char *env;     /* the environment variable, as bpftrace 0.27 names it */
+	const char *env_old; /* as bpftrace 0.17 named it, still read; NULL: the same */
+	uint32_t def;	     /* AOT_*_DEFAULT */
+	uint32_t max;	     /* the largest a source may give; the least is 1 */
+	size_t off;	     /* of the uint32_t in struct aot_compile_opts */
 };
 
 static const struct setting settings[] = {
-	{ "BPFTRACE_STRLEN", AOT_STRLEN_DEFAULT, AOT_STRLEN_LIMIT,
+	{ "BPFTRACE_MAX_STRLEN", "BPFTRACE_STRLEN", AOT_STRLEN_DEFAULT, AOT_STRLEN_LIMIT,
 	  offsetof(struct aot_compile_opts, strlen_max) },
-	{ "BPFTRACE_MAP_KEYS_MAX", AOT_MAP_KEYS_MAX_DEFAULT, UINT32_MAX,
+	{ "BPFTRACE_MAX_MAP_KEYS", "BPFTRACE_MAP_KEYS_MAX", AOT_MAP_KEYS_MAX_DEFAULT, UINT32_MAX,
 	  offsetof(struct aot_compile_opts, map_keys_max) },
-	{ "BPFTRACE_MAX_PROBES", AOT_MAX_PROBES_DEFAULT, UINT32_MAX,
+	{ "BPFTRACE_MAX_PROBES", NULL, AOT_MAX_PROBES_DEFAULT, UINT32_MAX,
 	  offsetof(struct aot_compile_opts, max_probes) },
 };
 #define NSETTINGS (sizeof(settings) / sizeof(settings[0]))
@@ -48,20 +49,22 @@ int aot_compile_opts_from_env(struct aot_compile_opts *opts, FILE *err)
 	for (size_t i = 0; i < NSETTINGS; i++) {
 		const struct setting *s = &settings[i];
 		uint32_t *field = setting_field(opts, s);
-		const char *env;
+		const char *name = s->env, *env;
 		unsigned long long v;
 		char *end;
 
 		if (!opts_has(opts, s->off, sizeof(*field)) || *field)
 			continue;
-		env = getenv(s->env);
+		env = getenv(name);
+		if (!env && s->env_old)
+			env = getenv(name = s->env_old);
 		if (!env)
 			continue;
 		errno = 0;
 		v = strtoull(env, &end, 10);
 		if (errno || end == env || *end || !v || v > s->max) {
-			fprintf(err, "aotrace: %s=%s: expected a number from 1 to %u\n", s->env,
-				env, s->max);
+			fprintf(err, "aotrace: %s=%s: expected a number from 1 to %u\n", name, env,
+				s->max);
 			return -EINVAL;
 		}
 		*field = (uint32_t)v;

@@ -102,7 +102,11 @@ static void cli_usage(FILE *f, const struct aot_cli_table *tables)
 		   "Compile a bpftrace program ahead of time into a BPF ELF object, and run it.\n\n"
 		   "options:\n");
 	aot_cli_help(f, tables);
-	fprintf(f, "\nenvironment:\n  %-26s %s (default %u, at most %u)\n", "BPFTRACE_STRLEN",
+	fprintf(f,
+		"\nconfig:\n  a script may begin with config = { key = value; ... } (man aotrace, "
+		"CONFIG);\n  each key is also an environment variable BPFTRACE_KEY, which ranks "
+		"over the block\n");
+	fprintf(f, "\nenvironment:\n  %-26s %s (default %u, at most %u)\n", "BPFTRACE_MAX_STRLEN",
 		"bytes of a string value, including the NUL", AOT_STRLEN_DEFAULT, AOT_STRLEN_LIMIT);
 	fprintf(f, "  %-26s %s\n", "XDG_CACHE_HOME",
 		"compiled objects are kept in $XDG_CACHE_HOME/aotrace (~/.cache/aotrace)");
@@ -284,7 +288,10 @@ static int cli_parse(int argc, char **argv, struct cli *cli)
 	cli->compile.include_dirs = cli->include_dirs;
 	cli->compile.includes = cli->includes;
 	/* Run-time options the compiler also heeds: it expands probes and reports warnings. */
+	if (aot_cli_run_env("aotrace", &cli->run))
+		return -EINVAL;
 	cli->compile.missing = cli->run.missing;
+	cli->compile.missing_set = cli->run.missing_set;
 	cli->compile.no_warnings = cli->run.no_warnings;
 	cli->compile.emit_elf = cli->emit_elf != NULL;
 	return 0;
