@@ -23,11 +23,13 @@
 const struct aot_cli_opt aot_cli_run_opts[] = {
 	{ "output", required_argument, 'o', "FILE", AOT_CLI_HELP_OUTPUT },
 	{ "format", required_argument, 'f', "FORMAT", AOT_CLI_HELP_FORMAT },
-	{ "p", required_argument, 'p', "PID", AOT_CLI_HELP_PID },
-	{ "c", required_argument, 'c', "CMD", AOT_CLI_HELP_CMD },
+	{ "pid", required_argument, 'p', "PID", AOT_CLI_HELP_PID },
+	{ "cmd", required_argument, 'c', "CMD", AOT_CLI_HELP_CMD },
 	{ "missing-probes", required_argument, AOT_CLI_MISSING_PROBES, "POLICY",
 	  AOT_CLI_HELP_MISSING },
 	{ "explain", no_argument, AOT_CLI_EXPLAIN, NULL, AOT_CLI_HELP_EXPLAIN },
+	{ "dry-run", no_argument, AOT_CLI_DRY_RUN, NULL,
+	  "load and attach the probes, then end: no BEGIN, no output (as bpftrace)" },
 	{ "B", required_argument, 'B', "MODE",
 	  "output buffering: line, full or none (default: after each batch of events)" },
 	{ "no-warnings", no_argument, AOT_CLI_NO_WARNINGS, NULL,
@@ -155,6 +157,9 @@ int aot_cli_run_parse(const char *prog, int c, const char *optarg, struct aot_cl
 		return -EINVAL;
 	case AOT_CLI_EXPLAIN:
 		r->explain = true;
+		return 1;
+	case AOT_CLI_DRY_RUN:
+		r->dry_run = true;
 		return 1;
 	case AOT_CLI_NO_WARNINGS:
 		r->no_warnings = true;
@@ -352,6 +357,7 @@ int aot_cli_run_begin(const char *prog, const struct aot_cli_run *r, struct aot_
 	ro->format = r->format;
 	ro->verbose = r->verbose;
 	ro->quiet = r->quiet;
+	ro->dry_run = r->dry_run;
 	ro->buffering = r->buffering;
 	ro->no_warnings = r->no_warnings;
 	ro->out = stdout;

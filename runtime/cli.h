@@ -22,6 +22,8 @@ enum {
 	AOT_CLI_METRICS_PREFIX,
 	AOT_CLI_METRICS_MAX_SERIES,
 	AOT_CLI_METRICS_MAPS,
+	AOT_CLI_DRY_RUN,
+	AOT_CLI_SHARED_END, /* the driver's long-only options start here */
 };
 
 /* One option: getopt's name/has_arg/val plus what --help shows. */
@@ -53,6 +55,7 @@ struct aot_cli_run {
 	int verbose;
 	bool quiet;
 	bool explain;
+	bool dry_run;	 /* --dry-run */
 	int pid;	 /* -p */
 	const char *cmd; /* -c, as given: split into words by aot_cli_run_begin */
 	enum aot_missing_policy missing;
@@ -84,7 +87,7 @@ struct aot_cli_table {
 	const struct aot_cli_opt *opts;
 	size_t n;
 };
-#define AOT_CLI_MAX_OPTS 48 /* options of a binary, all its tables together */
+#define AOT_CLI_MAX_OPTS 72 /* options of a binary, all its tables together */
 
 /* Prints the options of the tables as --help shows them ("  -o, --output FILE   help"). */
 void aot_cli_help(FILE *f, const struct aot_cli_table *t);

@@ -465,10 +465,14 @@ int aot_run(const void *elf, size_t size, const struct aot_run_opts *opts)
 		status = err == -EINVAL ? AOT_RUN_USAGE : 1;
 		goto out;
 	}
-	if (!o.quiet)
+	if (!o.quiet && !o.dry_run)
 		rt.out.ops->attached(&rt.out, rt.meta->nprobes - rt.nskipped);
 	rt.links.stop = &rt.interrupted;
 	err = rt_attach(&rt);
+	if (!err && o.dry_run) {
+		status = 0; /* bpftrace's --dry-run: attached, and that is all */
+		goto out;
+	}
 	if (!err)
 		err = rt_events_open(&rt);
 	if (!err)

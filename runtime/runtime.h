@@ -60,6 +60,7 @@ struct aot_run_opts {
 	bool missing_set;
 	/* print_maps_on_exit: 0 as the object's config block says (default yes), 1 no, 2 yes */
 	int print_maps;
+	bool dry_run; /* --dry-run: load and attach, then end without BEGIN or output */
 };
 
 /* Series of one map a scrape shows at most, by default (--metrics-max-series). */

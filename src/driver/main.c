@@ -61,12 +61,14 @@ static const struct aot_cli_opt cli_opts[] = {
 	  "accepted for bpftrace: the kernel sets USDT semaphores in every process probed" },
 	{ "dump", required_argument, 'd', "STAGES",
 	  "print the state after stages: ast, ir, ir-opt, asm, all (comma list)" },
+	{ "debug", required_argument, 'd', "STAGES",
+	  "the same, with bpftrace's names too: codegen (ir), codegen-opt (ir-opt), dis (asm)" },
 	{ "list", no_argument, 'l', NULL,
 	  "list probes matching the pattern given as FILE (all if none); with -v, their arguments" },
 	{ "I", required_argument, 'I', "DIR", "look for the script's #include files in DIR too" },
 	{ "include", required_argument, 272, "FILE",
 	  "#include FILE before the script's own C definitions" },
-	{ "k", no_argument, 'k', NULL,
+	{ "warnings", no_argument, 'k', NULL,
 	  "warn where a BPF helper fails (map update/delete, stacks, signal); -kk: reads and map "
 	  "lookups too" },
 	{ "unsafe", no_argument, 258, NULL,
@@ -85,7 +87,28 @@ static const struct aot_cli_opt cli_opts[] = {
 	  "refuse to attach more than N probes " CLI_DEFAULT(AOT_MAX_PROBES_DEFAULT,
 							     "BPFTRACE_MAX_PROBES") },
 };
+/*
+ * bpftrace 0.27's options aotrace does not have: named in --help and the man page, and an error
+ * that says so, never silently taken. getopt values from CLI_BPFTRACE_ONLY on, in this order.
+ */
+#define CLI_BPFTRACE_ONLY (AOT_CLI_SHARED_END + 16)
+#define CLI_NOT_YET "bpftrace's; not supported yet (an error)"
+static const struct aot_cli_opt cli_bpftrace_only_opts[] = {
+	{ "dwarf-pid", required_argument, CLI_BPFTRACE_ONLY, "PID", CLI_NOT_YET },
+	{ "debuginfo", required_argument, CLI_BPFTRACE_ONLY + 1, "DIR", CLI_NOT_YET },
+	{ "traceable-functions", required_argument, CLI_BPFTRACE_ONLY + 2, "FILE", CLI_NOT_YET },
+	{ "no-feature", required_argument, CLI_BPFTRACE_ONLY + 3, "FEATURE", CLI_NOT_YET },
+	{ "mode", required_argument, CLI_BPFTRACE_ONLY + 4, "MODE", CLI_NOT_YET },
+	{ "test", no_argument, CLI_BPFTRACE_ONLY + 5, NULL, CLI_NOT_YET },
+	{ "bench", no_argument, CLI_BPFTRACE_ONLY + 6, NULL, CLI_NOT_YET },
+	{ "probe-filter", required_argument, CLI_BPFTRACE_ONLY + 7, "REGEX", CLI_NOT_YET },
+	{ "fmt", no_argument, CLI_BPFTRACE_ONLY + 8, NULL, CLI_NOT_YET },
+};
+#define NBPFTRACE_ONLY (sizeof(cli_bpftrace_only_opts) / sizeof(cli_bpftrace_only_opts[0]))
+
 static const struct aot_cli_opt cli_info_opts[] = {
+	{ "verify-llvm-ir", no_argument, 277, NULL,
+	  "accepted for bpftrace: aotrace always checks the LLVM IR it makes" },
 	{ "info", no_argument, 273, NULL,
 	  "show what this kernel offers (BTF, kprobes, multi links, fentry...), each tried" },
 	{ "help", no_argument, 'h', NULL, "show this help and exit" },
@@ -124,7 +147,11 @@ static int cli_parse_dump(const char *arg, unsigned *dump)
 		       { "ir", AOT_DUMP_IR },
 		       { "ir-opt", AOT_DUMP_IR_OPT },
 		       { "asm", AOT_DUMP_ASM },
-		       { "all", AOT_DUMP_AST | AOT_DUMP_IR | AOT_DUMP_IR_OPT | AOT_DUMP_ASM } };
+		       { "all", AOT_DUMP_AST | AOT_DUMP_IR | AOT_DUMP_IR_OPT | AOT_DUMP_ASM },
+		       /* bpftrace's --debug names */
+		       { "codegen", AOT_DUMP_IR },
+		       { "codegen-opt", AOT_DUMP_IR_OPT },
+		       { "dis", AOT_DUMP_ASM } };
 	char *copy = strdup(arg), *save = NULL, *tok;
 	int ret = 0;
 
@@ -138,7 +165,8 @@ static int cli_parse_dump(const char *arg, unsigned *dump)
 				break;
 		if (i == sizeof(stages) / sizeof(stages[0])) {
 			fprintf(stderr,
-				"aotrace: unknown dump stage '%s' (ast, ir, ir-opt, asm, all)\n",
+				"aotrace: unknown dump stage '%s' (ast, ir, ir-opt, asm, all; "
+				"bpftrace's codegen, codegen-opt, dis)\n",
 				tok);
 			ret = -EINVAL;
 			break;
@@ -156,6 +184,7 @@ static int cli_parse(int argc, char **argv, struct cli *cli)
 		{ cli_opts, NOPTS },
 		{ aot_cli_run_opts, aot_cli_nrun_opts },
 		{ cli_info_opts, NINFO_OPTS },
+		{ cli_bpftrace_only_opts, NBPFTRACE_ONLY },
 		{ NULL, 0 },
 	};
 	struct option longopts[AOT_CLI_MAX_OPTS + 1];
@@ -259,6 +288,13 @@ static int cli_parse(int argc, char **argv, struct cli *cli)
 		case 'h':
 			cli_usage(stdout, tables);
 			return 1;
+		case 277:
+			break; /* codegen verifies every module */
+		case CLI_BPFTRACE_ONLY ... CLI_BPFTRACE_ONLY + NBPFTRACE_ONLY - 1:
+			fprintf(stderr,
+				"aotrace: --%s is bpftrace's, and aotrace does not have it yet\n",
+				cli_bpftrace_only_opts[c - CLI_BPFTRACE_ONLY].name);
+			return -EINVAL;
 		case 'V':
 			printf("aotrace v%s\n", AOTRACE_VERSION);
 			return 1;
