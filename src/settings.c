@@ -10,8 +10,10 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdlib.h>
+#include <strings.h>
 
 #include "frontend.h"
+#include "meta.h"
 
 struct setting {
 	const char *env;     /* the environment variable, as bpftrace 0.27 names it */
@@ -42,6 +44,29 @@ static uint32_t *setting_field(struct aot_compile_opts *opts, const struct setti
 	return (uint32_t *)((char *)opts + s->off);
 }
 
+/* BPFTRACE_STACK_MODE: the mode of kstack and ustack when a call names none. */
+static int settings_stack_mode(struct aot_compile_opts *opts, FILE *err)
+{
+	static const char *const modes[] = {
+		[AOT_STACK_MODE_BPFTRACE] = "bpftrace",
+		[AOT_STACK_MODE_PERF] = "perf",
+		[AOT_STACK_MODE_RAW] = "raw",
+	};
+	const char *env = getenv("BPFTRACE_STACK_MODE");
+
+	if (!env)
+		return 0;
+	for (uint32_t i = 0; i < sizeof(modes) / sizeof(modes[0]); i++) {
+		if (!strcasecmp(env, modes[i])) {
+			opts->stack_mode = i + 1;
+			return 0;
+		}
+	}
+	fprintf(err, "aotrace: BPFTRACE_STACK_MODE=%s: valid values are bpftrace, perf and raw\n",
+		env);
+	return -EINVAL;
+}
+
 int aot_compile_opts_from_env(struct aot_compile_opts *opts, FILE *err)
 {
 	const char *btf;
@@ -69,6 +94,9 @@ int aot_compile_opts_from_env(struct aot_compile_opts *opts, FILE *err)
 		}
 		*field = (uint32_t)v;
 	}
+	if (opts_has(opts, offsetof(struct aot_compile_opts, stack_mode), sizeof(uint32_t)) &&
+	    !opts->stack_mode && settings_stack_mode(opts, err))
+		return -EINVAL;
 	/*
 	 * The kernel types of another host (a saved /sys/kernel/btf/vmlinux), to build an object
 	 * for it: CO-RE relocations make it read right on others too. bpftrace's name second.
