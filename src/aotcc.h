@@ -102,6 +102,12 @@ struct aot_compile_opts {
  * variable named on err.
  */
 int aot_compile_opts_from_env(struct aot_compile_opts *opts, FILE *err);
+/*
+ * Warns on err about each BPFTRACE_* variable of a bpftrace 0.27 config key that aotrace does
+ * not honour yet (BPFTRACE_ON_STACK_LIMIT, ...), or only with one value, so that none is
+ * silently ignored. The config block makes the same keys errors.
+ */
+void aot_config_env_check(FILE *err);
 
 struct aot_program;
 

@@ -294,3 +294,29 @@ int config_apply(struct program *prog, const struct aot_compile_opts *given,
 	}
 	return d->nerrors > before ? -EINVAL : 0;
 }
+
+void aot_config_env_check(FILE *err)
+{
+	for (size_t i = 0; i < NKEYS; i++) {
+		const struct config_key *k = &config_keys[i];
+		char name[64] = "BPFTRACE_";
+		const char *v;
+		size_t n = strlen(name);
+
+		if (k->kind != CFG_FIXED)
+			continue;
+		for (const char *c = k->name; *c && n < sizeof(name) - 1; c++)
+			name[n++] = (char)toupper((unsigned char)*c);
+		name[n] = 0;
+		v = getenv(name);
+		if (!v || (k->fixed && !strcasecmp(v, k->fixed)))
+			continue;
+		if (k->fixed)
+			fprintf(err, "aotrace: warning: %s=%s: aotrace only does %s; ignored\n",
+				name, v, k->fixed);
+		else
+			fprintf(err,
+				"aotrace: warning: %s is not supported by aotrace yet; ignored\n",
+				name);
+	}
+}

@@ -76,7 +76,7 @@ static const struct aot_cli_opt cli_opts[] = {
 	  "inside a function" },
 	{ "map-keys-max", required_argument, 259, "N",
 	  "maps hold at most N keys " CLI_DEFAULT(AOT_MAP_KEYS_MAX_DEFAULT,
-						  "BPFTRACE_MAP_KEYS_MAX") },
+						  "BPFTRACE_MAX_MAP_KEYS") },
 	{ "no-multi", no_argument, 257, NULL,
 	  "one program per wildcard match instead of one program with a multi link" },
 	{ "expand", required_argument, 270, "HOW",
@@ -565,6 +565,8 @@ int main(int argc, char **argv)
 	int status;
 
 	status = cli_parse(argc, argv, &cli);
+	if (!status && !cli.run.no_warnings)
+		aot_config_env_check(stderr);
 	if (status)
 		status = status > 0 ? EXIT_OK : EXIT_USAGE;
 	else if (cli.list)
