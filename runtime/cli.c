@@ -9,6 +9,7 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/socket.h>
 #include <wordexp.h>
 
@@ -22,11 +23,13 @@
 const struct aot_cli_opt aot_cli_run_opts[] = {
 	{ "output", required_argument, 'o', "FILE", AOT_CLI_HELP_OUTPUT },
 	{ "format", required_argument, 'f', "FORMAT", AOT_CLI_HELP_FORMAT },
-	{ "p", required_argument, 'p', "PID", AOT_CLI_HELP_PID },
-	{ "c", required_argument, 'c', "CMD", AOT_CLI_HELP_CMD },
+	{ "pid", required_argument, 'p', "PID", AOT_CLI_HELP_PID },
+	{ "cmd", required_argument, 'c', "CMD", AOT_CLI_HELP_CMD },
 	{ "missing-probes", required_argument, AOT_CLI_MISSING_PROBES, "POLICY",
 	  AOT_CLI_HELP_MISSING },
 	{ "explain", no_argument, AOT_CLI_EXPLAIN, NULL, AOT_CLI_HELP_EXPLAIN },
+	{ "dry-run", no_argument, AOT_CLI_DRY_RUN, NULL,
+	  "load and attach the probes, then end: no BEGIN, no output (as bpftrace)" },
 	{ "B", required_argument, 'B', "MODE",
 	  "output buffering: line, full or none (default: after each batch of events)" },
 	{ "no-warnings", no_argument, AOT_CLI_NO_WARNINGS, NULL,
@@ -45,13 +48,57 @@ const struct aot_cli_opt aot_cli_run_opts[] = {
 };
 const size_t aot_cli_nrun_opts = sizeof(aot_cli_run_opts) / sizeof(aot_cli_run_opts[0]);
 
-int aot_cli_run_parse(const char *prog, int c, const char *optarg, struct aot_cli_run *r)
+/* A missing-probes policy by name, as bpftrace 0.27 takes it (any case); -1 if none. */
+static int cli_missing_policy(const char *s)
 {
 	static const char *const policies[] = {
 		[AOT_MISSING_WARN] = "warn",
 		[AOT_MISSING_ERROR] = "error",
 		[AOT_MISSING_IGNORE] = "ignore",
 	};
+
+	for (size_t i = 0; i < sizeof(policies) / sizeof(policies[0]); i++)
+		if (!strcasecmp(s, policies[i]))
+			return (int)i;
+	return -1;
+}
+
+int aot_cli_run_env(const char *prog, struct aot_cli_run *r)
+{
+	const char *missing = getenv("BPFTRACE_MISSING_PROBES");
+	const char *print = getenv("BPFTRACE_PRINT_MAPS_ON_EXIT");
+
+	if (missing && !r->missing_set) {
+		int i = cli_missing_policy(missing);
+
+		if (i < 0) {
+			fprintf(stderr,
+				"%s: BPFTRACE_MISSING_PROBES=%s: valid values are ignore, warn, and "
+				"error\n",
+				prog, missing);
+			return -EINVAL;
+		}
+		r->missing = (enum aot_missing_policy)i;
+		r->missing_set = true;
+	}
+	if (print) {
+		if (!strcasecmp(print, "true") || !strcmp(print, "1")) {
+			r->print_maps = 2;
+		} else if (!strcasecmp(print, "false") || !strcmp(print, "0")) {
+			r->print_maps = 1;
+		} else {
+			fprintf(stderr,
+				"%s: BPFTRACE_PRINT_MAPS_ON_EXIT=%s: valid values are true, false, 1 "
+				"or 0\n",
+				prog, print);
+			return -EINVAL;
+		}
+	}
+	return 0;
+}
+
+int aot_cli_run_parse(const char *prog, int c, const char *optarg, struct aot_cli_run *r)
+{
 	static const char *const modes[] = {
 		[AOT_BUF_LINE] = "line",
 		[AOT_BUF_FULL] = "full",
@@ -111,6 +158,9 @@ int aot_cli_run_parse(const char *prog, int c, const char *optarg, struct aot_cl
 	case AOT_CLI_EXPLAIN:
 		r->explain = true;
 		return 1;
+	case AOT_CLI_DRY_RUN:
+		r->dry_run = true;
+		return 1;
 	case AOT_CLI_NO_WARNINGS:
 		r->no_warnings = true;
 		return 1;
@@ -151,11 +201,10 @@ int aot_cli_run_parse(const char *prog, int c, const char *optarg, struct aot_cl
 		r->metrics_maps = optarg;
 		return 1;
 	case AOT_CLI_MISSING_PROBES:
-		for (size_t i = 0; i < sizeof(policies) / sizeof(policies[0]); i++) {
-			if (!strcmp(optarg, policies[i])) {
-				r->missing = (enum aot_missing_policy)i;
-				return 1;
-			}
+		if (cli_missing_policy(optarg) >= 0) {
+			r->missing = (enum aot_missing_policy)cli_missing_policy(optarg);
+			r->missing_set = true;
+			return 1;
 		}
 		fprintf(stderr, "%s: --missing-probes takes error, warn or ignore, not '%s'\n",
 			prog, optarg);
@@ -189,7 +238,11 @@ void aot_cli_help_env(FILE *f)
 {
 	fprintf(f, "  %-26s %s\n", "BPFTRACE_PERF_RB_PAGES",
 		"event buffer pages per CPU (default 64), as bpftrace's");
-	fprintf(f, "  %-26s %s\n", "BPFTRACE_CAT_BYTES_MAX",
+	fprintf(f, "  %-26s %s\n", "BPFTRACE_MISSING_PROBES",
+		"error, warn or ignore, when --missing-probes is not given");
+	fprintf(f, "  %-26s %s\n", "BPFTRACE_PRINT_MAPS_ON_EXIT",
+		"true or false: whether the maps are printed at the end");
+	fprintf(f, "  %-26s %s\n", "BPFTRACE_MAX_CAT_BYTES",
 		"bytes of a file cat() prints at most (default 10240)");
 	fprintf(f, "  %-26s %s\n", "BPFTRACE_LOG_SIZE",
 		"bytes of a program's verifier log (default 256 KiB, 16 MiB with -v)");
@@ -252,6 +305,8 @@ static int cli_run_rest(const char *prog, const struct aot_cli_run *r, struct ao
 
 	ro->pid = r->pid;
 	ro->missing = r->missing;
+	ro->missing_set = r->missing_set;
+	ro->print_maps = r->print_maps;
 	if ((r->metrics_prefix || r->metrics_max_series || r->metrics_maps) && !r->metrics) {
 		fprintf(stderr,
 			"%s: --metrics-prefix, --metrics-max-series and --metrics-maps "
@@ -265,6 +320,8 @@ static int cli_run_rest(const char *prog, const struct aot_cli_run *r, struct ao
 	ro->metrics_maps = r->metrics_maps;
 	ret = cli_env_num(prog, "BPFTRACE_PERF_RB_PAGES", 1, AOT_RB_PAGES_MAX, &ro->rb_pages)
 		      ?: cli_env_num(prog, "BPFTRACE_CAT_BYTES_MAX", 1, AOT_CAT_BYTES_MAX,
+				     &ro->cat_max)
+		      ?: cli_env_num(prog, "BPFTRACE_MAX_CAT_BYTES", 1, AOT_CAT_BYTES_MAX,
 				     &ro->cat_max)
 		      ?: cli_env_num(prog, "BPFTRACE_LOG_SIZE", AOT_LOG_SIZE_MIN, AOT_LOG_SIZE_MAX,
 				     &ro->log_size);
@@ -300,6 +357,7 @@ int aot_cli_run_begin(const char *prog, const struct aot_cli_run *r, struct aot_
 	ro->format = r->format;
 	ro->verbose = r->verbose;
 	ro->quiet = r->quiet;
+	ro->dry_run = r->dry_run;
 	ro->buffering = r->buffering;
 	ro->no_warnings = r->no_warnings;
 	ro->out = stdout;

@@ -22,6 +22,8 @@ enum {
 	AOT_CLI_METRICS_PREFIX,
 	AOT_CLI_METRICS_MAX_SERIES,
 	AOT_CLI_METRICS_MAPS,
+	AOT_CLI_DRY_RUN,
+	AOT_CLI_SHARED_END, /* the driver's long-only options start here */
 };
 
 /* One option: getopt's name/has_arg/val plus what --help shows. */
@@ -53,9 +55,12 @@ struct aot_cli_run {
 	int verbose;
 	bool quiet;
 	bool explain;
+	bool dry_run;	 /* --dry-run */
 	int pid;	 /* -p */
 	const char *cmd; /* -c, as given: split into words by aot_cli_run_begin */
 	enum aot_missing_policy missing;
+	bool missing_set;	      /* --missing-probes or BPFTRACE_MISSING_PROBES */
+	int print_maps;		      /* BPFTRACE_PRINT_MAPS_ON_EXIT: 0 unset, 1 no, 2 yes */
 	enum aot_buffering buffering; /* -B */
 	bool no_warnings;	      /* --no-warnings */
 	const char *metrics;	      /* --metrics ADDRESS:PORT, checked */
@@ -70,12 +75,19 @@ struct aot_cli_run {
  */
 int aot_cli_run_parse(const char *prog, int c, const char *optarg, struct aot_cli_run *r);
 
+/*
+ * The run-time settings of bpftrace 0.27's environment that the compiler heeds too
+ * (BPFTRACE_MISSING_PROBES, BPFTRACE_PRINT_MAPS_ON_EXIT), into what the command line left unset.
+ * 0, or -EINVAL reported on stderr as "PROG: ...".
+ */
+int aot_cli_run_env(const char *prog, struct aot_cli_run *r);
+
 /* A binary's options: its tables in --help order, ended by one with n == 0. */
 struct aot_cli_table {
 	const struct aot_cli_opt *opts;
 	size_t n;
 };
-#define AOT_CLI_MAX_OPTS 48 /* options of a binary, all its tables together */
+#define AOT_CLI_MAX_OPTS 72 /* options of a binary, all its tables together */
 
 /* Prints the options of the tables as --help shows them ("  -o, --output FILE   help"). */
 void aot_cli_help(FILE *f, const struct aot_cli_table *t);

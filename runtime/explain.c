@@ -136,6 +136,50 @@ static char *explain_type_str(const struct aot_meta *m, const struct aot_type *t
 	return b.s;
 }
 
+/* The config block's run-time keys, by enum aot_setting, as the script names them. */
+static const char *const explain_setting_names[AOT_SET_N] = {
+	[AOT_SET_MISSING] = "missing_probes", [AOT_SET_PRINT_MAPS] = "print_maps_on_exit",
+	[AOT_SET_RB_PAGES] = "perf_rb_pages", [AOT_SET_CAT_MAX] = "max_cat_bytes",
+	[AOT_SET_LOG_SIZE] = "log_size",
+};
+
+/* A setting's value as the script wrote it: a word for the two enumerations, else a number. */
+static const char *explain_setting_word(uint32_t i, uint32_t v)
+{
+	static const char *const missing[] = { "warn", "error", "ignore" };
+
+	if (i == AOT_SET_MISSING)
+		return v - 1 < 3 ? missing[v - 1] : "?";
+	if (i == AOT_SET_PRINT_MAPS)
+		return v == 2 ? "true" : "false";
+	return NULL;
+}
+
+/*
+ * The run-time settings of the script's config block, which the runtime takes where the
+ * command line and the environment give none.
+ */
+static void explain_settings(struct rt_buf *b, const struct aot_meta *m)
+{
+	bool any = false;
+
+	for (uint32_t i = 0; i < AOT_SET_N; i++) {
+		uint32_t v = m->settings[i];
+		const char *word = explain_setting_word(i, v);
+
+		if (!v)
+			continue;
+		rt_buf_printf(
+			b, "%s  %s = ", any ? "" : "\nconfig block (under flags and BPFTRACE_*):\n",
+			explain_setting_names[i]);
+		any = true;
+		if (word)
+			rt_buf_printf(b, "%s\n", word);
+		else
+			rt_buf_printf(b, "%u\n", v);
+	}
+}
+
 static void explain_text(struct explain *e, const char *name)
 {
 	const struct aot_meta *m = e->m;
@@ -225,6 +269,7 @@ static void explain_text(struct explain *e, const char *name)
 		rt_buf_printf(b, "$1 to $%u, compiled in as constants\n", m->nparams);
 	else
 		rt_buf_printf(b, "none\n");
+	explain_settings(b, m);
 }
 
 /* A member whose value is a literal: null, true, false. */
@@ -324,6 +369,21 @@ static void explain_json(struct explain *e, const char *name)
 	explain_kv_int(w, "params", m->nparams);
 	explain_kv_raw(w, "params_at_run_time",
 		       bpf_object__find_map_by_name(e->obj, AOT_PARAMS_MAP) ? "true" : "false");
+	json_key(w, "config", 6);
+	json_object_begin(w);
+	for (uint32_t i = 0; i < AOT_SET_N; i++) {
+		const char *word = explain_setting_word(i, m->settings[i]);
+
+		if (!m->settings[i])
+			continue;
+		if (i == AOT_SET_PRINT_MAPS)
+			explain_kv_raw(w, explain_setting_names[i], word);
+		else if (word)
+			explain_kv_str(w, explain_setting_names[i], word);
+		else
+			explain_kv_int(w, explain_setting_names[i], m->settings[i]);
+	}
+	json_object_end(w);
 	json_object_end(w);
 	json_object_end(w);
 	rt_buf_add(&e->out, "\n", 1);

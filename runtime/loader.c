@@ -165,9 +165,7 @@ static void loader_report_failure(const struct rt *rt, int err)
 int rt_load(struct rt *rt, const void *elf, size_t size)
 {
 	LIBBPF_OPTS(bpf_object_open_opts, oopts, .object_name = rt->opts->obj_name);
-	size_t logsize = rt->opts->log_size  ? rt->opts->log_size
-			 : rt->opts->verbose ? LOADER_LOG_SIZE_VERBOSE
-					     : LOADER_LOG_SIZE;
+	size_t logsize;
 	struct bpf_program *prog;
 	const void *sec;
 	char msg[256];
@@ -188,6 +186,11 @@ int rt_load(struct rt *rt, const void *elf, size_t size)
 		rt_report(&rt->out, RT_ERROR, "%s: %s", rt->opts->obj_name, msg);
 		return err;
 	}
+	/* BPFTRACE_LOG_SIZE over the script's config block, over ours */
+	logsize = rt->opts->log_size			 ? rt->opts->log_size
+		  : rt->meta->settings[AOT_SET_LOG_SIZE] ? rt->meta->settings[AOT_SET_LOG_SIZE]
+		  : rt->opts->verbose			 ? LOADER_LOG_SIZE_VERBOSE
+							 : LOADER_LOG_SIZE;
 	rt->obj = bpf_object__open_mem(elf, size, &oopts);
 	if (!rt->obj) {
 		err = -errno;

@@ -124,7 +124,7 @@ int main(int argc, char **argv)
 			ret == -EINVAL ? "not a regular, non-empty file" : strerror(-ret));
 		return RUN_USAGE;
 	}
-	if (aot_cli_run_begin("aotrace-run", &r, &ro, &st)) {
+	if (aot_cli_run_env("aotrace-run", &r) || aot_cli_run_begin("aotrace-run", &r, &ro, &st)) {
 		free(elf);
 		return RUN_USAGE;
 	}

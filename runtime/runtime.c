@@ -373,6 +373,25 @@ static int runtime_release_later(struct rt *rt)
 	return fds[1];
 }
 
+/*
+ * The object's config block (aot_meta.settings) where the command line and the environment
+ * gave nothing: bpftrace 0.27 ranks them so.
+ */
+static void runtime_settings(struct aot_run_opts *o, const struct aot_meta *m)
+{
+	const uint32_t *set = m->settings;
+
+	if (!o->missing_set && set[AOT_SET_MISSING] &&
+	    set[AOT_SET_MISSING] - 1 <= AOT_MISSING_IGNORE)
+		o->missing = (enum aot_missing_policy)(set[AOT_SET_MISSING] - 1);
+	if (!o->print_maps && set[AOT_SET_PRINT_MAPS] <= 2)
+		o->print_maps = (int)set[AOT_SET_PRINT_MAPS];
+	if (!o->rb_pages && set[AOT_SET_RB_PAGES] <= AOT_RB_PAGES_MAX)
+		o->rb_pages = set[AOT_SET_RB_PAGES];
+	if (!o->cat_max && set[AOT_SET_CAT_MAX] <= AOT_CAT_BYTES_MAX)
+		o->cat_max = set[AOT_SET_CAT_MAX];
+}
+
 int aot_run(const void *elf, size_t size, const struct aot_run_opts *opts)
 {
 	struct aot_run_opts o = { 0 };
@@ -442,6 +461,7 @@ int aot_run(const void *elf, size_t size, const struct aot_run_opts *opts)
 	err = rt_load(&rt, elf, size);
 	if (err)
 		goto out;
+	runtime_settings(&o, rt.meta);
 	rt.render.meta = rt.meta;
 	runtime_prepare(&rt);
 	err = rt_params_fill(&rt);
@@ -453,10 +473,14 @@ int aot_run(const void *elf, size_t size, const struct aot_run_opts *opts)
 		status = err == -EINVAL ? AOT_RUN_USAGE : 1;
 		goto out;
 	}
-	if (!o.quiet)
+	if (!o.quiet && !o.dry_run)
 		rt.out.ops->attached(&rt.out, rt.meta->nprobes - rt.nskipped);
 	rt.links.stop = &rt.interrupted;
 	err = rt_attach(&rt);
+	if (!err && o.dry_run) {
+		status = 0; /* bpftrace's --dry-run: attached, and that is all */
+		goto out;
+	}
 	if (!err)
 		err = rt_events_open(&rt);
 	if (!err)
@@ -481,8 +505,11 @@ int aot_run(const void *elf, size_t size, const struct aot_run_opts *opts)
 	/* END and the maps come even after a polling error: the data so far is still worth it. */
 	if (!rt_run_flagged(&rt, AOT_PROBE_END))
 		rt_events_drain(&rt);
+	/* print_maps_on_exit = false: no maps, but the lines around them, as bpftrace 0.27 */
 	rt.out.ops->maps_begin(&rt.out);
-	if (!err)
+	if (o.print_maps == 1)
+		;
+	else if (!err)
 		err = rt_maps_print(&rt);
 	else
 		rt_maps_print(&rt);

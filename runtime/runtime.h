@@ -24,16 +24,9 @@ enum aot_buffering {
 	AOT_BUF_NONE,	     /* at once */
 };
 
-/* The most ring buffer pages per CPU BPFTRACE_PERF_RB_PAGES may ask for. */
-#define AOT_RB_PAGES_MAX 16384
-/* The most BPFTRACE_CAT_BYTES_MAX may ask for, and its default (bpftrace's). */
-#define AOT_CAT_BYTES_MAX (1ul << 30)
-#define AOT_CAT_BYTES_DEFAULT 10240
+#define AOT_CAT_BYTES_DEFAULT 10240 /* bytes cat() prints at most, as bpftrace */
 /* The largest process id Linux has (PID_MAX_LIMIT on 64-bit), which -p checks as bpftrace does. */
 #define AOT_PID_MAX (4 * 1024 * 1024)
-/* The verifier log sizes BPFTRACE_LOG_SIZE may ask for: what the kernel accepts. */
-#define AOT_LOG_SIZE_MIN 128
-#define AOT_LOG_SIZE_MAX (UINT32_MAX >> 2)
 
 struct aot_run_opts {
 	size_t sz; /* sizeof(struct aot_run_opts), so the struct can grow */
@@ -63,6 +56,11 @@ struct aot_run_opts {
 	const char *metrics_maps; /* "@a,@b": serve only these; NULL: every map of numbers */
 	/* bytes of a program's verifier log (BPFTRACE_LOG_SIZE); 0: 256 KiB, 16 MiB with -v */
 	unsigned long log_size;
+	/* missing was given (--missing-probes, BPFTRACE_MISSING_PROBES): over a config block's */
+	bool missing_set;
+	/* print_maps_on_exit: 0 as the object's config block says (default yes), 1 no, 2 yes */
+	int print_maps;
+	bool dry_run; /* --dry-run: load and attach, then end without BEGIN or output */
 };
 
 /* Series of one map a scrape shows at most, by default (--metrics-max-series). */

@@ -88,6 +88,8 @@ struct aot_compile_opts {
 	 * programs: the fuzzers make thousands. NULL: the program has its own, with btf_path.
 	 */
 	struct probe_env *env;
+	bool missing_set;    /* missing was given (a flag or BPFTRACE_MISSING_PROBES) */
+	uint32_t stack_mode; /* stack_mode: AOT_STACK_MODE_* + 1; 0: not given (bpftrace) */
 	size_t : 0;
 };
 
@@ -100,6 +102,12 @@ struct aot_compile_opts {
  * variable named on err.
  */
 int aot_compile_opts_from_env(struct aot_compile_opts *opts, FILE *err);
+/*
+ * Warns on err about each BPFTRACE_* variable of a bpftrace 0.27 config key that aotrace does
+ * not honour yet (BPFTRACE_ON_STACK_LIMIT, ...), or only with one value, so that none is
+ * silently ignored. The config block makes the same keys errors.
+ */
+void aot_config_env_check(FILE *err);
 
 struct aot_program;
 

@@ -81,6 +81,9 @@ enum node_kind {
 	NODE_INCLUDE, /* str = "#include ..." line */
 	NODE_PROGRAM, /* body = first top-level item (CDEF, INCLUDE, PROBE), chained by next */
 	NODE_MAPDECL, /* let @m = KIND(N): name = "@m"; str = KIND ("lruhash"); num = N */
+	NODE_CONFIG,  /* config = { ... }: args = its NODE_CONFIG_VARs */
+	NODE_CONFIG_VAR, /* key = value: name = key; str = the value as written (a string's
+			  * contents); op = TOK_INT, TOK_STR or TOK_IDENT; num = TOK_INT's value */
 };
 
 /* Operators: single-character ones are their ASCII code; the rest follow. */

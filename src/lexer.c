@@ -252,6 +252,12 @@ static struct token lx_next_toplevel(struct lexer *lx)
 		return lx_cdef(lx, start, l, false);
 	if (lx_word_is(lx->p, lx->end, "typedef"))
 		return lx_cdef(lx, start, l, true);
+	/* "config={...}": the word alone, for the parser's config block (parse_config.c). */
+	if (lx_word_is(lx->p, lx->end, "config")) {
+		for (size_t i = 0; i < strlen("config"); i++)
+			lx_adv(lx);
+		return lx_make(lx, TOK_ATTACH, start, l);
+	}
 
 	/* An attach point: everything up to a blank, '{', ',' or '}', with "quoted parts". */
 	while (lx->p < lx->end) {

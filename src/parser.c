@@ -837,6 +837,8 @@ static struct node *parse_item(struct parser *p)
 {
 	if (!strcmp(p->tok.text, "let"))
 		return parse_mapdecl(p);
+	if (!strcmp(p->tok.text, "config"))
+		return parse_config(p);
 	return parse_probe(p);
 }
 

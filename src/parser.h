@@ -63,6 +63,9 @@ struct node *parse_cond(struct parser *p, const char *kw);
 /* A type after ':' or in typeof(): into n->cast_type or n->type_expr; false after an error. */
 bool parse_type_into(struct parser *p, struct node *n);
 
+/* parse_config.c: config = { key = value; ... }, at the word "config" */
+struct node *parse_config(struct parser *p);
+
 /* parse_expr.c */
 bool tok_starts_expr(const struct token *t);
 bool parse_need_operand(struct parser *p, const struct token *op);

@@ -10,14 +10,16 @@
 
 #include "arena.h"
 #include "codegen.h"
+#include "config.h"
 #include "frontend.h"
 #include "meta.h"
 #include "probe.h"
 
 struct aot_program {
-	struct aot_compile_opts opts; /* the caller's, every setting resolved */
-	struct source src;	      /* a NUL-terminated copy of the text, in the arena */
-	struct program prog;	      /* what the passes share */
+	struct aot_compile_opts opts;  /* the caller's, every setting resolved */
+	struct aot_compile_opts given; /* the caller's as given, for the config block */
+	struct source src;	       /* a NUL-terminated copy of the text, in the arena */
+	struct program prog;	       /* what the passes share */
 	struct diags d;
 	struct probe_env *env; /* opts.env, or env_own */
 	struct probe_env *env_own;
@@ -31,6 +33,9 @@ static int pass_parse(struct aot_program *p)
 {
 	int ret = parse_program(&p->prog, &p->d);
 
+	/* The script's config block: under the caller's settings, over the defaults. */
+	if (!ret)
+		ret = config_apply(&p->prog, &p->given, &p->opts, &p->d);
 	if (!ret && (p->opts.dump & AOT_DUMP_AST))
 		ast_dump(p->prog.root, p->opts.dump_out);
 	return ret;
@@ -111,7 +116,9 @@ struct aot_program *aot_program__new(const char *name, const char *text, size_t 
 	if (!p)
 		goto err;
 	diags_init(&p->d, &p->src);
-	ret = program_opts(&p->opts, opts) ?: aot_compile_opts_resolve(&p->opts);
+	ret = program_opts(&p->given, opts);
+	p->opts = p->given;
+	ret = ret ?: aot_compile_opts_resolve(&p->opts);
 	if (ret)
 		goto err;
 	ret = -ENOMEM;

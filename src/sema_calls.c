@@ -201,7 +201,9 @@ void sema_fn_sizeof(struct sema_ctx *ctx, struct node *n)
 /* kstack, kstack(N), kstack(mode), kstack(mode, N); mode is perf, bpftrace or raw. */
 static void sema_stack(struct sema_ctx *ctx, struct node *n, bool user)
 {
-	uint32_t mode = AOT_STACK_MODE_BPFTRACE, limit = 0;
+	uint32_t mode = ctx->prog->opts->stack_mode ? ctx->prog->opts->stack_mode - 1
+						    : AOT_STACK_MODE_BPFTRACE,
+		 limit = 0;
 	struct node *a = n->args;
 	int64_t v;
 

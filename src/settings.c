@@ -2,30 +2,33 @@
 /*
  * The compiler's settings: one table of the numbers a program may leave unset, with where else
  * each comes from (bpftrace's environment variable), its range and its default. A source fills
- * only what the sources before it left unset (0): the caller's options, then the environment,
- * then the defaults when the program is made. A script's config block would be one more source
- * over the same table, so its values are checked the same way.
+ * only what the sources before it left unset (0): the caller's options, then the environment
+ * (0.27's names first, then 0.17's), then the script's config block (src/config.c, after
+ * parsing), then the defaults. bpftrace 0.27 ranks the environment over the config block too.
  */
 #include <errno.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdlib.h>
+#include <strings.h>
 
 #include "frontend.h"
+#include "meta.h"
 
 struct setting {
-	const char *env; /* the environment variable, as bpftrace names it */
-	uint32_t def;	 /* AOT_*_DEFAULT */
-	uint32_t max;	 /* the largest a source may give; the least is 1 */
-	size_t off;	 /* of the uint32_t in struct aot_compile_opts */
+	const char *env;     /* the environment variable, as bpftrace 0.27 names it */
+	const char *env_old; /* as bpftrace 0.17 named it, still read; NULL: the same */
+	uint32_t def;	     /* AOT_*_DEFAULT */
+	uint32_t max;	     /* the largest a source may give; the least is 1 */
+	size_t off;	     /* of the uint32_t in struct aot_compile_opts */
 };
 
 static const struct setting settings[] = {
-	{ "BPFTRACE_STRLEN", AOT_STRLEN_DEFAULT, AOT_STRLEN_LIMIT,
+	{ "BPFTRACE_MAX_STRLEN", "BPFTRACE_STRLEN", AOT_STRLEN_DEFAULT, AOT_STRLEN_LIMIT,
 	  offsetof(struct aot_compile_opts, strlen_max) },
-	{ "BPFTRACE_MAP_KEYS_MAX", AOT_MAP_KEYS_MAX_DEFAULT, UINT32_MAX,
+	{ "BPFTRACE_MAX_MAP_KEYS", "BPFTRACE_MAP_KEYS_MAX", AOT_MAP_KEYS_MAX_DEFAULT, UINT32_MAX,
 	  offsetof(struct aot_compile_opts, map_keys_max) },
-	{ "BPFTRACE_MAX_PROBES", AOT_MAX_PROBES_DEFAULT, UINT32_MAX,
+	{ "BPFTRACE_MAX_PROBES", NULL, AOT_MAX_PROBES_DEFAULT, UINT32_MAX,
 	  offsetof(struct aot_compile_opts, max_probes) },
 };
 #define NSETTINGS (sizeof(settings) / sizeof(settings[0]))
@@ -41,6 +44,29 @@ static uint32_t *setting_field(struct aot_compile_opts *opts, const struct setti
 	return (uint32_t *)((char *)opts + s->off);
 }
 
+/* BPFTRACE_STACK_MODE: the mode of kstack and ustack when a call names none. */
+static int settings_stack_mode(struct aot_compile_opts *opts, FILE *err)
+{
+	static const char *const modes[] = {
+		[AOT_STACK_MODE_BPFTRACE] = "bpftrace",
+		[AOT_STACK_MODE_PERF] = "perf",
+		[AOT_STACK_MODE_RAW] = "raw",
+	};
+	const char *env = getenv("BPFTRACE_STACK_MODE");
+
+	if (!env)
+		return 0;
+	for (uint32_t i = 0; i < sizeof(modes) / sizeof(modes[0]); i++) {
+		if (!strcasecmp(env, modes[i])) {
+			opts->stack_mode = i + 1;
+			return 0;
+		}
+	}
+	fprintf(err, "aotrace: BPFTRACE_STACK_MODE=%s: valid values are bpftrace, perf and raw\n",
+		env);
+	return -EINVAL;
+}
+
 int aot_compile_opts_from_env(struct aot_compile_opts *opts, FILE *err)
 {
 	const char *btf;
@@ -48,24 +74,29 @@ int aot_compile_opts_from_env(struct aot_compile_opts *opts, FILE *err)
 	for (size_t i = 0; i < NSETTINGS; i++) {
 		const struct setting *s = &settings[i];
 		uint32_t *field = setting_field(opts, s);
-		const char *env;
+		const char *name = s->env, *env;
 		unsigned long long v;
 		char *end;
 
 		if (!opts_has(opts, s->off, sizeof(*field)) || *field)
 			continue;
-		env = getenv(s->env);
+		env = getenv(name);
+		if (!env && s->env_old)
+			env = getenv(name = s->env_old);
 		if (!env)
 			continue;
 		errno = 0;
 		v = strtoull(env, &end, 10);
 		if (errno || end == env || *end || !v || v > s->max) {
-			fprintf(err, "aotrace: %s=%s: expected a number from 1 to %u\n", s->env,
-				env, s->max);
+			fprintf(err, "aotrace: %s=%s: expected a number from 1 to %u\n", name, env,
+				s->max);
 			return -EINVAL;
 		}
 		*field = (uint32_t)v;
 	}
+	if (opts_has(opts, offsetof(struct aot_compile_opts, stack_mode), sizeof(uint32_t)) &&
+	    !opts->stack_mode && settings_stack_mode(opts, err))
+		return -EINVAL;
 	/*
 	 * The kernel types of another host (a saved /sys/kernel/btf/vmlinux), to build an object
 	 * for it: CO-RE relocations make it read right on others too. bpftrace's name second.

@@ -13,7 +13,9 @@
  *      8  version        AOT_META_VERSION
  *     12  total_size     bytes of the whole section; the reader ignores anything past it
  *     16  nparams
- *     20  reserved       0
+ *     20  settings_off   0, or the offset of the settings record: a count N, then N values
+ *                        indexed by enum aot_setting (a reader takes those it knows; an
+ *                        object from before the config block has 0 here)
  *     24  probes_off, nprobes     probe records (20 bytes): prog type target name flags
  *     32  maps_off, nmaps         map records (80 bytes): name elf_name agg nkeys key value
  *                                 lhist_min lhist_max lhist_step (each s64 as low, high u32)
@@ -290,7 +292,7 @@ static bool meta_alias_name(const struct aot_probe *p)
 int aot_meta_write(const struct aot_meta *m, void **out, size_t *size)
 {
 	struct meta_buf b = { 0 }, strs = { 0 };
-	size_t offs[5], pos;
+	size_t offs[5], pos, settings_off;
 	uint32_t i, last_type = AOT_META_NOSTR;
 	uint8_t *rec;
 	int err = -ENOMEM;
@@ -383,6 +385,15 @@ int aot_meta_write(const struct aot_meta *m, void **out, size_t *size)
 		meta_rec32(rec, &pos, meta_str(&strs, m->elems[i].name));
 	}
 
+	settings_off = b.len;
+	rec = meta_buf_reserve(&b, 4 * (1 + AOT_SET_N));
+	if (!rec)
+		goto out;
+	pos = 0;
+	meta_rec32(rec, &pos, AOT_SET_N);
+	for (i = 0; i < AOT_SET_N; i++)
+		meta_rec32(rec, &pos, m->settings[i]);
+
 	offs[4] = b.len;
 	if (strs.failed)
 		goto out;
@@ -400,6 +411,7 @@ int aot_meta_write(const struct aot_meta *m, void **out, size_t *size)
 	meta_put32(b.data + 8, AOT_META_VERSION);
 	meta_put32(b.data + 12, b.len);
 	meta_put32(b.data + 16, m->nparams);
+	meta_put32(b.data + 20, settings_off);
 	meta_put32(b.data + 24, offs[0]);
 	meta_put32(b.data + 28, m->nprobes);
 	meta_put32(b.data + 32, offs[1]);
@@ -670,6 +682,23 @@ static int meta_check_table(struct meta_reader *r, uint32_t off, uint32_t n, siz
 	return 0;
 }
 
+/* The settings record at off (0: none): those of its values this reader knows. */
+static int meta_read_settings(struct meta_reader *r, uint32_t off)
+{
+	uint32_t n;
+
+	if (!off)
+		return 0;
+	if (meta_check_table(r, off, 1, 4, "settings"))
+		return -EINVAL;
+	n = meta_get32(r->buf + off);
+	if (meta_check_table(r, off + 4, n, 4, "setting"))
+		return -EINVAL;
+	for (uint32_t i = 0; i < n && i < AOT_SET_N; i++)
+		r->m->settings[i] = meta_get32(r->buf + off + 4 + 4 * i);
+	return 0;
+}
+
 static int meta_read_probes(struct meta_reader *r, uint32_t off, uint32_t n)
 {
 	struct aot_meta *m = r->m;
@@ -861,6 +890,9 @@ int aot_meta_read(const void *buf, size_t size, struct aot_meta **out, char *err
 		return -ENOMEM;
 	r.m->version = meta_get32(h + 8);
 	r.m->nparams = meta_get32(h + 16);
+	err = meta_read_settings(&r, meta_get32(h + 20));
+	if (err)
+		goto out;
 	err = meta_read_probes(&r, off[0], cnt[0]);
 	if (!err)
 		err = meta_read_maps(&r, off[1], cnt[1]);

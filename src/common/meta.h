@@ -300,6 +300,19 @@ struct aot_probe {
 	uint32_t flags; /* enum aot_probe_flags */
 };
 
+/*
+ * Run-time settings a script's config block gave (bpftrace 0.23's config = { ... }), for the
+ * runtime to use where its command line and environment give none. 0: not given.
+ */
+enum aot_setting {
+	AOT_SET_MISSING = 0, /* enum aot_missing_policy + 1 */
+	AOT_SET_PRINT_MAPS,  /* print_maps_on_exit: 1 false, 2 true */
+	AOT_SET_RB_PAGES,    /* perf_rb_pages */
+	AOT_SET_CAT_MAX,     /* max_cat_bytes */
+	AOT_SET_LOG_SIZE,    /* log_size */
+	AOT_SET_N,
+};
+
 struct aot_meta {
 	uint32_t version;
 	struct aot_probe *probes;
@@ -311,6 +324,7 @@ struct aot_meta {
 	struct aot_elem *elems;
 	uint32_t nelems;
 	uint32_t nparams; /* highest positional parameter the program uses (AOT_PARAMS_MAP) */
+	uint32_t settings[AOT_SET_N];
 };
 
 /* Builders used by the compiler; strings are copied. Each returns the new index, or -ENOMEM. */

@@ -16,4 +16,16 @@ enum aot_missing_policy {
 	AOT_MISSING_IGNORE,   /* skip it silently */
 };
 
+/*
+ * The ranges of the run-time settings (BPFTRACE_* variables, config block keys): the compiler
+ * checks a config block's values, the runtime the environment's.
+ */
+/* The most ring buffer pages per CPU perf_rb_pages may ask for. */
+#define AOT_RB_PAGES_MAX 16384
+/* The most max_cat_bytes may ask for. */
+#define AOT_CAT_BYTES_MAX (1ul << 30)
+/* The verifier log sizes log_size may ask for: what the kernel accepts. */
+#define AOT_LOG_SIZE_MIN 128
+#define AOT_LOG_SIZE_MAX (UINT32_MAX >> 2)
+
 #endif

@@ -61,12 +61,14 @@ static const struct aot_cli_opt cli_opts[] = {
 	  "accepted for bpftrace: the kernel sets USDT semaphores in every process probed" },
 	{ "dump", required_argument, 'd', "STAGES",
 	  "print the state after stages: ast, ir, ir-opt, asm, all (comma list)" },
+	{ "debug", required_argument, 'd', "STAGES",
+	  "the same, with bpftrace's names too: codegen (ir), codegen-opt (ir-opt), dis (asm)" },
 	{ "list", no_argument, 'l', NULL,
 	  "list probes matching the pattern given as FILE (all if none); with -v, their arguments" },
 	{ "I", required_argument, 'I', "DIR", "look for the script's #include files in DIR too" },
 	{ "include", required_argument, 272, "FILE",
 	  "#include FILE before the script's own C definitions" },
-	{ "k", no_argument, 'k', NULL,
+	{ "warnings", no_argument, 'k', NULL,
 	  "warn where a BPF helper fails (map update/delete, stacks, signal); -kk: reads and map "
 	  "lookups too" },
 	{ "unsafe", no_argument, 258, NULL,
@@ -74,7 +76,7 @@ static const struct aot_cli_opt cli_opts[] = {
 	  "inside a function" },
 	{ "map-keys-max", required_argument, 259, "N",
 	  "maps hold at most N keys " CLI_DEFAULT(AOT_MAP_KEYS_MAX_DEFAULT,
-						  "BPFTRACE_MAP_KEYS_MAX") },
+						  "BPFTRACE_MAX_MAP_KEYS") },
 	{ "no-multi", no_argument, 257, NULL,
 	  "one program per wildcard match instead of one program with a multi link" },
 	{ "expand", required_argument, 270, "HOW",
@@ -85,7 +87,28 @@ static const struct aot_cli_opt cli_opts[] = {
 	  "refuse to attach more than N probes " CLI_DEFAULT(AOT_MAX_PROBES_DEFAULT,
 							     "BPFTRACE_MAX_PROBES") },
 };
+/*
+ * bpftrace 0.27's options aotrace does not have: named in --help and the man page, and an error
+ * that says so, never silently taken. getopt values from CLI_BPFTRACE_ONLY on, in this order.
+ */
+#define CLI_BPFTRACE_ONLY (AOT_CLI_SHARED_END + 16)
+#define CLI_NOT_YET "bpftrace's; not supported yet (an error)"
+static const struct aot_cli_opt cli_bpftrace_only_opts[] = {
+	{ "dwarf-pid", required_argument, CLI_BPFTRACE_ONLY, "PID", CLI_NOT_YET },
+	{ "debuginfo", required_argument, CLI_BPFTRACE_ONLY + 1, "DIR", CLI_NOT_YET },
+	{ "traceable-functions", required_argument, CLI_BPFTRACE_ONLY + 2, "FILE", CLI_NOT_YET },
+	{ "no-feature", required_argument, CLI_BPFTRACE_ONLY + 3, "FEATURE", CLI_NOT_YET },
+	{ "mode", required_argument, CLI_BPFTRACE_ONLY + 4, "MODE", CLI_NOT_YET },
+	{ "test", no_argument, CLI_BPFTRACE_ONLY + 5, NULL, CLI_NOT_YET },
+	{ "bench", no_argument, CLI_BPFTRACE_ONLY + 6, NULL, CLI_NOT_YET },
+	{ "probe-filter", required_argument, CLI_BPFTRACE_ONLY + 7, "REGEX", CLI_NOT_YET },
+	{ "fmt", no_argument, CLI_BPFTRACE_ONLY + 8, NULL, CLI_NOT_YET },
+};
+#define NBPFTRACE_ONLY (sizeof(cli_bpftrace_only_opts) / sizeof(cli_bpftrace_only_opts[0]))
+
 static const struct aot_cli_opt cli_info_opts[] = {
+	{ "verify-llvm-ir", no_argument, 277, NULL,
+	  "accepted for bpftrace: aotrace always checks the LLVM IR it makes" },
 	{ "info", no_argument, 273, NULL,
 	  "show what this kernel offers (BTF, kprobes, multi links, fentry...), each tried" },
 	{ "help", no_argument, 'h', NULL, "show this help and exit" },
@@ -102,7 +125,11 @@ static void cli_usage(FILE *f, const struct aot_cli_table *tables)
 		   "Compile a bpftrace program ahead of time into a BPF ELF object, and run it.\n\n"
 		   "options:\n");
 	aot_cli_help(f, tables);
-	fprintf(f, "\nenvironment:\n  %-26s %s (default %u, at most %u)\n", "BPFTRACE_STRLEN",
+	fprintf(f,
+		"\nconfig:\n  a script may begin with config = { key = value; ... } (man aotrace, "
+		"CONFIG);\n  each key is also an environment variable BPFTRACE_KEY, which ranks "
+		"over the block\n");
+	fprintf(f, "\nenvironment:\n  %-26s %s (default %u, at most %u)\n", "BPFTRACE_MAX_STRLEN",
 		"bytes of a string value, including the NUL", AOT_STRLEN_DEFAULT, AOT_STRLEN_LIMIT);
 	fprintf(f, "  %-26s %s\n", "XDG_CACHE_HOME",
 		"compiled objects are kept in $XDG_CACHE_HOME/aotrace (~/.cache/aotrace)");
@@ -120,7 +147,11 @@ static int cli_parse_dump(const char *arg, unsigned *dump)
 		       { "ir", AOT_DUMP_IR },
 		       { "ir-opt", AOT_DUMP_IR_OPT },
 		       { "asm", AOT_DUMP_ASM },
-		       { "all", AOT_DUMP_AST | AOT_DUMP_IR | AOT_DUMP_IR_OPT | AOT_DUMP_ASM } };
+		       { "all", AOT_DUMP_AST | AOT_DUMP_IR | AOT_DUMP_IR_OPT | AOT_DUMP_ASM },
+		       /* bpftrace's --debug names */
+		       { "codegen", AOT_DUMP_IR },
+		       { "codegen-opt", AOT_DUMP_IR_OPT },
+		       { "dis", AOT_DUMP_ASM } };
 	char *copy = strdup(arg), *save = NULL, *tok;
 	int ret = 0;
 
@@ -134,7 +165,8 @@ static int cli_parse_dump(const char *arg, unsigned *dump)
 				break;
 		if (i == sizeof(stages) / sizeof(stages[0])) {
 			fprintf(stderr,
-				"aotrace: unknown dump stage '%s' (ast, ir, ir-opt, asm, all)\n",
+				"aotrace: unknown dump stage '%s' (ast, ir, ir-opt, asm, all; "
+				"bpftrace's codegen, codegen-opt, dis)\n",
 				tok);
 			ret = -EINVAL;
 			break;
@@ -152,6 +184,7 @@ static int cli_parse(int argc, char **argv, struct cli *cli)
 		{ cli_opts, NOPTS },
 		{ aot_cli_run_opts, aot_cli_nrun_opts },
 		{ cli_info_opts, NINFO_OPTS },
+		{ cli_bpftrace_only_opts, NBPFTRACE_ONLY },
 		{ NULL, 0 },
 	};
 	struct option longopts[AOT_CLI_MAX_OPTS + 1];
@@ -255,6 +288,13 @@ static int cli_parse(int argc, char **argv, struct cli *cli)
 		case 'h':
 			cli_usage(stdout, tables);
 			return 1;
+		case 277:
+			break; /* codegen verifies every module */
+		case CLI_BPFTRACE_ONLY ... CLI_BPFTRACE_ONLY + NBPFTRACE_ONLY - 1:
+			fprintf(stderr,
+				"aotrace: --%s is bpftrace's, and aotrace does not have it yet\n",
+				cli_bpftrace_only_opts[c - CLI_BPFTRACE_ONLY].name);
+			return -EINVAL;
 		case 'V':
 			printf("aotrace v%s\n", AOTRACE_VERSION);
 			return 1;
@@ -284,7 +324,10 @@ static int cli_parse(int argc, char **argv, struct cli *cli)
 	cli->compile.include_dirs = cli->include_dirs;
 	cli->compile.includes = cli->includes;
 	/* Run-time options the compiler also heeds: it expands probes and reports warnings. */
+	if (aot_cli_run_env("aotrace", &cli->run))
+		return -EINVAL;
 	cli->compile.missing = cli->run.missing;
+	cli->compile.missing_set = cli->run.missing_set;
 	cli->compile.no_warnings = cli->run.no_warnings;
 	cli->compile.emit_elf = cli->emit_elf != NULL;
 	return 0;
@@ -522,6 +565,8 @@ int main(int argc, char **argv)
 	int status;
 
 	status = cli_parse(argc, argv, &cli);
+	if (!status && !cli.run.no_warnings)
+		aot_config_env_check(stderr);
 	if (status)
 		status = status > 0 ? EXIT_OK : EXIT_USAGE;
 	else if (cli.list)

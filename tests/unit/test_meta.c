@@ -15,6 +15,7 @@
 #include <cmocka.h>
 
 #include "meta.h"
+#include "policy.h"
 
 static struct aot_type t_int(uint32_t size, uint32_t sig)
 {
@@ -226,6 +227,49 @@ static void put32(uint8_t *p, uint32_t v)
 	p[3] = v >> 24;
 }
 
+/*
+ * The config block's run-time settings survive the trip; a section without them (header word
+ * 20 zero, as objects from before the config block) reads as none; a record that overruns the
+ * section is rejected; a longer record of a newer writer is read as far as this reader knows.
+ */
+static void test_settings(void **state)
+{
+	struct aot_meta *m = aot_meta_new(), *r;
+	uint8_t *b;
+	size_t size;
+	void *buf;
+	uint32_t off;
+
+	(void)state;
+	m->settings[AOT_SET_MISSING] = AOT_MISSING_IGNORE + 1;
+	m->settings[AOT_SET_LOG_SIZE] = 4096;
+	assert_int_equal(aot_meta_write(m, &buf, &size), 0);
+	assert_int_equal(aot_meta_read(buf, size, &r, NULL, 0), 0);
+	for (int i = 0; i < AOT_SET_N; i++)
+		assert_int_equal(r->settings[i], m->settings[i]);
+	aot_meta_free(r);
+
+	b = buf;
+	off = get32(b + 20);
+	assert_true(off >= 64 && off + 4 * (1 + AOT_SET_N) <= size);
+	put32(b + off, AOT_SET_N + 1000);
+	expect_reject(buf, size, "setting");
+	put32(b + off, 1); /* an older writer that knew one setting */
+	assert_int_equal(aot_meta_read(buf, size, &r, NULL, 0), 0);
+	assert_int_equal(r->settings[AOT_SET_MISSING], AOT_MISSING_IGNORE + 1);
+	assert_int_equal(r->settings[AOT_SET_LOG_SIZE], 0);
+	aot_meta_free(r);
+	put32(b + 20, 0);
+	assert_int_equal(aot_meta_read(buf, size, &r, NULL, 0), 0);
+	for (int i = 0; i < AOT_SET_N; i++)
+		assert_int_equal(r->settings[i], 0);
+	aot_meta_free(r);
+	put32(b + 20, (uint32_t)size);
+	expect_reject(buf, size, "settings");
+	aot_meta_free(m);
+	free(buf);
+}
+
 /* Writes v at off of a fresh copy and expects the reader to reject it mentioning what. */
 static void corrupt(const uint8_t *buf, size_t size, size_t off, uint32_t v, const char *what)
 {
@@ -405,7 +449,7 @@ int main(void)
 		cmocka_unit_test(test_round_trip),  cmocka_unit_test(test_empty),
 		cmocka_unit_test(test_truncations), cmocka_unit_test(test_corruptions),
 		cmocka_unit_test(test_depth),	    cmocka_unit_test(test_cycle),
-		cmocka_unit_test(test_byte_flips),
+		cmocka_unit_test(test_byte_flips),  cmocka_unit_test(test_settings),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

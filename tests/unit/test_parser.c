@@ -92,6 +92,44 @@ static struct node *assigned(struct parse_fixture *fx, const char *text)
 	return s->rhs;
 }
 
+/* config = { ... }: both spellings of the tool scripts, and the probe after the block. */
+static void test_config_block(void **state)
+{
+	static const char *const texts[] = {
+		"config = { missing_probes = \"ignore\" }\nBEGIN { }\n",
+		"config = {\n  missing_probes = ignore;\n  max_strlen = 16;\n}\nBEGIN { }\n",
+		"config={missing_probes=ignore;max_strlen=16;}BEGIN { }\n",
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(texts) / sizeof(texts[0]); i++) {
+		struct parse_fixture fx;
+		struct node *c, *v;
+
+		parse_str(&fx, texts[i]);
+		assert_int_equal(fx.err, 0);
+		c = fx.prog.root->body;
+		assert_int_equal(c->kind, NODE_CONFIG);
+		v = c->args;
+		assert_int_equal(v->kind, NODE_CONFIG_VAR);
+		assert_string_equal(v->name, "missing_probes");
+		assert_string_equal(v->str, "ignore");
+		assert_int_equal(v->op, i ? TOK_IDENT : TOK_STR);
+		v = v->next;
+		if (i) {
+			assert_string_equal(v->name, "max_strlen");
+			assert_int_equal(v->op, TOK_INT);
+			assert_int_equal(v->num, 16);
+			assert_string_equal(v->str, "16");
+			v = v->next;
+		}
+		assert_null(v);
+		assert_int_equal(c->next->kind, NODE_PROBE);
+		assert_null(c->next->next);
+		parse_done(&fx);
+	}
+}
+
 static void test_probe_shape(void **state)
 {
 	struct parse_fixture fx;
@@ -709,6 +747,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_probe_shape),
+		cmocka_unit_test(test_config_block),
 		cmocka_unit_test(test_precedence),
 		cmocka_unit_test(test_postfix_and_primary),
 		cmocka_unit_test(test_syntax027_statements),

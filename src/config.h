@@ -1,0 +1,20 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The config block's keys (src/config.c), applied right after parsing.
+ */
+#ifndef AOT_CONFIG_H
+#define AOT_CONFIG_H
+
+#include "aotcc.h"
+#include "ast.h"
+#include "diag.h"
+
+/*
+ * Checks the program's config block and sets opts from it where given (the command line and
+ * the environment) left a setting unset; run-time keys go into prog->meta->settings. 0, or
+ * -EINVAL once it reported errors (file:line:col naming the key).
+ */
+int config_apply(struct program *prog, const struct aot_compile_opts *given,
+		 struct aot_compile_opts *opts, struct diags *d);
+
+#endif
