@@ -40,7 +40,7 @@ static const char *const node_kind_names[] = {
 	[NODE_ATTACH] = "ATTACH",     [NODE_PROBE] = "PROBE",	  [NODE_CDEF] = "CDEF",
 	[NODE_INCLUDE] = "INCLUDE",   [NODE_PROGRAM] = "PROGRAM", [NODE_BOOL] = "BOOL",
 	[NODE_NAMED] = "NAMED",	      [NODE_RANGE] = "RANGE",	  [NODE_TYPE] = "TYPE",
-	[NODE_LET] = "LET",	      [NODE_MAPDECL] = "MAPDECL",
+	[NODE_LET] = "LET",	      [NODE_MAPDECL] = "MAPDECL", [NODE_MACRO] = "MACRO",
 };
 
 bool node_is_addressable(const struct node *n)

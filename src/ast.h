@@ -81,6 +81,9 @@ enum node_kind {
 	NODE_INCLUDE, /* str = "#include ..." line */
 	NODE_PROGRAM, /* body = first top-level item (CDEF, INCLUDE, PROBE), chained by next */
 	NODE_MAPDECL, /* let @m = KIND(N): name = "@m"; str = KIND ("lruhash"); num = N */
+	NODE_MACRO,   /* macro NAME(params) { body }: name; args = params (VAR, MAP or BUILTIN
+		       * for a plain identifier); body = BLOCK, its lhs the value or NULL. Gone
+		       * from the program once macro_expand has run */
 };
 
 /* Operators: single-character ones are their ASCII code; the rest follow. */
