@@ -791,6 +791,7 @@ int sema_check(struct program *prog, struct probe_env *env, struct diags *d)
 	ctx.report = true;
 	sema_walk(&ctx);
 	sema_mapdecls(&ctx);
+	sema_getopt_finish(&ctx);
 	if (d->nerrors > errors)
 		return -EINVAL;
 	return sema_lower(&ctx);
