@@ -15,6 +15,8 @@
 /* Expansions in one program: more is a macro that doubles itself level after level. */
 #define MACRO_MAX_EXPANSIONS 10000
 #define MACRO_MAX_NESTING 64
+/* Nodes the expansions may make: m(m(m(x))) of macro m(x) { x + x } doubles at each level. */
+#define MACRO_MAX_NODES 100000
 
 struct macro_ctx {
 	struct arena *a;
@@ -24,6 +26,8 @@ struct macro_ctx {
 	const struct node *active[MACRO_MAX_NESTING];
 	int nactive;
 	unsigned expansions;
+	unsigned long nodes; /* made by expansions so far */
+	bool too_big;	     /* MACRO_MAX_NODES reached and reported */
 };
 
 /* One expansion: the macro and its arguments, in the order of its parameters. */
@@ -73,8 +77,14 @@ static struct node *macro_copy(struct macro_ctx *c, const struct node *n,
 {
 	struct node *copy, *arg;
 
-	if (!n)
+	if (!n || c->too_big)
 		return NULL;
+	if (++c->nodes > MACRO_MAX_NODES) {
+		c->too_big = true;
+		diag_error(c->d, n->loc, "bind an argument used many times: let $v = x;",
+			   "macro expansions make more than %u nodes", MACRO_MAX_NODES);
+		return NULL;
+	}
 	if (b && n->kind == NODE_BUILTIN && (arg = macro_arg(b, NODE_BUILTIN, n->name)))
 		return macro_copy(c, arg, NULL);
 	copy = arena_alloc(c->a, sizeof(*copy));
@@ -112,8 +122,10 @@ static struct node *macro_copy_list(struct macro_ctx *c, const struct node *n,
 {
 	struct node *first = NULL, **tail = &first;
 
-	for (; n; n = n->next) {
+	for (; n && !c->too_big; n = n->next) {
 		*tail = macro_copy(c, n, b);
+		if (!*tail)
+			break;
 		tail = &(*tail)->next;
 	}
 	return first;
@@ -220,6 +232,8 @@ static struct node *macro_expand_call(struct macro_ctx *c, struct node *call)
 		b.args[i++] = a;
 	b.serial = c->expansions;
 	inst = macro_copy(c, b.macro->body, &b);
+	if (!inst)
+		return NULL;
 	c->active[c->nactive++] = b.macro;
 	macro_walk_list(c, &inst->body);
 	macro_walk_list(c, &inst->lhs);
