@@ -118,6 +118,16 @@ int main(int argc, char **argv)
 		return RUN_USAGE;
 	}
 	path = argv[optind++];
+	for (int i = optind; i < argc; i++) {
+		/* getopt()'s values are literals of the object: a run cannot change them */
+		if (!strncmp(argv[i], "--", 2) && argv[i][2]) {
+			fprintf(stderr,
+				"aotrace-run: %s: named parameters are fixed when the object is "
+				"compiled: aotrace --emit-elf %s SCRIPT -- %s\n",
+				argv[i], path, argv[i]);
+			return RUN_USAGE;
+		}
+	}
 	ret = run_read_file(path, &elf, &size);
 	if (ret) {
 		fprintf(stderr, "aotrace-run: cannot read %s: %s\n", path,

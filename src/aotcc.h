@@ -65,6 +65,9 @@ struct aot_compile_opts {
 	/* the program's inputs */
 	char **params; /* positional parameters $1..$N */
 	int nparams;
+	/* named parameters for getopt(), "--name" or "--name=value", given after "--" */
+	char **named;
+	int nnamed;
 	const char *const *include_dirs; /* -I DIR for the C definitions (NULL-terminated) */
 	const char *const *includes;	 /* --include FILE, before the script's own C */
 	/* settings */

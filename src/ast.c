@@ -66,6 +66,7 @@ static const char *const node_kind_names[] = {
 	[NODE_MAPDECL] = "MAPDECL",
 	[NODE_CONFIG] = "CONFIG",
 	[NODE_CONFIG_VAR] = "CONFIG_VAR",
+	[NODE_MACRO] = "MACRO",
 };
 
 bool node_is_addressable(const struct node *n)

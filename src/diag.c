@@ -60,6 +60,14 @@ static void diag_add(struct diags *d, enum diag_level level, struct loc loc, con
 	}
 	if (vasprintf(&msg, fmt, ap) < 0)
 		abort();
+	/* Said once: a macro's body is checked in each expansion, a diagnostic for each. */
+	for (size_t i = 0; i < d->n; i++) {
+		if (d->v[i].level == level && !memcmp(&d->v[i].loc, &loc, sizeof(loc)) &&
+		    !strcmp(d->v[i].msg, msg)) {
+			free(msg);
+			return;
+		}
+	}
 	dg = &d->v[d->n++];
 	dg->level = level;
 	dg->loc = loc;

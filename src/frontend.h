@@ -61,6 +61,8 @@ void lexer_reset(struct lexer *lx, struct loc loc, bool toplevel);
 
 /* Builds prog->root. */
 int parse_program(struct program *prog, struct diags *d);
+/* Replaces every macro call in prog->root by the macro's body and drops the macros (macro.c). */
+int macro_expand(struct program *prog, struct diags *d);
 
 /* ---- expand ---- */
 

@@ -170,6 +170,8 @@ const struct func_def func_defs[FN__NUM] = {
 			     .check = sema_fn_int_arg, .emit = cg_fn_sym },
 	[FN_SYSCALL_NAME] = { "syscall_name", CALL(1, 1, 0), .type = RENDERED(AOT_K_SYSCALL, 8),
 			      .check = sema_fn_int_arg, .emit = cg_fn_sym },
+	/* named parameters: the node becomes the value's literal, known when compiling */
+	[FN_GETOPT] = { "getopt", CALL(1, 3, 0), .check = sema_fn_getopt },
 	/* the elements bpf_for_each_map_elem visits */
 	[FN_LEN] = { "len", CALL(1, 1, 0), .type = U64, .check = sema_fn_len,
 		     .lower = sema_lower_names, .emit = cg_fn_len },

@@ -99,6 +99,7 @@ enum func {
 	FN_STRLEN,
 	FN_SIGNAL_NAME,
 	FN_SYSCALL_NAME,
+	FN_GETOPT,
 	FN_LEN,
 	FN_SIGNAL_THREAD,
 	/* bpftrace 0.17's, not aotrace's yet (FUNC_MISSING) */

@@ -687,6 +687,11 @@ struct node *parse_block_value(struct parser *p)
 	return parse_block_in(p, false, true);
 }
 
+struct node *parse_block_toplevel_value(struct parser *p)
+{
+	return parse_block_in(p, true, true);
+}
+
 /* ---- top level ---- */
 
 /* attach = ATTACH   -- provider:target, or a bare BEGIN/END */
@@ -839,6 +844,8 @@ static struct node *parse_item(struct parser *p)
 		return parse_mapdecl(p);
 	if (!strcmp(p->tok.text, "config"))
 		return parse_config(p);
+	if (!strcmp(p->tok.text, "macro"))
+		return parse_macro(p);
 	return parse_probe(p);
 }
 

@@ -58,6 +58,8 @@ struct node *parse_new(struct parser *p, enum node_kind kind, const struct token
 struct node *parse_block(struct parser *p, bool probe_body);
 /* A block expression: its last statement, an expression without ';', is its value (n->lhs). */
 struct node *parse_block_value(struct parser *p);
+/* The same at top level (a macro's body): its '}' hands the rest back to top-level lexing. */
+struct node *parse_block_toplevel_value(struct parser *p);
 /* if, while: "(" expr ")" or one operand; NULL after an error. */
 struct node *parse_cond(struct parser *p, const char *kw);
 /* A type after ':' or in typeof(): into n->cast_type or n->type_expr; false after an error. */
@@ -65,6 +67,9 @@ bool parse_type_into(struct parser *p, struct node *n);
 
 /* parse_config.c: config = { key = value; ... }, at the word "config" */
 struct node *parse_config(struct parser *p);
+
+/* parse_macro.c: macro NAME(params) { body }, the word "macro" the current token */
+struct node *parse_macro(struct parser *p);
 
 /* parse_expr.c */
 bool tok_starts_expr(const struct token *t);

@@ -31,7 +31,7 @@ struct aot_program {
 
 static int pass_parse(struct aot_program *p)
 {
-	int ret = parse_program(&p->prog, &p->d);
+	int ret = parse_program(&p->prog, &p->d) ?: macro_expand(&p->prog, &p->d);
 
 	/* The script's config block: under the caller's settings, over the defaults. */
 	if (!ret)
@@ -62,7 +62,8 @@ static const struct pass {
 	const char *does;
 	int (*run)(struct aot_program *p);
 } passes[] = {
-	[AOT_PASS_PARSE] = { "parse", "source text -> AST with locations", pass_parse },
+	[AOT_PASS_PARSE] = { "parse", "source text -> AST with locations, macros expanded",
+			     pass_parse },
 	[AOT_PASS_EXPAND] = { "expand", "attach points -> concrete probes, one program each",
 			      pass_expand },
 	[AOT_PASS_SEMA] = { "sema", "AST -> typed AST, explicit casts, map and printf layouts",

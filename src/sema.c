@@ -162,6 +162,7 @@ static void sema_assign_map(struct sema_ctx *ctx, struct node *n)
 
 	ctx->assign_rhs = rhs;
 	sema_expr(ctx, rhs);
+	sema_record_kept(ctx, rhs);
 	ctx->assign_rhs = NULL;
 	sema_map_keys(ctx, n->lhs);
 	m = n->lhs->map;
@@ -568,6 +569,7 @@ static void sema_assign(struct sema_ctx *ctx, struct node *n)
 		return;
 	}
 	sema_expr(ctx, n->rhs);
+	sema_record_kept(ctx, n->rhs);
 	v = sema_var(ctx, n->lhs->name, true);
 	if (!v->first.line)
 		v->first = n->lhs->loc;
@@ -581,8 +583,10 @@ static void sema_let(struct sema_ctx *ctx, struct node *n)
 	struct var_info *v;
 	struct type t;
 
-	if (n->rhs)
+	if (n->rhs) {
 		sema_expr(ctx, n->rhs);
+		sema_record_kept(ctx, n->rhs);
+	}
 	v = sema_var_declare(ctx, n->lhs, "the declaration");
 	n->lhs->var = v;
 	if ((n->cast_type || n->type_expr) && sema_type_named(ctx, n, &t)) {
@@ -791,6 +795,7 @@ int sema_check(struct program *prog, struct probe_env *env, struct diags *d)
 	ctx.report = true;
 	sema_walk(&ctx);
 	sema_mapdecls(&ctx);
+	sema_getopt_finish(&ctx);
 	if (d->nerrors > errors)
 		return -EINVAL;
 	return sema_lower(&ctx);

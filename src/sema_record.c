@@ -221,6 +221,15 @@ static void sema_record_arg_ptr(struct sema_ctx *ctx, struct node *f)
 	f->type = t;
 }
 
+void sema_record_kept(struct sema_ctx *ctx, struct node *v)
+{
+	struct type before = v->type;
+
+	sema_record_arg_ptr(ctx, v);
+	if (v->type.kind == TYPE_PTR && (!v->type.pointee || v->type.pointee->kind != TYPE_RECORD))
+		v->type = before;
+}
+
 void sema_record_field(struct sema_ctx *ctx, struct node *n)
 {
 	sema_record_arg_ptr(ctx, n->lhs);

@@ -19,6 +19,12 @@ void sema_record_curtask(struct sema_ctx *ctx, struct node *n);
 void sema_record_ctx(struct sema_ctx *ctx, struct node *n, const char *ctx_type);
 /* x.name and x->name on records (lhs already checked). */
 void sema_record_field(struct sema_ctx *ctx, struct node *n);
+/*
+ * A value about to be kept in a variable or map: an args field that points at a struct
+ * (args.rqtp) is that pointer, not the integer the context holds, as in bpftrace 0.27; so a
+ * later $t = @rqtp[tid]; $t.tv_sec reads the member. Other fields stay integers.
+ */
+void sema_record_kept(struct sema_ctx *ctx, struct node *v);
 /* A cast sema.c's integer casts do not cover; false if it is one of those (lhs checked). */
 bool sema_record_cast(struct sema_ctx *ctx, struct node *n);
 /* *p and &x (lhs checked). */

@@ -4,6 +4,7 @@
  * has_key, len, strlen, nsecs(clock), pid(init), and the builtins made of curtask's members (ppid,
  * pcomm).
  */
+#include <stdlib.h>
 #include <string.h>
 
 #include "arena.h"
@@ -151,4 +152,189 @@ void sema_fn_len(struct sema_ctx *ctx, struct node *n)
 		return;
 	}
 	sema_fn_whole_map(ctx, n);
+}
+
+/* ---- getopt(name, default[, help]): named parameters (bpftrace 0.27) ---- */
+
+/* "--name" or "--name=..." of the command line: is it name's? */
+static bool sema_getopt_is(const char *arg, const char *name)
+{
+	size_t n = strlen(name);
+
+	return !strncmp(arg + 2, name, n) && (arg[2 + n] == '\0' || arg[2 + n] == '=');
+}
+
+/* The value given for name, "" when it has no "=", NULL when not given (the last one counts). */
+static const char *sema_getopt_value(const struct aot_compile_opts *o, const char *name)
+{
+	const char *val = NULL;
+
+	for (int i = 0; i < o->nnamed; i++) {
+		const char *eq = strchr(o->named[i], '=');
+
+		if (sema_getopt_is(o->named[i], name))
+			val = eq ? eq + 1 : "";
+	}
+	return val;
+}
+
+/* Remembers a getopt() of the program, once per name, for --help and unknown names. */
+static void sema_getopt_note(struct sema_ctx *ctx, const struct node *name, const struct node *help)
+{
+	for (uint32_t i = 0; i < ctx->ngetopts; i++)
+		if (!strcmp(ctx->getopts[i].name, name->str))
+			return;
+	if (ctx->ngetopts == ctx->capgetopts) {
+		uint32_t cap = ctx->capgetopts ? 2 * ctx->capgetopts : 8;
+		struct sema_getopt *v = arena_alloc(ctx->a, cap * sizeof(*v));
+
+		if (ctx->ngetopts)
+			memcpy(v, ctx->getopts, ctx->ngetopts * sizeof(*v));
+		ctx->getopts = v;
+		ctx->capgetopts = cap;
+	}
+	ctx->getopts[ctx->ngetopts++] =
+		(struct sema_getopt){ .name = name->str, .help = help ? help->str : NULL };
+}
+
+/* The default's kind: a bool (also none given), an integer (negative: signed) or a string. */
+static bool sema_getopt_default(struct node *def, struct node *n, bool *neg)
+{
+	*neg = def && def->kind == NODE_UNOP && def->op == '-' && def->lhs->kind == NODE_INT;
+	if (!def) {
+		n->kind = NODE_BOOL;
+		n->num = 0;
+		return true;
+	}
+	if (*neg || def->kind == NODE_INT || def->kind == NODE_BOOL) {
+		n->kind = *neg ? NODE_INT : def->kind;
+		n->num = *neg ? -def->lhs->num : def->num;
+		return true;
+	}
+	if (def->kind == NODE_STR) {
+		n->kind = NODE_STR;
+		n->str = def->str;
+		n->str_len = def->str_len;
+		return true;
+	}
+	return false;
+}
+
+/* The command line's value into n, of the default's kind; false if it is not one. */
+static bool sema_getopt_parse(struct node *n, const char *val, bool neg)
+{
+	char *end;
+
+	switch (n->kind) {
+	case NODE_BOOL:
+		if (!*val || !strcmp(val, "true") || !strcmp(val, "1"))
+			n->num = 1;
+		else if (!strcmp(val, "false") || !strcmp(val, "0"))
+			n->num = 0;
+		else
+			return false;
+		return true;
+	case NODE_INT:
+		if (!*val)
+			return false;
+		if (neg || *val == '-')
+			n->num = (uint64_t)strtoll(val, &end, 0);
+		else
+			n->num = strtoull(val, &end, 0);
+		return !*end;
+	default:
+		n->str = (char *)val;
+		n->str_len = strlen(val);
+		return true;
+	}
+}
+
+/*
+ * getopt("name", default, "help"): the value of --name=value after "--" on the command line, or
+ * the default, which is a literal and gives the type: none or a bool (--name alone is true), an
+ * integer, a string. The node becomes that literal: the value is known when compiling (an
+ * object of --emit-elf keeps the one given then).
+ */
+void sema_fn_getopt(struct sema_ctx *ctx, struct node *n)
+{
+	struct node *name = n->args, *def = name ? name->next : NULL;
+	struct node *help = def ? def->next : NULL;
+	struct node lit = { .loc = n->loc };
+	const char *val;
+	bool neg;
+
+	if (name->kind != NODE_STR || !name->str_len || strchr(name->str, '=')) {
+		sema_error(ctx, name->loc, "write getopt(\"name\", default)",
+			   "getopt() takes the parameter's name as a string literal");
+		return;
+	}
+	if (help && help->kind != NODE_STR) {
+		sema_error(ctx, help->loc, NULL, "getopt()'s help text is a string literal");
+		return;
+	}
+	if (!sema_getopt_default(def, &lit, &neg)) {
+		sema_error(ctx, def->loc, "write a number, a string, true or false",
+			   "getopt()'s default is a literal");
+		return;
+	}
+	sema_getopt_note(ctx, name, help);
+	val = sema_getopt_value(ctx->prog->opts, name->str);
+	n->type = lit.kind == NODE_BOOL	 ? (struct type){ .kind = TYPE_BOOL, .size = 1 }
+		  : lit.kind == NODE_INT ? type_int(8, neg)
+					 : type_str((uint32_t)lit.str_len + 1);
+	if (val && !sema_getopt_parse(&lit, val, neg)) {
+		sema_error(ctx, n->loc,
+			   arena_printf(ctx->a, "write --%s=%s", name->str,
+					lit.kind == NODE_INT ? "NUMBER" : "true, or false"),
+			   "program option --%s expects %s, given '%s'", name->str,
+			   lit.kind == NODE_INT ? "an integer" : "a bool", val);
+		return;
+	}
+	n->kind = lit.kind;
+	n->num = lit.num;
+	n->str = lit.kind == NODE_STR ? arena_strndup(ctx->a, lit.str, lit.str_len) : NULL;
+	n->str_len = lit.str_len;
+	if (lit.kind == NODE_STR)
+		n->type = type_str((uint32_t)lit.str_len + 1);
+	n->args = NULL;
+	n->func = FN_NONE;
+}
+
+/* "--name: help" for each getopt() of the program, one a line. */
+static char *sema_getopt_list(struct sema_ctx *ctx)
+{
+	char *s = "";
+
+	for (uint32_t i = 0; i < ctx->ngetopts; i++) {
+		const struct sema_getopt *g = &ctx->getopts[i];
+
+		s = arena_printf(ctx->a, "%s%s--%s%s%s", s, i ? "\n  " : "", g->name,
+				 g->help ? ": " : "", g->help ? g->help : "");
+	}
+	return *s ? s : "(none)";
+}
+
+void sema_getopt_finish(struct sema_ctx *ctx)
+{
+	const struct aot_compile_opts *o = ctx->prog->opts;
+	struct loc none = { 0 };
+
+	for (int i = 0; i < o->nnamed; i++) {
+		bool known = false;
+
+		if (!strcmp(o->named[i], "--help")) {
+			diag_error(
+				ctx->d, none,
+				arena_printf(ctx->a, "they are:\n  %s", sema_getopt_list(ctx)),
+				"-- --help: the program is not run; its named parameters follow");
+			continue;
+		}
+		for (uint32_t k = 0; k < ctx->ngetopts && !known; k++)
+			known = sema_getopt_is(o->named[i], ctx->getopts[k].name);
+		if (!known)
+			diag_error(ctx->d, none,
+				   arena_printf(ctx->a, "the program's named parameters:\n  %s",
+						sema_getopt_list(ctx)),
+				   "unknown program option %s", o->named[i]);
+	}
 }

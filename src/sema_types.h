@@ -27,6 +27,11 @@ struct sema_ctx {
 	/* variables assigned since the innermost if's else branch began (block scoping) */
 	struct var_info **assigned;
 	uint32_t nassigned, capassigned;
+	/* the getopt() calls, one per name: the program's named parameters */
+	struct sema_getopt {
+		const char *name, *help; /* help NULL if none */
+	} * getopts;
+	uint32_t ngetopts, capgetopts;
 };
 
 /* ---- types (sema_types.c) ---- */
@@ -143,6 +148,9 @@ void sema_fn_offsetof(struct sema_ctx *ctx, struct node *n);
 /* ppid, pcomm: the node becomes curtask->real_parent->tgid or ->comm */
 void sema_bi_parent(struct sema_ctx *ctx, struct node *n);
 void sema_fn_has_key(struct sema_ctx *ctx, struct node *n);
+void sema_fn_getopt(struct sema_ctx *ctx, struct node *n);
+/* After the walks: a named parameter no getopt() reads is an error; so is --help, which lists. */
+void sema_getopt_finish(struct sema_ctx *ctx);
 void sema_fn_strlen(struct sema_ctx *ctx, struct node *n);
 /* nsecs(clock): monotonic, boot, tai (sw_tai is tai); n->idx says which (enum func_clock) */
 void sema_fn_nsecs(struct sema_ctx *ctx, struct node *n);

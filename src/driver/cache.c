@@ -154,6 +154,8 @@ static int cache_key(struct aot_cache *c, const char *name, const char *text, si
 	key_blob(k, "text", text, len);
 	for (int i = 0; i < o->nparams; i++)
 		key_str(k, "param", o->params[i]);
+	for (int i = 0; i < o->nnamed; i++)
+		key_str(k, "named", o->named[i]);
 	key_list(k, "-I", o->include_dirs);
 	key_list(k, "--include", o->includes);
 	fprintf(k,

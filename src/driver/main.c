@@ -119,11 +119,14 @@ static const struct aot_cli_opt cli_info_opts[] = {
 
 static void cli_usage(FILE *f, const struct aot_cli_table *tables)
 {
-	fprintf(f, "usage: aotrace [OPTIONS] FILE|- [ARGS...]\n"
-		   "       aotrace [OPTIONS] -e PROGRAM [ARGS...]\n"
-		   "       aotrace -l [-v] [PATTERN]\n\n"
-		   "Compile a bpftrace program ahead of time into a BPF ELF object, and run it.\n\n"
-		   "options:\n");
+	fprintf(f,
+		"usage: aotrace [OPTIONS] FILE|- [ARGS...] [-- [ARGS...] [--NAME[=VALUE]...]]\n"
+		"       aotrace [OPTIONS] -e PROGRAM [ARGS...] [-- ...]\n"
+		"       aotrace -l [-v] [PATTERN]\n\n"
+		"Compile a bpftrace program ahead of time into a BPF ELF object, and run it.\n"
+		"ARGS are its positional parameters ($1, ...); --NAME[=VALUE] after -- its named\n"
+		"ones, for getopt(\"NAME\", DEFAULT); -- --help lists the script's.\n\n"
+		"options:\n");
 	aot_cli_help(f, tables);
 	fprintf(f,
 		"\nconfig:\n  a script may begin with config = { key = value; ... } (man aotrace, "
@@ -178,6 +181,38 @@ static int cli_parse_dump(const char *arg, unsigned *dump)
 }
 
 /* 0: go on; 1: done (help or version printed); -EINVAL: usage error, already reported. */
+/*
+ * The arguments after the script: "--name" and "--name=value" (only after "--") are named
+ * parameters for getopt(), the rest positional ($1, ...). The first "--" is dropped where
+ * getopt_long's reordering left it (after positional ones: `-e P 7 -- --n`). Reordered in
+ * place, positional ones first, each kind in its order.
+ */
+static void cli_split_params(char **args, int n, struct aot_compile_opts *o)
+{
+	bool dashes = false;
+	int npos = 0;
+
+	for (int i = 0; i < n; i++) {
+		char *a = args[i];
+
+		if (!strcmp(a, "--") && !dashes) {
+			dashes = true;
+			memmove(args + i, args + i + 1, (size_t)(n - i - 1) * sizeof(*args));
+			n--;
+			i--;
+			continue;
+		}
+		if (!strncmp(a, "--", 2) && a[2])
+			continue;
+		memmove(args + npos + 1, args + npos, (size_t)(i - npos) * sizeof(*args));
+		args[npos++] = a;
+	}
+	o->params = args;
+	o->nparams = npos;
+	o->named = args + npos;
+	o->nnamed = n - npos;
+}
+
 static int cli_parse(int argc, char **argv, struct cli *cli)
 {
 	const struct aot_cli_table tables[] = {
@@ -319,8 +354,7 @@ static int cli_parse(int argc, char **argv, struct cli *cli)
 		}
 		cli->file = argv[optind++];
 	}
-	cli->compile.params = argv + optind;
-	cli->compile.nparams = argc - optind;
+	cli_split_params(argv + optind, argc - optind, &cli->compile);
 	cli->compile.include_dirs = cli->include_dirs;
 	cli->compile.includes = cli->includes;
 	/* Run-time options the compiler also heeds: it expands probes and reports warnings. */

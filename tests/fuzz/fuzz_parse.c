@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * libFuzzer target: script text through the lexer and the parser, then the AST dump and the
- * diagnostics printer (which re-reads source lines by the locations the parser recorded). Any
- * input must end in a tree or in diagnostics, never in a crash, a leak or undefined behaviour.
+ * libFuzzer target: script text through the lexer, the parser and macro expansion, then the AST
+ * dump and the diagnostics printer (which re-reads source lines by the locations the parser
+ * recorded). Any input must end in a tree or in diagnostics, never in a crash, a leak or
+ * undefined behaviour.
  */
 #include <stdint.h>
 #include <stdio.h>

@@ -653,6 +653,62 @@ static char *read_file(const char *path, size_t *len)
 	return buf;
 }
 
+/* The first statement of the only probe after macro expansion (macros leave the program). */
+static struct node *macro_first_stmt(struct parse_fixture *fx, const char *text)
+{
+	struct node *probe;
+
+	parse_str(fx, text);
+	assert_int_equal(fx->err, 0);
+	assert_int_equal(macro_expand(&fx->prog, &fx->d), 0);
+	probe = fx->prog.root->body;
+	assert_int_equal(probe->kind, NODE_PROBE);
+	assert_null(probe->next);
+	return probe->body->body;
+}
+
+/* Macros: a value is a block expression, a statement a block; arguments and hygiene. */
+static void test_macros(void **state)
+{
+	struct parse_fixture fx;
+	struct node *s, *blk;
+
+	(void)state;
+	s = macro_first_stmt(&fx, "macro m(x) { x + 1 } BEGIN { $a = m(2); }");
+	assert_int_equal(s->kind, NODE_ASSIGN);
+	blk = s->rhs;
+	assert_int_equal(blk->kind, NODE_BLOCK);
+	assert_int_equal(blk->lhs->kind, NODE_BINOP);
+	assert_int_equal(blk->lhs->lhs->kind, NODE_INT);
+	assert_int_equal(blk->lhs->lhs->num, 2);
+	parse_done(&fx);
+
+	/* the body's $v is its own; a $var parameter is the caller's */
+	s = macro_first_stmt(&fx, "macro m($p) { $v = $p; $v } BEGIN { $v = m($w); }");
+	blk = s->rhs;
+	assert_int_equal(blk->body->kind, NODE_ASSIGN);
+	assert_string_not_equal(blk->body->lhs->name, "$v");
+	assert_string_equal(blk->body->rhs->name, "$w");
+	assert_string_equal(blk->lhs->name, blk->body->lhs->name);
+	parse_done(&fx);
+
+	/* a statement macro is a block in the statement's place; @m is the caller's map */
+	s = macro_first_stmt(&fx, "macro s(@m) { @m = 1; } BEGIN { s(@x); print(1); }");
+	assert_int_equal(s->kind, NODE_BLOCK);
+	assert_null(s->lhs);
+	assert_int_equal(s->body->kind, NODE_ASSIGN);
+	assert_string_equal(s->body->lhs->name, "@x");
+	assert_int_equal(s->next->kind, NODE_EXPR_STMT);
+	parse_done(&fx);
+
+	/* a bare name calls a macro without parameters */
+	s = macro_first_stmt(&fx, "macro one() { 1 } BEGIN { if one { exit(); } }");
+	assert_int_equal(s->kind, NODE_IF);
+	assert_int_equal(s->cond->kind, NODE_BLOCK);
+	assert_int_equal(s->cond->lhs->kind, NODE_INT);
+	parse_done(&fx);
+}
+
 /* Every tool script bpftrace ships must parse cleanly. */
 static void test_bpftrace_tools(void **state)
 {
@@ -758,6 +814,7 @@ int main(void)
 		cmocka_unit_test(test_recovery),
 		cmocka_unit_test(test_missing_brace_before_probe),
 		cmocka_unit_test(test_hostile_input),
+		cmocka_unit_test(test_macros),
 		cmocka_unit_test(test_bpftrace_tools),
 		cmocka_unit_test(test_error_cases),
 	};

@@ -1,0 +1,378 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Macro expansion, the end of the parse pass: every call of a bpftrace macro becomes a copy of
+ * its body, a block (a block expression when the body ends in a value). Hygiene as bpftrace
+ * 0.22+ defines it: a $var the body makes is its own in each expansion (renamed), a $var or @map
+ * parameter stands for the caller's, a plain parameter for the argument expression, and the
+ * body reaches no other map. The macros themselves leave the program.
+ */
+#include <errno.h>
+#include <string.h>
+
+#include "arena.h"
+#include "frontend.h"
+
+/* Expansions in one program: more is a macro that doubles itself level after level. */
+#define MACRO_MAX_EXPANSIONS 10000
+#define MACRO_MAX_NESTING 64
+/* Nodes the expansions may make: m(m(m(x))) of macro m(x) { x + x } doubles at each level. */
+#define MACRO_MAX_NODES 100000
+
+struct macro_ctx {
+	struct arena *a;
+	struct diags *d;
+	struct node *macros; /* the NODE_MACRO items, chained by next */
+	/* the macros being expanded, outermost first: a call of one of them is recursion */
+	const struct node *active[MACRO_MAX_NESTING];
+	int nactive;
+	unsigned expansions;
+	unsigned long nodes; /* made by expansions so far */
+	bool too_big;	     /* MACRO_MAX_NODES reached and reported */
+};
+
+/* One expansion: the macro and its arguments, in the order of its parameters. */
+struct macro_bind {
+	const struct node *macro;
+	struct node **args;
+	unsigned serial;
+};
+
+static struct node *macro_find(const struct macro_ctx *c, const char *name)
+{
+	for (struct node *m = c->macros; m; m = m->next)
+		if (!strcmp(m->name, name))
+			return m;
+	return NULL;
+}
+
+static unsigned macro_count(const struct node *list)
+{
+	unsigned n = 0;
+
+	for (; list; list = list->next)
+		n++;
+	return n;
+}
+
+/* The argument for the parameter of this kind and name, or NULL if it is not one. */
+static struct node *macro_arg(const struct macro_bind *b, enum node_kind kind, const char *name)
+{
+	unsigned i = 0;
+
+	for (const struct node *q = b->macro->args; q; q = q->next, i++)
+		if (q->kind == kind && !strcmp(q->name, name))
+			return b->args[i];
+	return NULL;
+}
+
+static struct node *macro_copy_list(struct macro_ctx *c, const struct node *n,
+				    const struct macro_bind *b);
+
+/*
+ * A copy of one node (its next not followed) with b's substitutions made, or a plain copy when
+ * b is NULL (an argument, which belongs to the caller).
+ */
+static struct node *macro_copy(struct macro_ctx *c, const struct node *n,
+			       const struct macro_bind *b)
+{
+	struct node *copy, *arg;
+
+	if (!n || c->too_big)
+		return NULL;
+	if (++c->nodes > MACRO_MAX_NODES) {
+		c->too_big = true;
+		diag_error(c->d, n->loc, "bind an argument used many times: let $v = x;",
+			   "macro expansions make more than %u nodes", MACRO_MAX_NODES);
+		return NULL;
+	}
+	if (b && n->kind == NODE_BUILTIN && (arg = macro_arg(b, NODE_BUILTIN, n->name)))
+		return macro_copy(c, arg, NULL);
+	copy = arena_alloc(c->a, sizeof(*copy));
+	*copy = *n;
+	copy->next = NULL;
+	if (b && n->kind == NODE_VAR) {
+		arg = macro_arg(b, NODE_VAR, n->name);
+		copy->name =
+			arg ? arg->name
+			    : arena_printf(c->a, "%s@%s.%u", n->name, b->macro->name, b->serial);
+	} else if (b && n->kind == NODE_MAP) {
+		arg = macro_arg(b, NODE_MAP, n->name);
+		if (arg) {
+			copy->name = arg->name;
+		} else {
+			diag_error(c->d, n->loc,
+				   arena_printf(c->a, "pass the map in: macro %s(..., %s)",
+						b->macro->name, n->name),
+				   "macro '%s' uses %s, which is not one of its parameters",
+				   b->macro->name, n->name);
+		}
+	}
+	copy->lhs = macro_copy(c, n->lhs, b);
+	copy->rhs = macro_copy(c, n->rhs, b);
+	copy->cond = macro_copy(c, n->cond, b);
+	copy->type_expr = macro_copy(c, n->type_expr, b);
+	copy->body = macro_copy_list(c, n->body, b);
+	copy->else_body = macro_copy_list(c, n->else_body, b);
+	copy->args = macro_copy_list(c, n->args, b);
+	return copy;
+}
+
+static struct node *macro_copy_list(struct macro_ctx *c, const struct node *n,
+				    const struct macro_bind *b)
+{
+	struct node *first = NULL, **tail = &first;
+
+	for (; n && !c->too_big; n = n->next) {
+		*tail = macro_copy(c, n, b);
+		if (!*tail)
+			break;
+		tail = &(*tail)->next;
+	}
+	return first;
+}
+
+static void macro_walk_list(struct macro_ctx *c, struct node **np);
+
+/*
+ * Do the arguments (a list) fit m's parameters, in number and in kind? When report, says why
+ * not: each argument of the wrong kind.
+ */
+static bool macro_args_fit(struct macro_ctx *c, const struct node *m, const struct node *call,
+			   bool report)
+{
+	unsigned nparams = macro_count(m->args), nargs = macro_count(call->args);
+	const struct node *a = call->args;
+	bool ok = true;
+
+	if (nparams != nargs) {
+		if (report)
+			diag_error(c->d, call->loc,
+				   arena_printf(c->a, "macro %s is defined at line %u", m->name,
+						m->loc.line),
+				   "macro '%s' takes %u argument%s, %u given", m->name, nparams,
+				   nparams == 1 ? "" : "s", nargs);
+		return false;
+	}
+	for (const struct node *q = m->args; q; q = q->next, a = a->next) {
+		if (q->kind == NODE_VAR && a->kind != NODE_VAR) {
+			if (report)
+				diag_error(c->d, a->loc, "pass a scratch variable such as $x",
+					   "macro '%s' takes a variable for %s", m->name, q->name);
+			ok = false;
+		} else if (q->kind == NODE_MAP && (a->kind != NODE_MAP || a->args)) {
+			if (report)
+				diag_error(c->d, a->loc, "pass a map without keys such as @m",
+					   "macro '%s' takes a map for %s", m->name, q->name);
+			ok = false;
+		}
+	}
+	return ok;
+}
+
+/*
+ * The definition of the macro call names that its arguments fit (macros of one name may differ
+ * in their parameters), or NULL after saying why the first of that name does not.
+ */
+static const struct node *macro_pick(struct macro_ctx *c, const struct node *call)
+{
+	const struct node *first = NULL;
+
+	for (const struct node *m = c->macros; m; m = m->next) {
+		if (strcmp(m->name, call->name))
+			continue;
+		if (macro_args_fit(c, m, call, false))
+			return m;
+		first = first ? first : m;
+	}
+	macro_args_fit(c, first, call, true);
+	return NULL;
+}
+
+/* "a > b > a": the macros being expanded, then m, for the error that m recurses. */
+static char *macro_chain(struct macro_ctx *c, const struct node *m)
+{
+	char *s = "";
+
+	for (int k = 0; k < c->nactive; k++)
+		s = arena_printf(c->a, "%s%s > ", s, c->active[k]->name);
+	return arena_printf(c->a, "%s%s", s, m->name);
+}
+
+/*
+ * The expansion of call (a CALL or a bare name) of a macro: a BLOCK, its lhs the value; NULL
+ * after an error. The arguments are expanded first, in the caller's scope.
+ */
+static struct node *macro_expand_call(struct macro_ctx *c, struct node *call)
+{
+	struct macro_bind b = { 0 };
+	struct node *inst;
+	unsigned i = 0;
+
+	macro_walk_list(c, &call->args);
+	b.macro = macro_pick(c, call);
+	if (!b.macro)
+		return NULL;
+	for (int k = 0; k < c->nactive; k++) {
+		if (c->active[k] == b.macro) {
+			diag_error(c->d, call->loc,
+				   arena_printf(c->a, "a macro cannot expand into itself: %s",
+						macro_chain(c, b.macro)),
+				   "macro '%s' calls itself", b.macro->name);
+			return NULL;
+		}
+	}
+	if (c->nactive == MACRO_MAX_NESTING || ++c->expansions > MACRO_MAX_EXPANSIONS) {
+		diag_error(c->d, call->loc, NULL, "too many macro expansions (more than %u)",
+			   c->nactive == MACRO_MAX_NESTING ? MACRO_MAX_NESTING
+							   : MACRO_MAX_EXPANSIONS);
+		return NULL;
+	}
+	b.args = arena_alloc(c->a, (macro_count(call->args) + 1) * sizeof(*b.args));
+	for (struct node *a = call->args; a; a = a->next)
+		b.args[i++] = a;
+	b.serial = c->expansions;
+	inst = macro_copy(c, b.macro->body, &b);
+	if (!inst)
+		return NULL;
+	c->active[c->nactive++] = b.macro;
+	macro_walk_list(c, &inst->body);
+	macro_walk_list(c, &inst->lhs);
+	c->nactive--;
+	return inst;
+}
+
+/* Does n, a CALL or a bare name, call a macro? */
+static bool macro_called(const struct macro_ctx *c, const struct node *n)
+{
+	return (n->kind == NODE_CALL || n->kind == NODE_BUILTIN) && macro_find(c, n->name);
+}
+
+/*
+ * A block expression as a statement (an argument put where the body has `x;`) is the block
+ * statement with its value as the last statement: `{ printf("hi") };` is as good as
+ * `{ printf("hi"); }`, whose printf needs no value.
+ */
+static void macro_unvalue(struct macro_ctx *c, struct node **np)
+{
+	struct node *stmt = *np, *block = stmt->lhs, **tail = &block->body;
+
+	if (block->lhs) {
+		while (*tail)
+			tail = &(*tail)->next;
+		*tail = node_new(c->a, NODE_EXPR_STMT, block->lhs->loc);
+		(*tail)->lhs = block->lhs;
+		block->lhs = NULL;
+	}
+	block->next = stmt->next;
+	*np = block;
+}
+
+/* Expands every macro call in *np (one node, its next not followed). */
+static void macro_walk(struct macro_ctx *c, struct node **np)
+{
+	struct node *n = *np, *inst;
+
+	/* A call as a statement may be one without a value: the block takes its place. */
+	if (n->kind == NODE_EXPR_STMT && !n->is_discard && macro_called(c, n->lhs)) {
+		inst = macro_expand_call(c, n->lhs);
+		if (!inst)
+			return;
+		n->lhs = inst;
+		macro_unvalue(c, np);
+		return;
+	}
+	if (macro_called(c, n)) {
+		inst = macro_expand_call(c, n);
+		if (!inst)
+			return;
+		if (!inst->lhs) {
+			diag_error(c->d, n->loc,
+				   "a macro has a value when its body ends in an expression "
+				   "without ';'",
+				   "macro '%s' has no value", n->name);
+			return;
+		}
+		inst->next = n->next;
+		*np = inst;
+		return;
+	}
+	macro_walk_list(c, &n->lhs);
+	if (n->kind == NODE_EXPR_STMT && !n->is_discard && n->lhs && n->lhs->kind == NODE_BLOCK)
+		macro_unvalue(c, np);
+	macro_walk_list(c, &n->rhs);
+	macro_walk_list(c, &n->cond);
+	macro_walk_list(c, &n->type_expr);
+	macro_walk_list(c, &n->body);
+	macro_walk_list(c, &n->else_body);
+	macro_walk_list(c, &n->args);
+}
+
+static void macro_walk_list(struct macro_ctx *c, struct node **np)
+{
+	for (; *np; np = &(*np)->next)
+		macro_walk(c, np);
+}
+
+/* An earlier macro of n's name and parameter kinds: a call could not tell them apart. */
+static const struct node *macro_same(const struct macro_ctx *c, const struct node *n)
+{
+	for (const struct node *m = c->macros; m; m = m->next) {
+		const struct node *p = m->args, *q = n->args;
+
+		if (strcmp(m->name, n->name))
+			continue;
+		while (p && q && p->kind == q->kind) {
+			p = p->next;
+			q = q->next;
+		}
+		if (!p && !q)
+			return m;
+	}
+	return NULL;
+}
+
+/* Moves the macros out of the program into c->macros; reports a name defined twice. */
+static void macro_collect(struct macro_ctx *c, struct node *root)
+{
+	struct node **np = &root->body, **tail = &c->macros;
+
+	while (*np) {
+		struct node *n = *np;
+		const struct node *prev;
+
+		if (n->kind != NODE_MACRO) {
+			np = &n->next;
+			continue;
+		}
+		*np = n->next;
+		n->next = NULL;
+		prev = macro_same(c, n);
+		if (prev) {
+			diag_error(c->d, n->loc,
+				   arena_printf(c->a, "the first is at line %u", prev->loc.line),
+				   "macro '%s' is defined twice with these parameters", n->name);
+			continue;
+		}
+		*tail = n;
+		tail = &n->next;
+	}
+}
+
+int macro_expand(struct program *prog, struct diags *d)
+{
+	struct macro_ctx c = { .a = prog->arena, .d = d };
+	size_t before = d->nerrors;
+
+	if (!prog->root)
+		return 0;
+	macro_collect(&c, prog->root);
+	if (!c.macros)
+		return d->nerrors > before ? -EINVAL : 0;
+	for (struct node *n = prog->root->body; n; n = n->next) {
+		if (n->kind != NODE_PROBE)
+			continue;
+		macro_walk_list(&c, &n->cond);
+		macro_walk_list(&c, &n->body);
+	}
+	return d->nerrors > before ? -EINVAL : 0;
+}
