@@ -84,9 +84,9 @@ enum node_kind {
 	NODE_CONFIG,  /* config = { ... }: args = its NODE_CONFIG_VARs */
 	NODE_CONFIG_VAR, /* key = value: name = key; str = the value as written (a string's
 			  * contents); op = TOK_INT, TOK_STR or TOK_IDENT; num = TOK_INT's value */
-	NODE_MACRO,   /* macro NAME(params) { body }: name; args = params (VAR, MAP or BUILTIN
-		       * for a plain identifier); body = BLOCK, its lhs the value or NULL. Gone
-		       * from the program once macro_expand has run */
+	NODE_MACRO,	 /* macro NAME(params) { body }: name; args = params (VAR, MAP or BUILTIN
+			  * for a plain identifier); body = BLOCK, its lhs the value or NULL. Gone
+			  * from the program once macro_expand has run */
 };
 
 /* Operators: single-character ones are their ASCII code; the rest follow. */
