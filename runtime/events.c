@@ -200,9 +200,29 @@ static void events_signals(struct rt *rt)
 	while (rt->sigfd >= 0 && read(rt->sigfd, &si, sizeof(si)) == sizeof(si)) {
 		if (si.ssi_signo == SIGUSR1)
 			atomic_store(&rt->maps_asked, true);
-		else
+		else if (!rt->exiting) {
+			rt_signal_first((int)si.ssi_signo, (pid_t)si.ssi_pid);
 			rt->exiting = true;
+		}
 	}
+}
+
+/* async-signal-safe: written once before any reader, read by a handler with plain loads. */
+static volatile sig_atomic_t signal_first_no;
+static volatile pid_t signal_first_pid;
+static volatile uint64_t signal_first_ns;
+
+void rt_signal_first(int signo, pid_t pid)
+{
+	signal_first_pid = pid;
+	signal_first_ns = events_now_ns();
+	signal_first_no = signo;
+}
+
+bool rt_signal_is_repeat(int signo, pid_t pid)
+{
+	return signal_first_no == signo && signal_first_pid == pid &&
+	       events_now_ns() - signal_first_ns < RT_SIGNAL_REPEAT_NS;
 }
 
 /* Writes out what the last batch of events printed, as -B asks. */

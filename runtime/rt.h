@@ -364,4 +364,14 @@ void rt_maps_top_div(const struct aot_map *map, struct output_entry *ents, size_
 		     uint64_t div, bool val_signed);
 void rt_maps_entries_free(struct output_entry *ents, size_t n);
 
+/*
+ * The first signal that ends the run, so that its copy is not taken for a second one: GNU
+ * timeout sends its signal to the command and then to the whole process group, and on one CPU
+ * the two arrive one after the other. The same signal from the same sender within
+ * RT_SIGNAL_REPEAT_NS is that copy (events.c; read by runtime.c's second-signal handler).
+ */
+#define RT_SIGNAL_REPEAT_NS 200000000ULL
+void rt_signal_first(int signo, pid_t pid);
+bool rt_signal_is_repeat(int signo, pid_t pid);
+
 #endif

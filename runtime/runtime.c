@@ -196,6 +196,15 @@ static void runtime_signal_exit_now(int sig)
 	_exit(128 + sig);
 }
 
+/* The second signal's handler; the first one's copy (rt_signal_is_repeat) is not a second. */
+static void runtime_signal_exit_info(int sig, siginfo_t *info, void *uc)
+{
+	(void)uc;
+	if (rt_signal_is_repeat(sig, info->si_pid))
+		return;
+	runtime_signal_exit_now(sig);
+}
+
 /*
  * Loading and attaching are long calls that do not look at signals (bpf_object__load verifies
  * every program in one call; hundreds of links take seconds). A thread reads the signalfd
@@ -228,7 +237,9 @@ static void *runtime_watch_main(void *arg)
 			atomic_store(&w->rt->maps_asked, true);
 			continue;
 		}
-		if (atomic_exchange(&w->rt->interrupted, true))
+		if (!atomic_exchange(&w->rt->interrupted, true))
+			rt_signal_first((int)si.ssi_signo, (pid_t)si.ssi_pid);
+		else if (!rt_signal_is_repeat((int)si.ssi_signo, (pid_t)si.ssi_pid))
 			runtime_signal_exit_now((int)si.ssi_signo);
 	}
 	return NULL;
@@ -267,7 +278,7 @@ struct runtime_exit_sigs {
 
 static void runtime_signals_exiting(struct runtime_exit_sigs *s)
 {
-	struct sigaction act = { .sa_handler = runtime_signal_exit_now };
+	struct sigaction act = { .sa_sigaction = runtime_signal_exit_info, .sa_flags = SA_SIGINFO };
 	sigset_t set;
 	int i;
 
