@@ -281,10 +281,18 @@ LLVMValueRef cg_fn_exit(struct cg *cg, struct node *n)
 	return cg_i64(cg, 0);
 }
 
+/*
+ * bpftrace 0.27's padding: str() reads into one byte more than its value holds when that is
+ * under 1024 bytes, so that a string of max_strlen bytes or more fills the value with no NUL,
+ * which prints with the truncation trailer. From 1024 bytes on it reads what the value holds.
+ */
+#define CG_STR_PAD_BELOW 1024
+
 /* str(p [, len]): reads a NUL-terminated string from kernel or user memory. */
 LLVMValueRef cg_fn_str(struct cg *cg, struct node *n)
 {
 	uint32_t size = n->type.size;
+	uint32_t pad = size < CG_STR_PAD_BELOW ? size + 1 : size;
 	const struct probe_arg *pa;
 	struct node *a = n->args;
 	LLVMValueRef buf, len, args[3];
@@ -294,7 +302,7 @@ LLVMValueRef cg_fn_str(struct cg *cg, struct node *n)
 		cg_error(cg, n->loc, NULL, "str() needs an argument");
 		return cg_alloca_zero(cg, size ? size : 1, "");
 	}
-	buf = cg_alloca_zero(cg, size, "str");
+	buf = cg_alloca_zero(cg, a->type.kind == TYPE_STR ? size : pad, "str");
 	if (a->type.kind == TYPE_STR && n->field_off) {
 		/* str($N + k) in an object compiled for later: $N's text from byte k */
 		uint32_t k = n->field_off < a->type.size ? n->field_off : a->type.size;
@@ -312,7 +320,7 @@ LLVMValueRef cg_fn_str(struct cg *cg, struct node *n)
 		return buf;
 	}
 	args[2] = LLVMBuildIntToPtr(cg->b, cg_expr(cg, a), cg->t_ptr, "");
-	len = cg_i64(cg, size);
+	len = cg_i64(cg, pad);
 	if (a->next) {
 		LLVMValueRef l = cg_expr(cg, a->next);
 		LLVMValueRef big = LLVMBuildICmp(cg->b, LLVMIntUGT, l, len, "");

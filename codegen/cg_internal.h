@@ -86,9 +86,10 @@ struct cg_temp {
 };
 
 /*
- * Scratch mode: a program that needs more than the 512 bytes of BPF stack is compiled again
- * with its buffers of more than CG_SCRATCH_MIN bytes in the one per-CPU value of
- * AOT_SCRATCH_MAP, which a PERCPU_ARRAY allows up to CG_SCRATCH_MAX bytes.
+ * Buffers of more than on_stack_limit bytes (a 1024-byte string) live in the one per-CPU value
+ * of AOT_SCRATCH_MAP, which a PERCPU_ARRAY allows up to CG_SCRATCH_MAX bytes; the others on
+ * the stack. Scratch mode: a program that still needs more than the 512 bytes of BPF stack is
+ * compiled again with its buffers of more than CG_SCRATCH_MIN bytes there.
  */
 #define CG_SCRATCH_MIN 16
 #define CG_SCRATCH_MAX (32 * 1024)
@@ -124,6 +125,7 @@ struct cg {
 	bool stack_reported;
 	bool stack_over; /* the backend found the stack too small (reported in scratch mode) */
 	bool scratch_mode;
+	uint32_t stack_max; /* buffers of more bytes go to the scratch value (see CG_SCRATCH_MIN) */
 	LLVMValueRef scratch;	   /* the map global; a placeholder until its size is known */
 	LLVMValueRef scratch_base; /* the stack slot of this function's pointer to it, or NULL */
 	LLVMBasicBlockRef scratch_look;	   /* this function's lookup of it, after the entry block */

@@ -78,7 +78,7 @@ int cg_maps_scratch(struct cg *cg)
 		return 0;
 	if (cg->scratch_max > CG_SCRATCH_MAX) {
 		cg_error(cg, (struct loc){ 0 },
-			 "use fewer or shorter strings (BPFTRACE_STRLEN) in one probe",
+			 "use fewer or shorter strings (max_strlen) in one probe",
 			 "the program needs %u bytes of scratch space, more than the %u of the "
 			 "per-CPU map that holds what does not fit in the 512 bytes of BPF stack",
 			 cg->scratch_max, CG_SCRATCH_MAX);

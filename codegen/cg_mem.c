@@ -118,7 +118,7 @@ static LLVMValueRef cg_scratch_alloca(struct cg *cg, uint32_t size, const char *
 
 LLVMValueRef cg_alloca(struct cg *cg, uint32_t size, const char *name)
 {
-	if (cg->scratch_mode && size > CG_SCRATCH_MIN)
+	if (size > cg->stack_max)
 		return cg_scratch_alloca(cg, size, name);
 	return cg_stack_alloca(cg, size, name);
 }
@@ -179,7 +179,7 @@ LLVMValueRef cg_gep(struct cg *cg, LLVMValueRef p, uint64_t off)
 
 /*
  * The BPF backend expands memset and memcpy into at most 128 stores, and the optimiser merges
- * neighbouring memsets: in scratch mode, where buffers are bigger and lie side by side, copies
+ * neighbouring memsets: where buffers are in the scratch value, bigger and side by side, copies
  * and clears of big buffers go in volatile pieces (which it leaves alone) that each fit.
  */
 #define CG_MEM_PIECE 512
@@ -193,7 +193,7 @@ void cg_memset0(struct cg *cg, LLVMValueRef p, uint32_t size, unsigned align)
 {
 	LLVMValueRef zero = LLVMConstInt(cg->t_i8, 0, false);
 
-	if (!cg->scratch_mode || size <= CG_SCRATCH_MIN) {
+	if (size <= cg->stack_max && size <= CG_MEM_PIECE) {
 		if (size)
 			LLVMBuildMemSet(cg->b, p, zero, cg_i64(cg, size), align);
 		return;
@@ -209,7 +209,7 @@ void cg_memset0(struct cg *cg, LLVMValueRef p, uint32_t size, unsigned align)
 void cg_memcpy(struct cg *cg, LLVMValueRef dst, unsigned dalign, LLVMValueRef src, unsigned salign,
 	       uint32_t size)
 {
-	if (!cg->scratch_mode || size <= CG_SCRATCH_MIN) {
+	if (size <= cg->stack_max && size <= CG_MEM_PIECE) {
 		if (size)
 			LLVMBuildMemCpy(cg->b, dst, dalign, src, salign, cg_i64(cg, size));
 		return;

@@ -60,7 +60,7 @@ static void cg_llvm_diag(LLVMDiagnosticInfoRef di, void *arg)
 		fn = fn ? fn + strlen("in function ") : "";
 		len = (int)strcspn(fn, " ");
 		cg_error(cg, (struct loc){ 0 },
-			 "use fewer or shorter strings (BPFTRACE_STRLEN) in one probe",
+			 "use fewer or shorter strings (max_strlen) in one probe",
 			 "program %.*s needs more than the 512 bytes of BPF stack", len, fn);
 	}
 	LLVMDisposeMessage(desc);
@@ -243,7 +243,10 @@ static int cg_optimise_and_emit(struct cg *cg, LLVMTargetMachineRef tm, void **e
 static int cg_compile_pass(struct program *prog, struct diags *d, bool scratch_mode,
 			   bool *stack_over, void **elf, size_t *elf_size)
 {
-	struct cg cg = { .prog = prog, .d = d, .scratch_mode = scratch_mode };
+	struct cg cg = { .prog = prog,
+			 .d = d,
+			 .scratch_mode = scratch_mode,
+			 .stack_max = prog->opts->on_stack_limit };
 	LLVMTargetMachineRef tm = NULL;
 	LLVMTargetDataRef td;
 	size_t errors = d->nerrors;
@@ -252,6 +255,8 @@ static int cg_compile_pass(struct program *prog, struct diags *d, bool scratch_m
 
 	*elf = NULL;
 	*elf_size = 0;
+	if (scratch_mode && cg.stack_max > CG_SCRATCH_MIN)
+		cg.stack_max = CG_SCRATCH_MIN;
 
 	cg.ctx = LLVMContextCreate();
 	LLVMContextSetDiagnosticHandler(cg.ctx, cg_llvm_diag, &cg);

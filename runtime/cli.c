@@ -244,6 +244,9 @@ void aot_cli_help_env(FILE *f)
 		"true or false: whether the maps are printed at the end");
 	fprintf(f, "  %-26s %s\n", "BPFTRACE_MAX_CAT_BYTES",
 		"bytes of a file cat() prints at most (default 10240)");
+	fprintf(f, "  %-26s %s\n", "BPFTRACE_STR_TRUNC_TRAILER",
+		"printed after a string cut short at max_strlen (default \"" AOT_TRAILER_DEFAULT
+		"\")");
 	fprintf(f, "  %-26s %s\n", "BPFTRACE_LOG_SIZE",
 		"bytes of a program's verifier log (default 256 KiB, 16 MiB with -v)");
 }
@@ -327,6 +330,12 @@ static int cli_run_rest(const char *prog, const struct aot_cli_run *r, struct ao
 				     &ro->log_size);
 	if (ret)
 		return ret;
+	ro->trailer = getenv("BPFTRACE_STR_TRUNC_TRAILER");
+	if (ro->trailer && strlen(ro->trailer) > AOT_TRAILER_MAX) {
+		fprintf(stderr, "%s: BPFTRACE_STR_TRUNC_TRAILER: at most %d bytes\n", prog,
+			AOT_TRAILER_MAX);
+		return -EINVAL;
+	}
 	if (!r->cmd)
 		return 0;
 	we = calloc(1, sizeof(*we));

@@ -140,14 +140,16 @@ static char *explain_type_str(const struct aot_meta *m, const struct aot_type *t
 static const char *const explain_setting_names[AOT_SET_N] = {
 	[AOT_SET_MISSING] = "missing_probes", [AOT_SET_PRINT_MAPS] = "print_maps_on_exit",
 	[AOT_SET_RB_PAGES] = "perf_rb_pages", [AOT_SET_CAT_MAX] = "max_cat_bytes",
-	[AOT_SET_LOG_SIZE] = "log_size",
+	[AOT_SET_LOG_SIZE] = "log_size",      [AOT_SET_TRAILER] = "str_trunc_trailer",
 };
 
 /* A setting's value as the script wrote it: a word for the two enumerations, else a number. */
-static const char *explain_setting_word(uint32_t i, uint32_t v)
+static const char *explain_setting_word(const struct aot_meta *m, uint32_t i, uint32_t v)
 {
 	static const char *const missing[] = { "warn", "error", "ignore" };
 
+	if (i == AOT_SET_TRAILER)
+		return m->trailer ? m->trailer : "?";
 	if (i == AOT_SET_MISSING)
 		return v - 1 < 3 ? missing[v - 1] : "?";
 	if (i == AOT_SET_PRINT_MAPS)
@@ -165,7 +167,7 @@ static void explain_settings(struct rt_buf *b, const struct aot_meta *m)
 
 	for (uint32_t i = 0; i < AOT_SET_N; i++) {
 		uint32_t v = m->settings[i];
-		const char *word = explain_setting_word(i, v);
+		const char *word = explain_setting_word(m, i, v);
 
 		if (!v)
 			continue;
@@ -173,7 +175,9 @@ static void explain_settings(struct rt_buf *b, const struct aot_meta *m)
 			b, "%s  %s = ", any ? "" : "\nconfig block (under flags and BPFTRACE_*):\n",
 			explain_setting_names[i]);
 		any = true;
-		if (word)
+		if (i == AOT_SET_TRAILER)
+			rt_buf_printf(b, "\"%s\"\n", word);
+		else if (word)
 			rt_buf_printf(b, "%s\n", word);
 		else
 			rt_buf_printf(b, "%u\n", v);
@@ -372,7 +376,7 @@ static void explain_json(struct explain *e, const char *name)
 	json_key(w, "config", 6);
 	json_object_begin(w);
 	for (uint32_t i = 0; i < AOT_SET_N; i++) {
-		const char *word = explain_setting_word(i, m->settings[i]);
+		const char *word = explain_setting_word(m, i, m->settings[i]);
 
 		if (!m->settings[i])
 			continue;

@@ -119,16 +119,13 @@ int rt_printf_format(struct rt_buf *out, const struct rt_render *r, const struct
 		data = p + e->offset;
 		if (sp.arg != AOT_CONV_INT ||
 		    (e->type.kind != AOT_K_INT && e->type.kind != AOT_K_BOOL)) {
-			if (e->type.kind == AOT_K_STR) {
-				printf_text(out, &sp, data, rt_value_strlen(&e->type, data));
-			} else {
-				rt_buf_reset(&tmp);
-				if (e->type.kind == AOT_K_BUF)
-					rt_buf_bytes(&tmp, &e->type, data, sp.buf_mode);
-				else
-					rt_value_text(&tmp, r, &e->type, data, false);
-				printf_text(out, &sp, tmp.s ? tmp.s : "", tmp.len);
-			}
+			/* a string cut short gets its trailer here too, as in bpftrace 0.27 */
+			rt_buf_reset(&tmp);
+			if (e->type.kind == AOT_K_BUF)
+				rt_buf_bytes(&tmp, &e->type, data, sp.buf_mode);
+			else
+				rt_value_text(&tmp, r, &e->type, data, false);
+			printf_text(out, &sp, tmp.s ? tmp.s : "", tmp.len);
 			continue;
 		}
 		printf_int(out, &sp, rt_value_int(&e->type, data));

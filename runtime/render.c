@@ -54,6 +54,16 @@ size_t rt_value_strlen(const struct aot_type *t, const void *data)
 	return nul ? (size_t)(nul - (const char *)data) : t->size;
 }
 
+void rt_value_str(struct rt_buf *out, const struct rt_render *r, const struct aot_type *t,
+		  const void *data)
+{
+	size_t n = rt_value_strlen(t, data);
+
+	rt_buf_add(out, data, n);
+	if (n == t->size && n && r && r->trailer)
+		rt_buf_add(out, r->trailer, strlen(r->trailer));
+}
+
 /* An address nothing could name: C++'s ostream << (void *) spelling, "0" for NULL. */
 static void render_addr(struct rt_buf *out, uint64_t addr)
 {
@@ -377,7 +387,7 @@ void rt_value_text(struct rt_buf *out, const struct rt_render *r, const struct a
 		rt_buf_printf(out, "%s", p[0] ? "true" : "false");
 		break;
 	case AOT_K_STR:
-		rt_buf_add(out, data, rt_value_strlen(t, data));
+		rt_value_str(out, r, t, data);
 		break;
 	case AOT_K_TUPLE:
 		if (!bare)

@@ -117,6 +117,7 @@ extern const unsigned int rt_nsyscalls;
 /* render.c: typed values as text (bpftrace's text output) and as JSON values. */
 struct rt_render {
 	const struct aot_meta *meta;
+	const char *trailer;  /* after a string that fills its buffer: it was cut short */
 	struct rt_syms *syms; /* NULL: addresses print as hex and stacks as nothing */
 };
 
@@ -137,6 +138,12 @@ void rt_value_json(struct json_writer *w, const struct rt_render *r, const struc
 uint64_t rt_value_int(const struct aot_type *t, const void *data);
 /* Length of a string value: up to its NUL or the whole buffer. */
 size_t rt_value_strlen(const struct aot_type *t, const void *data);
+/*
+ * A string value as bpftrace 0.27 prints it: up to its NUL, or all of it and r's trailer when
+ * it has none (it was cut short).
+ */
+void rt_value_str(struct rt_buf *out, const struct rt_render *r, const struct aot_type *t,
+		  const void *data);
 
 /*
  * The bytes of a buf() (AOT_K_BUF) as bpftrace prints them: mode 0 (%r) printable ASCII as it is

@@ -401,6 +401,8 @@ static void runtime_settings(struct aot_run_opts *o, const struct aot_meta *m)
 		o->rb_pages = set[AOT_SET_RB_PAGES];
 	if (!o->cat_max && set[AOT_SET_CAT_MAX] <= AOT_CAT_BYTES_MAX)
 		o->cat_max = set[AOT_SET_CAT_MAX];
+	if (!o->trailer)
+		o->trailer = m->trailer ? m->trailer : AOT_TRAILER_DEFAULT;
 }
 
 int aot_run(const void *elf, size_t size, const struct aot_run_opts *opts)
@@ -474,6 +476,7 @@ int aot_run(const void *elf, size_t size, const struct aot_run_opts *opts)
 		goto out;
 	runtime_settings(&o, rt.meta);
 	rt.render.meta = rt.meta;
+	rt.render.trailer = o.trailer;
 	runtime_prepare(&rt);
 	err = rt_params_fill(&rt);
 	if (err)

@@ -21,8 +21,19 @@ struct probe_env;
  * The defaults of the settings a program may leave unset, each decided here once. Plain
  * numbers: aotrace --help spells them out with the preprocessor.
  */
-#define AOT_STRLEN_DEFAULT 64 /* bytes of a string value, its NUL included (bpftrace 0.17) */
-#define AOT_STRLEN_LIMIT 200  /* the most a source may ask for, as bpftrace 0.17 */
+#define AOT_STRLEN_DEFAULT 1024 /* bytes of a string value (bpftrace 0.27's max_strlen) */
+/*
+ * The most a source may ask for. bpftrace 0.27 sets no bound; here a string past the stack
+ * lives in the per-CPU scratch map, whose value holds 32 KiB: room for a few of these.
+ */
+#define AOT_STRLEN_LIMIT 8192
+/*
+ * Buffers of more bytes than this live in the scratch map from the start (on_stack_limit).
+ * bpftrace 0.27's default is 32; aotrace keeps smaller buffers on the stack and moves them all
+ * to the scratch map only for a program whose stack overflows, so only what can never fit (a
+ * 1024-byte string) has to go there at once.
+ */
+#define AOT_ON_STACK_LIMIT_DEFAULT 256
 #define AOT_MAP_KEYS_MAX_DEFAULT 4096 /* max_entries of a map */
 #define AOT_MAX_PROBES_DEFAULT 512    /* probes a program may attach, as bpftrace's default */
 
@@ -55,9 +66,9 @@ enum aot_dump {
  * the caller was built with (AOT_COMPILE_OPTS sets it), so the struct can grow. Zero means the
  * default for every field. Pointers are borrowed: what they point to must outlive the program.
  *
- * The settings (strlen_max, map_keys_max, max_probes, btf_path) have more than one source: a
- * source fills only what the ones before it left unset, so precedence is the order they are
- * applied in. The driver fills the command line's, then aot_compile_opts_from_env(); what is
+ * The settings (strlen_max, map_keys_max, max_probes, on_stack_limit, btf_path) have more than one
+ * source: a source fills only what the ones before it left unset, so precedence is the order they
+ * are applied in. The driver fills the command line's, then aot_compile_opts_from_env(); what is
  * still unset when the program is made gets its AOT_*_DEFAULT.
  */
 struct aot_compile_opts {
@@ -71,7 +82,7 @@ struct aot_compile_opts {
 	const char *const *include_dirs; /* -I DIR for the C definitions (NULL-terminated) */
 	const char *const *includes;	 /* --include FILE, before the script's own C */
 	/* settings */
-	uint32_t strlen_max;   /* BPFTRACE_STRLEN: bytes of a string value */
+	uint32_t strlen_max;   /* BPFTRACE_MAX_STRLEN: bytes of a string value */
 	uint32_t map_keys_max; /* BPFTRACE_MAP_KEYS_MAX: max_entries of maps */
 	uint32_t max_probes;   /* --max-probes, BPFTRACE_MAX_PROBES: more is an error */
 	const char *btf_path;  /* AOTRACE_BTF: kernel types from this file, not the running one's */
@@ -93,6 +104,8 @@ struct aot_compile_opts {
 	struct probe_env *env;
 	bool missing_set;    /* missing was given (a flag or BPFTRACE_MISSING_PROBES) */
 	uint32_t stack_mode; /* stack_mode: AOT_STACK_MODE_* + 1; 0: not given (bpftrace) */
+	/* BPFTRACE_ON_STACK_LIMIT: buffers of more bytes go to the scratch map at once */
+	uint32_t on_stack_limit;
 	size_t : 0;
 };
 

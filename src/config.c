@@ -19,6 +19,7 @@ enum config_kind {
 	CFG_MISSING,	/* missing_probes: both */
 	CFG_STACK_MODE, /* stack_mode: the compiler's default mode of kstack and ustack */
 	CFG_BOOL_RUN,	/* true or false for the runtime: settings[set] 1 false, 2 true */
+	CFG_TRAILER,	/* str_trunc_trailer: text for the runtime, in aot_meta */
 	CFG_FIXED,	/* what aotrace always does: only that value (fixed) is accepted */
 	CFG_UNSTABLE,	/* unstable_*: gates features aotrace does not have */
 	CFG_ENV_ONLY,	/* bpftrace reads it from the environment only */
@@ -41,6 +42,8 @@ static const struct config_key config_keys[] = {
 	{ "max_strlen", CFG_OPT(strlen_max), 0, 1, AOT_STRLEN_LIMIT },
 	{ "max_map_keys", CFG_OPT(map_keys_max), 0, 1, 1u << 24 },
 	{ "max_probes", CFG_OPT(max_probes), 0, 1, UINT32_MAX },
+	{ "on_stack_limit", CFG_OPT(on_stack_limit), 0, 1, UINT32_MAX },
+	{ "str_trunc_trailer", CFG_TRAILER },
 	{ "missing_probes", CFG_MISSING },
 	{ "stack_mode", CFG_STACK_MODE },
 	{ "perf_rb_pages", CFG_RUN, 0, AOT_SET_RB_PAGES, 1, AOT_RB_PAGES_MAX },
@@ -54,8 +57,6 @@ static const struct config_key config_keys[] = {
 	{ "cache_user_symbols", CFG_FIXED },
 	{ "lazy_symbolication", CFG_FIXED },
 	{ "max_bpf_progs", CFG_FIXED },
-	{ "on_stack_limit", CFG_FIXED },
-	{ "str_trunc_trailer", CFG_FIXED },
 	{ "unstable_import_statement", CFG_UNSTABLE },
 	{ "unstable_tseries", CFG_UNSTABLE },
 	{ "unstable_typeinfo", CFG_UNSTABLE },
@@ -187,6 +188,14 @@ static void config_set(struct config_ctx *c, const struct config_key *k, const s
 			config_bad(c, v, NULL, "valid values are true, false, 1 or 0");
 		else
 			c->prog->meta->settings[k->set] = (uint32_t)i + 1;
+		break;
+	case CFG_TRAILER:
+		if (strlen(v->str) > AOT_TRAILER_MAX) {
+			snprintf(range, sizeof(range), "at most %d bytes", AOT_TRAILER_MAX);
+			config_bad(c, v, NULL, range);
+		} else if (aot_meta_set_trailer(c->prog->meta, v->str)) {
+			diag_error(c->d, v->loc, NULL, "%s: out of memory", v->name);
+		}
 		break;
 	case CFG_MISSING:
 		i = config_word(v->str, missing, 3);

@@ -684,10 +684,12 @@ void sema_fn_str(struct sema_ctx *ctx, struct node *n)
 	a = n->args;
 	sema_args(ctx, a);
 	if (a->type.kind == TYPE_STR) {
-		/* str($1) is a string[BPFTRACE_STRLEN], as any str() in bpftrace */
+		/* str($1) is a string[max_strlen], as any str() in bpftrace */
 		if (a->kind == NODE_STR && a->type.size < n->type.size)
 			a->type.size = n->type.size;
-		n->type = a->type;
+		/* a longer one (str(comm) of max_strlen 4) is cut short, as in bpftrace 0.27 */
+		if (a->type.size <= n->type.size)
+			n->type = a->type;
 		if (a->next)
 			sema_need_int(ctx, a->next, "the length of str()");
 		return;

@@ -30,6 +30,8 @@ static const struct setting settings[] = {
 	  offsetof(struct aot_compile_opts, map_keys_max) },
 	{ "BPFTRACE_MAX_PROBES", NULL, AOT_MAX_PROBES_DEFAULT, UINT32_MAX,
 	  offsetof(struct aot_compile_opts, max_probes) },
+	{ "BPFTRACE_ON_STACK_LIMIT", NULL, AOT_ON_STACK_LIMIT_DEFAULT, UINT32_MAX,
+	  offsetof(struct aot_compile_opts, on_stack_limit) },
 };
 #define NSETTINGS (sizeof(settings) / sizeof(settings[0]))
 

@@ -91,7 +91,19 @@ void aot_meta_free(struct aot_meta *m)
 	free(m->maps);
 	free(m->fmts);
 	free(m->elems);
+	free(m->trailer);
 	free(m);
+}
+
+int aot_meta_set_trailer(struct aot_meta *m, const char *trailer)
+{
+	char *t = strdup(trailer);
+
+	if (!t)
+		return -ENOMEM;
+	free(m->trailer);
+	m->trailer = t;
+	return 0;
 }
 
 /* strdup that keeps NULL as NULL; *ok turns false on allocation failure. */
@@ -392,7 +404,9 @@ int aot_meta_write(const struct aot_meta *m, void **out, size_t *size)
 	pos = 0;
 	meta_rec32(rec, &pos, AOT_SET_N);
 	for (i = 0; i < AOT_SET_N; i++)
-		meta_rec32(rec, &pos, m->settings[i]);
+		meta_rec32(rec, &pos,
+			   i == AOT_SET_TRAILER ? (m->trailer ? meta_str(&strs, m->trailer) + 1 : 0)
+						: m->settings[i]);
 
 	offs[4] = b.len;
 	if (strs.failed)
@@ -891,6 +905,9 @@ int aot_meta_read(const void *buf, size_t size, struct aot_meta **out, char *err
 	r.m->version = meta_get32(h + 8);
 	r.m->nparams = meta_get32(h + 16);
 	err = meta_read_settings(&r, meta_get32(h + 20));
+	if (!err && r.m->settings[AOT_SET_TRAILER])
+		err = meta_read_str(&r, r.m->settings[AOT_SET_TRAILER] - 1, false, &r.m->trailer,
+				    "setting", AOT_SET_TRAILER);
 	if (err)
 		goto out;
 	err = meta_read_probes(&r, off[0], cnt[0]);

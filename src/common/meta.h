@@ -310,6 +310,11 @@ enum aot_setting {
 	AOT_SET_RB_PAGES,    /* perf_rb_pages */
 	AOT_SET_CAT_MAX,     /* max_cat_bytes */
 	AOT_SET_LOG_SIZE,    /* log_size */
+	/*
+	 * str_trunc_trailer: in the serialised settings record, the offset of aot_meta.trailer in
+	 * the string table + 1 (the builder and the reader fill it; code reads .trailer)
+	 */
+	AOT_SET_TRAILER,
 	AOT_SET_N,
 };
 
@@ -325,6 +330,7 @@ struct aot_meta {
 	uint32_t nelems;
 	uint32_t nparams; /* highest positional parameter the program uses (AOT_PARAMS_MAP) */
 	uint32_t settings[AOT_SET_N];
+	char *trailer; /* str_trunc_trailer of the config block; NULL: not given */
 };
 
 /* Builders used by the compiler; strings are copied. Each returns the new index, or -ENOMEM. */
@@ -333,6 +339,8 @@ void aot_meta_free(struct aot_meta *m);
 int aot_meta_add_probe(struct aot_meta *m, const struct aot_probe *p);
 int aot_meta_add_map(struct aot_meta *m, const struct aot_map *map);
 int aot_meta_add_fmt(struct aot_meta *m, const struct aot_fmt *f);
+/* The config block's str_trunc_trailer (copied, replacing any before). 0 or -ENOMEM. */
+int aot_meta_set_trailer(struct aot_meta *m, const char *trailer);
 /* Reserves n consecutive tuple elements and returns the index of the first. */
 int aot_meta_add_elems(struct aot_meta *m, uint32_t n);
 

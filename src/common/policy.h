@@ -27,5 +27,11 @@ enum aot_missing_policy {
 /* The verifier log sizes log_size may ask for: what the kernel accepts. */
 #define AOT_LOG_SIZE_MIN 128
 #define AOT_LOG_SIZE_MAX (UINT32_MAX >> 2)
+/*
+ * str_trunc_trailer: what a string that filled its whole buffer (it was cut short) prints
+ * after it, as bpftrace 0.27 prints it, and the longest trailer taken.
+ */
+#define AOT_TRAILER_DEFAULT ".."
+#define AOT_TRAILER_MAX 64
 
 #endif

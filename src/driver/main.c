@@ -134,6 +134,9 @@ static void cli_usage(FILE *f, const struct aot_cli_table *tables)
 		"over the block\n");
 	fprintf(f, "\nenvironment:\n  %-26s %s (default %u, at most %u)\n", "BPFTRACE_MAX_STRLEN",
 		"bytes of a string value, including the NUL", AOT_STRLEN_DEFAULT, AOT_STRLEN_LIMIT);
+	fprintf(f, "  %-26s %s (default %u)\n", "BPFTRACE_ON_STACK_LIMIT",
+		"bytes of a buffer past which it lives in the scratch map",
+		AOT_ON_STACK_LIMIT_DEFAULT);
 	fprintf(f, "  %-26s %s\n", "XDG_CACHE_HOME",
 		"compiled objects are kept in $XDG_CACHE_HOME/aotrace (~/.cache/aotrace)");
 	aot_cli_help_env(f);

@@ -230,7 +230,7 @@ static void test_tracepoint_args(void **state)
 	assert_int_equal(key->kind, NODE_CALL);
 	assert_int_equal(key->func, FN_STR);
 	assert_true(key->is_user);
-	assert_int_equal(key->type.size, 64);
+	assert_int_equal(key->type.size, AOT_STRLEN_DEFAULT);
 	tl_free(c);
 	c = compile("tracepoint:syscalls:sys_enter_openat { @ = args->nonexistent; }", NULL, 0);
 	assert_true(tl_has_error(c, "has no field 'nonexistent'"));
