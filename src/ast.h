@@ -116,6 +116,10 @@ struct var_info {
 	struct loc first; /* where it was declared or first assigned */
 	bool declared;	  /* by let */
 	bool typed;	  /* let $x: TYPE: the type is fixed, values convert to it */
+	/* the integer type bpftrace 0.27 gives it (sema_narrow.c), TYPE_NONE if not an integer;
+	 * narrow_lit: every value it was given is a literal that is never negative */
+	struct type narrow;
+	bool narrow_lit;
 	/*
 	 * line != 0: first assigned inside both branches of the if here, it outlives the if as in
 	 * bpftrace 0.21 and earlier; its next use says so once (0.22 and later refuse it).
@@ -134,6 +138,8 @@ struct map_info {
 	struct loc first_use; /* for "declared here" notes */
 	int64_t lhist_min, lhist_max, lhist_step; /* value LHIST: the literal parameters */
 	const struct node *decl;		  /* its MAPDECL (let @m = lruhash(N)), or NULL */
+	struct type narrow;			  /* as var_info.narrow, of its values */
+	bool narrow_lit;
 	struct map_info *next;
 };
 

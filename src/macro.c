@@ -67,6 +67,46 @@ static struct node *macro_arg(const struct macro_bind *b, enum node_kind kind, c
 
 static struct node *macro_copy_list(struct macro_ctx *c, const struct node *n,
 				    const struct macro_bind *b);
+static struct node *macro_copy(struct macro_ctx *c, const struct node *n,
+			       const struct macro_bind *b);
+
+/*
+ * A type the body writes with a parameter the call gave typeof(T) for ((t)x, (t *)x, let $v: t,
+ * sizeof(t)): T in its place, as bpftrace 0.27 substitutes types. typeof(expr) stands for the
+ * expression's type, which takes no '*' or '[N]' after it.
+ */
+static void macro_subst_type(struct macro_ctx *c, struct node *copy, const struct macro_bind *b)
+{
+	const char *text = copy->cast_type;
+	size_t len = strcspn(text, " *[");
+	const struct node *arg;
+	unsigned i = 0;
+
+	for (const struct node *q = b->macro->args; q; q = q->next, i++) {
+		if (q->kind != NODE_BUILTIN || strlen(q->name) != len ||
+		    strncmp(q->name, text, len))
+			continue;
+		arg = b->args[i];
+		if (arg->kind != NODE_TYPE)
+			return;
+		if (arg->type_expr->kind == NODE_TYPE) {
+			copy->cast_type =
+				arena_printf(c->a, "%s%s", arg->type_expr->cast_type, text + len);
+			return;
+		}
+		if (text[len]) {
+			diag_error(c->d, copy->loc,
+				   "cast to the expression's type, then take its address",
+				   "'%s': %s stands for typeof() of an expression, which takes no "
+				   "'*' or '[N]'",
+				   text, q->name);
+			return;
+		}
+		copy->cast_type = NULL;
+		copy->type_expr = macro_copy(c, arg->type_expr, NULL);
+		return;
+	}
+}
 
 /*
  * A copy of one node (its next not followed) with b's substitutions made, or a plain copy when
@@ -114,6 +154,8 @@ static struct node *macro_copy(struct macro_ctx *c, const struct node *n,
 	copy->body = macro_copy_list(c, n->body, b);
 	copy->else_body = macro_copy_list(c, n->else_body, b);
 	copy->args = macro_copy_list(c, n->args, b);
+	if (b && copy->cast_type && !copy->type_expr)
+		macro_subst_type(c, copy, b);
 	return copy;
 }
 

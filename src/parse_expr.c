@@ -463,6 +463,14 @@ struct node *parse_primary(struct parser *p)
 			parse_next(p);
 			return n;
 		}
+		/* typeof(x) as a value: a type passed to a macro, my_macro(typeof(uint8), $x) */
+		if (!strcmp(t.text, "typeof") && tok_is(parse_peek(p, 1), '(')) {
+			n = parse_new(p, NODE_TYPE, &t);
+			if (!parse_type_into(p, n))
+				return NULL;
+			n->loc = parse_span(n->loc, p->prev.loc);
+			return n;
+		}
 		if (tok_is(parse_peek(p, 1), '(')) {
 			n = parse_new(p, NODE_CALL, &t);
 			n->name = t.text;

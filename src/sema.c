@@ -180,6 +180,8 @@ static void sema_assign_map(struct sema_ctx *ctx, struct node *n)
 	}
 	if (rhs->kind == NODE_CALL && rhs->func == FN_LHIST)
 		sema_lhist_params(ctx, m, rhs);
+	if (!is_agg && !n->op)
+		sema_narrow_assign(ctx, &m->narrow, &m->narrow_lit, rhs);
 	if (m->value.kind == TYPE_NONE) {
 		m->value = is_agg ? rhs->type : type_storage(ctx->a, &rhs->type);
 		n->lhs->type = m->value;
@@ -545,6 +547,8 @@ static void sema_assign_var(struct sema_ctx *ctx, struct node *n, struct node *v
 		var->type = v->type;
 		return;
 	}
+	if (!n->op)
+		sema_narrow_assign(ctx, &v->narrow, &v->narrow_lit, rhs);
 	if (!type_merge(ctx->a, &v->type, &rhs->type) &&
 	    !sema_merge_bool(ctx, &v->type, rhs, arena_printf(ctx->a, "variable %s", var->name))) {
 		sema_error(ctx, n->loc, NULL, "variable %s cannot hold both %s and %s", var->name,
@@ -598,6 +602,7 @@ static void sema_let(struct sema_ctx *ctx, struct node *n)
 		}
 		v->type = t;
 		v->typed = true;
+		v->narrow = t.kind == TYPE_INT ? t : (struct type){ 0 };
 		n->lhs->type = t;
 	}
 	if (n->rhs)

@@ -164,6 +164,11 @@ void sema_fn_sizeof(struct sema_ctx *ctx, struct node *n)
 	uint64_t size = 0;
 	struct type t;
 
+	if (n->args && !n->args->next && n->args->kind == NODE_TYPE && n->args->type_expr) {
+		/* sizeof(t) in a macro that was given typeof(x) for t */
+		n->type_expr = n->args->type_expr;
+		n->args = NULL;
+	}
 	if (n->type_expr) {
 		/* sizeof(typeof(x)) */
 		n->type = type_int(8, false);
@@ -185,7 +190,8 @@ void sema_fn_sizeof(struct sema_ctx *ctx, struct node *n)
 		sema_expr(ctx, n->args);
 		if (n->args->type.kind == TYPE_NONE)
 			return;
-		size = n->args->type.kind == TYPE_BOOL ? 1 : n->args->type.size;
+		t = sema_narrow(ctx, n->args);
+		size = t.kind == TYPE_BOOL ? 1 : t.size;
 		if (type_is_agg(&n->args->type) || n->args->type.kind == TYPE_VOID) {
 			sema_error(ctx, n->args->loc, NULL, "sizeof() cannot take %s",
 				   type_name(ctx->a, &n->args->type));

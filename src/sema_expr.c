@@ -198,10 +198,56 @@ static bool sema_op_is_bool(int op)
 
 static const struct type sema_bool = { .kind = TYPE_BOOL, .size = 1 };
 
+static void sema_cast(struct sema_ctx *ctx, struct node *n);
+static bool sema_type_text(struct sema_ctx *ctx, struct node *n, const char *text,
+			   struct type *out);
+
+/*
+ * (pid_t)-1 parses as pid_t minus 1, as the parser cannot tell a type from a name: where the left
+ * side is a type (a kernel typedef, typeof() given to a macro) and the operator can start an
+ * operand (- + * &), it is a cast of that operand, as in bpftrace 0.27.
+ */
+static bool sema_binop_is_cast(struct sema_ctx *ctx, struct node *n)
+{
+	struct node *l = n->lhs, *operand;
+	struct type t;
+	bool report = ctx->report, is_type;
+
+	if (n->op != '-' && n->op != '+' && n->op != '*' && n->op != '&')
+		return false;
+	if (l->kind == NODE_BUILTIN) {
+		if (func_find(l->name, FUNC_BARE) || sema_var(ctx, l->name, false))
+			return false;
+		ctx->report = false;
+		is_type = sema_type_text(ctx, l, l->name, &t);
+		ctx->report = report;
+		if (!is_type)
+			return false;
+	} else if (l->kind != NODE_TYPE || !l->type_expr) {
+		return false;
+	}
+	operand = n->rhs;
+	if (n->op != '+') {
+		operand = node_new(ctx->a, NODE_UNOP, n->rhs->loc);
+		operand->op = n->op;
+		operand->lhs = n->rhs;
+	}
+	n->kind = NODE_CAST;
+	n->op = 0;
+	n->cast_type = l->kind == NODE_BUILTIN ? l->name : NULL;
+	n->type_expr = l->kind == NODE_BUILTIN ? NULL : l->type_expr;
+	n->lhs = operand;
+	n->rhs = NULL;
+	sema_cast(ctx, n);
+	return true;
+}
+
 static void sema_binop(struct sema_ctx *ctx, struct node *n)
 {
 	const struct type *l = &n->lhs->type, *r = &n->rhs->type;
 
+	if (sema_binop_is_cast(ctx, n))
+		return;
 	sema_expr(ctx, n->lhs);
 	sema_expr(ctx, n->rhs);
 	n->type = sema_op_is_bool(n->op) ? sema_bool : type_int(8, true);
@@ -250,6 +296,9 @@ static void sema_binop(struct sema_ctx *ctx, struct node *n)
 		 * later ((uint64)1 - (uint64)2 is -1).
 		 */
 		n->type.is_signed = (l->is_signed && r->is_signed) || n->op == '-';
+		/* as in bpftrace 0.27, >> is a logical shift, except between literals (-16 >> 2) */
+		if (n->op == OP_SHR && !sema_is_literal(n))
+			n->type.is_signed = false;
 	}
 }
 
@@ -317,10 +366,20 @@ static void sema_unop(struct sema_ctx *ctx, struct node *n)
 	case '~':
 	case '-':
 		sema_need_int(ctx, n->lhs, arena_printf(ctx->a, "operator '%c'", n->op));
-		if (n->op == '~')
-			n->type.is_signed = n->lhs->type.is_signed;
-		if (n->op == '!')
+		if (n->op == '!') {
 			n->type = sema_bool;
+			return;
+		}
+		/*
+		 * As in bpftrace 0.27, -x and ~x of an unsigned x are unsigned and keep its width
+		 * (-(uint8)1 is 255); of a signed one they are int64.
+		 */
+		if (sema_is_int(&n->lhs->type) && !n->lhs->type.is_signed &&
+		    n->lhs->type.kind != TYPE_BOOL) {
+			struct type t = sema_narrow(ctx, n->lhs);
+
+			n->type = type_int(t.kind == TYPE_INT ? t.size : 8, false);
+		}
 		return;
 	default:
 		sema_unsupported(ctx, n,
@@ -448,7 +507,7 @@ bool sema_type_named(struct sema_ctx *ctx, struct node *n, struct type *out)
 						: type_name(ctx->a, &e->type));
 		return false;
 	}
-	*out = e->type;
+	*out = sema_narrow(ctx, e);
 	return true;
 }
 
@@ -521,6 +580,12 @@ static void sema_cast(struct sema_ctx *ctx, struct node *n)
 	if (n->type_expr || strchr(n->cast_type, '[') || sema_is_int_array(&n->lhs->type)) {
 		if (sema_type_named(ctx, n, &t))
 			sema_cast_to(ctx, n, &t);
+		return;
+	}
+	if (!strcmp(n->cast_type, "bool")) {
+		/* not the kernel's typedef of _Bool: (bool)5 is true */
+		sema_need_int(ctx, n->lhs, "a cast to bool");
+		n->type = sema_bool;
 		return;
 	}
 	if (sema_record_cast(ctx, n))
@@ -678,34 +743,7 @@ static bool sema_fold_int(const struct node *n, int64_t *v)
 		return sema_fold_int(n->lhs, v);
 	if (n->kind != NODE_BINOP || !sema_fold_int(n->lhs, &l) || !sema_fold_int(n->rhs, &r))
 		return false;
-	switch (n->op) {
-	case '+':
-		*v = (int64_t)((uint64_t)l + (uint64_t)r);
-		return true;
-	case '-':
-		*v = (int64_t)((uint64_t)l - (uint64_t)r);
-		return true;
-	case '*':
-		*v = (int64_t)((uint64_t)l * (uint64_t)r);
-		return true;
-	case '/':
-		*v = r ? l / r : 0;
-		return true;
-	case OP_SHL:
-		*v = (int64_t)((uint64_t)l << (r & 63));
-		return true;
-	case OP_SHR:
-		*v = l >> (r & 63);
-		return true;
-	case '&':
-		*v = l & r;
-		return true;
-	case '|':
-		*v = l | r;
-		return true;
-	default:
-		return false;
-	}
+	return sema_fold_op(n->op, l, r, v);
 }
 
 /*
@@ -838,6 +876,12 @@ void sema_expr(struct sema_ctx *ctx, struct node *n)
 		sema_expr(ctx, n->lhs);
 		sema_expr(ctx, n->rhs);
 		sema_index(ctx, n);
+		break;
+	case NODE_TYPE:
+		sema_error(ctx, n->loc,
+			   "typeof() names a type: in a cast (typeof(x))y, let $v: typeof(x), "
+			   "sizeof(typeof(x)), or an argument of a macro that uses it so",
+			   "a type is not a value");
 		break;
 	default:
 		sema_error(ctx, n->loc, NULL, "expected an expression, found a %s",

@@ -56,6 +56,18 @@ struct type type_tuple(struct arena *a, const struct type *elems, uint32_t n);
 const char *type_name(struct arena *a, const struct type *t);
 bool type_is_agg(const struct type *t);
 
+/* ---- sema_narrow.c: the narrow types of bpftrace 0.27 ---- */
+
+/* The type 0.27 gives n where a program sees it (typeof, sizeof): literals at their smallest. */
+struct type sema_narrow(struct sema_ctx *ctx, const struct node *n);
+/* A slot (variable, map) given rhs: its narrow type widens to hold both, as 0.27's does. */
+void sema_narrow_assign(struct sema_ctx *ctx, struct type *into, bool *into_lit,
+			const struct node *rhs);
+/* l op r of constants (+ - * / % << >> & | ^) into v; false for another op or a division by 0. */
+bool sema_fold_op(int op, int64_t l, int64_t r, int64_t *v);
+/* Integer literals and operators on them only: what 0.27 folds when compiling. */
+bool sema_is_literal(const struct node *n);
+
 /* ---- sema.c: the walks and statements ---- */
 
 struct map_info *sema_map(struct sema_ctx *ctx, struct node *n);
