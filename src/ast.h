@@ -27,9 +27,14 @@ struct source {
 	size_t len;
 };
 
-/* 1-based line and column; len is the width of the caret underline (at least 1). */
+/*
+ * 1-based line and column; len is the width of the caret underline (at least 1). file: which
+ * source (0 the program's, else an imported file: diags_file()); exp: 0, or the macro expansion
+ * the node was made by (diags_expansion()), whose call a diagnostic points at too.
+ */
 struct loc {
 	uint32_t line, col, len;
+	uint32_t file, exp;
 };
 
 enum node_kind {

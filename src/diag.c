@@ -29,6 +29,50 @@ void diags_free(struct diags *d)
 	free(d->v);
 	d->v = NULL;
 	d->n = d->cap = d->nerrors = 0;
+	for (uint32_t i = 0; i < d->nexps; i++)
+		free(d->exps[i].macro);
+	free(d->exps);
+	free(d->files);
+	d->exps = NULL;
+	d->files = NULL;
+	d->nexps = d->nfiles = 0;
+}
+
+/* Grows *v of *n elements of size to hold one more; aborts without memory, as diag_add. */
+static void *diag_grow(void *v, uint32_t n, size_t size)
+{
+	void *p = realloc(v, (n + 1) * size);
+
+	if (!p)
+		abort();
+	return p;
+}
+
+uint32_t diags_file(struct diags *d, const struct source *src)
+{
+	if (src == d->src)
+		return 0;
+	for (uint32_t i = 0; i < d->nfiles; i++)
+		if (d->files[i] == src)
+			return i + 1;
+	d->files = diag_grow(d->files, d->nfiles, sizeof(*d->files));
+	d->files[d->nfiles++] = src;
+	return d->nfiles;
+}
+
+static char *diag_strdup(const char *s);
+
+uint32_t diags_expansion(struct diags *d, struct loc call, const char *macro)
+{
+	d->exps = diag_grow(d->exps, d->nexps, sizeof(*d->exps));
+	d->exps[d->nexps].call = call;
+	d->exps[d->nexps].macro = diag_strdup(macro);
+	return ++d->nexps;
+}
+
+static const struct source *diag_source(const struct diags *d, struct loc loc)
+{
+	return loc.file && loc.file <= d->nfiles ? d->files[loc.file - 1] : d->src;
 }
 
 static char *diag_strdup(const char *s)
@@ -62,8 +106,10 @@ static void diag_add(struct diags *d, enum diag_level level, struct loc loc, con
 		abort();
 	/* Said once: a macro's body is checked in each expansion, a diagnostic for each. */
 	for (size_t i = 0; i < d->n; i++) {
-		if (d->v[i].level == level && !memcmp(&d->v[i].loc, &loc, sizeof(loc)) &&
-		    !strcmp(d->v[i].msg, msg)) {
+		const struct loc *l = &d->v[i].loc;
+
+		if (d->v[i].level == level && l->line == loc.line && l->col == loc.col &&
+		    l->len == loc.len && l->file == loc.file && !strcmp(d->v[i].msg, msg)) {
 			free(msg);
 			return;
 		}
@@ -165,11 +211,6 @@ static void diag_snippet(const struct source *src, struct loc loc, FILE *f, cons
 	fputc('\n', f);
 }
 
-static void diag_print_snippet(const struct diags *d, const struct diag *dg, FILE *f)
-{
-	diag_snippet(d->src, dg->loc, f, "    ", '^', 0);
-}
-
 char *diag_excerpt(const struct source *src, struct loc loc)
 {
 	char *buf = NULL;
@@ -187,25 +228,41 @@ char *diag_excerpt(const struct source *src, struct loc loc)
 	return buf;
 }
 
+static const char *diag_name(const struct diags *d, struct loc loc)
+{
+	const struct source *src = diag_source(d, loc);
+
+	return src && src->name ? src->name : "<input>";
+}
+
 void diags_print(const struct diags *d, FILE *f)
 {
-	const char *name = d->src && d->src->name ? d->src->name : "<input>";
 	size_t i;
 
 	for (i = 0; i < d->n; i++) {
 		const struct diag *dg = &d->v[i];
 		const char *lvl = dg->level == DIAG_ERROR ? "error" : "warning";
+		struct loc at = dg->loc;
 
 		if (dg->level != DIAG_ERROR && d->no_warnings)
 			continue;
-		if (dg->loc.line == 0) {
-			fprintf(f, "%s: %s: %s\n", name, lvl, dg->msg);
+		if (at.line == 0) {
+			fprintf(f, "%s: %s: %s\n", diag_name(d, at), lvl, dg->msg);
 		} else {
-			fprintf(f, "%s:%u:%u: %s: %s\n", name, dg->loc.line, dg->loc.col, lvl,
+			fprintf(f, "%s:%u:%u: %s: %s\n", diag_name(d, at), at.line, at.col, lvl,
 				dg->msg);
-			diag_print_snippet(d, dg, f);
+			diag_snippet(diag_source(d, at), at, f, "    ", '^', 0);
 		}
 		if (dg->hint)
 			fprintf(f, "hint: %s\n", dg->hint);
+		/* the calls of the macros it was expanded from, innermost first */
+		for (uint32_t hops = 0; at.exp && at.exp <= d->nexps && hops < 64; hops++) {
+			const struct diag_expansion *e = &d->exps[at.exp - 1];
+
+			at = e->call;
+			fprintf(f, "%s:%u:%u: note: in expansion of macro '%s'\n", diag_name(d, at),
+				at.line, at.col, e->macro);
+			diag_snippet(diag_source(d, at), at, f, "    ", '^', 0);
+		}
 	}
 }

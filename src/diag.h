@@ -22,6 +22,15 @@ struct diag {
 
 struct diags {
 	const struct source *src;
+	/* loc.file i > 0 is files[i - 1]: the imported files */
+	const struct source **files;
+	uint32_t nfiles;
+	/* loc.exp i > 0 is exps[i - 1]: a macro's expansion, and the call that made it */
+	struct diag_expansion {
+		struct loc call;
+		char *macro;
+	} * exps;
+	uint32_t nexps;
 	struct diag *v;
 	size_t n, cap;
 	size_t nerrors;
@@ -29,6 +38,10 @@ struct diags {
 };
 
 void diags_init(struct diags *d, const struct source *src);
+/* The loc.file of src: 0 for the program's source; another is added (it must outlive d). */
+uint32_t diags_file(struct diags *d, const struct source *src);
+/* A new loc.exp: an expansion of macro by the call at call. */
+uint32_t diags_expansion(struct diags *d, struct loc call, const char *macro);
 void diags_free(struct diags *d);
 /* hint may be NULL. */
 void diag_error(struct diags *d, struct loc loc, const char *hint, const char *fmt, ...)
@@ -40,6 +53,9 @@ void diag_warn(struct diags *d, struct loc loc, const char *hint, const char *fm
  *     source line
  *     ^~~~
  * hint: ...
+ * file:line:col: note: in expansion of macro 'm'    (for each macro expansion it is in)
+ *     source line of the call
+ *     ^~~~
  */
 void diags_print(const struct diags *d, FILE *f);
 /*

@@ -20,6 +20,7 @@ struct lexer {
 	const char *p, *end;
 	const char *line_start;
 	uint32_t line;
+	uint32_t file; /* loc.file of its tokens */
 	bool toplevel;
 	/* The last top-level token was an attach point: a '/' now opens a predicate. */
 	bool after_attach;
@@ -32,6 +33,7 @@ struct lexer *lexer_new(struct arena *a, const struct source *src, struct diags 
 	lx->a = a;
 	lx->src = src;
 	lx->d = d;
+	lx->file = diags_file(d, src);
 	lx->p = src->text;
 	lx->end = src->text + src->len;
 	lx->line_start = src->text;
@@ -70,7 +72,7 @@ static void lx_adv(struct lexer *lx)
 
 static struct loc lx_loc(const struct lexer *lx)
 {
-	struct loc l = { lx->line, (uint32_t)(lx->p - lx->line_start) + 1, 1 };
+	struct loc l = { lx->line, (uint32_t)(lx->p - lx->line_start) + 1, 1, lx->file, 0 };
 
 	return l;
 }

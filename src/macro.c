@@ -35,6 +35,7 @@ struct macro_bind {
 	const struct node *macro;
 	struct node **args;
 	unsigned serial;
+	uint32_t exp; /* the loc.exp of the nodes it makes */
 };
 
 static struct node *macro_find(const struct macro_ctx *c, const char *name)
@@ -130,6 +131,8 @@ static struct node *macro_copy(struct macro_ctx *c, const struct node *n,
 	copy = arena_alloc(c->a, sizeof(*copy));
 	*copy = *n;
 	copy->next = NULL;
+	if (b)
+		copy->loc.exp = b->exp;
 	if (b && n->kind == NODE_VAR) {
 		arg = macro_arg(b, NODE_VAR, n->name);
 		copy->name =
@@ -140,7 +143,7 @@ static struct node *macro_copy(struct macro_ctx *c, const struct node *n,
 		if (arg) {
 			copy->name = arg->name;
 		} else {
-			diag_error(c->d, n->loc,
+			diag_error(c->d, copy->loc,
 				   arena_printf(c->a, "pass the map in: macro %s(..., %s)",
 						b->macro->name, n->name),
 				   "macro '%s' uses %s, which is not one of its parameters",
@@ -273,6 +276,7 @@ static struct node *macro_expand_call(struct macro_ctx *c, struct node *call)
 	for (struct node *a = call->args; a; a = a->next)
 		b.args[i++] = a;
 	b.serial = c->expansions;
+	b.exp = diags_expansion(c->d, call->loc, b.macro->name);
 	inst = macro_copy(c, b.macro->body, &b);
 	if (!inst)
 		return NULL;
