@@ -169,7 +169,7 @@ static LLVMValueRef cg_zext(struct cg *cg, LLVMValueRef i1)
 static LLVMValueRef cg_compare(struct cg *cg, struct node *n)
 {
 	const struct type *lt = &n->lhs->type, *rt = &n->rhs->type;
-	bool is_signed = lt->is_signed && rt->is_signed;
+	bool is_signed = type_int_signed64(lt) && type_int_signed64(rt);
 	LLVMValueRef l = cg_expr(cg, n->lhs), r = cg_expr(cg, n->rhs), eq;
 	LLVMIntPredicate pred;
 

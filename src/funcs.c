@@ -19,15 +19,19 @@
 #define CALL(min, max, more) .flags = FUNC_CALL | (more), .min_args = (min), .max_args = (max)
 
 #define U64 { .kind = TYPE_INT, .size = 8 }
+#define U32 { .kind = TYPE_INT, .size = 4 }
 #define RENDERED(k, n) { .kind = TYPE_BUF, .size = n, .render = k }
 #define AGG(k, n) { .kind = k, .size = n }
 
 const struct func_def func_defs[FN__NUM] = {
 	/* builtins */
-	/* pid(init), tid(init) of bpftrace 0.27 are pid and tid: the init namespace's ids */
-	[FN_PID] = { "pid", BUILTIN(FUNC_CALL), .max_args = 1, .type = U64,
+	/*
+	 * pid(init), tid(init) of bpftrace 0.27 are pid and tid: the init namespace's ids, uint32
+	 * as in 0.27 (0.17's were uint64)
+	 */
+	[FN_PID] = { "pid", BUILTIN(FUNC_CALL), .max_args = 1, .type = U32,
 		     .check = sema_fn_pid_ns, .lower = sema_lower_names, .emit = cg_bi_pid },
-	[FN_TID] = { "tid", BUILTIN(FUNC_CALL), .max_args = 1, .type = U64,
+	[FN_TID] = { "tid", BUILTIN(FUNC_CALL), .max_args = 1, .type = U32,
 		     .check = sema_fn_pid_ns, .lower = sema_lower_names, .emit = cg_bi_tid },
 	[FN_UID] = { "uid", BUILTIN(0), .type = U64, .emit = cg_bi_uid },
 	[FN_GID] = { "gid", BUILTIN(0), .type = U64, .emit = cg_bi_gid },

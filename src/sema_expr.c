@@ -292,10 +292,11 @@ static void sema_binop(struct sema_ctx *ctx, struct node *n)
 			return;
 		}
 		/*
-		 * As in C: unsigned wins; but a difference is signed, as in bpftrace 0.26 and
+		 * As in C (narrow unsigned ints widened to int64): unsigned wins; but a
+		 * difference is signed, as in bpftrace 0.26 and
 		 * later ((uint64)1 - (uint64)2 is -1).
 		 */
-		n->type.is_signed = (l->is_signed && r->is_signed) || n->op == '-';
+		n->type.is_signed = (type_int_signed64(l) && type_int_signed64(r)) || n->op == '-';
 		/* as in bpftrace 0.27, >> is a logical shift, except between literals (-16 >> 2) */
 		if (n->op == OP_SHR && !sema_is_literal(n))
 			n->type.is_signed = false;

@@ -29,12 +29,23 @@ static void lower_cast(struct sema_ctx *ctx, struct node *n, const struct type *
 	};
 }
 
-static void lower_cast_int64(struct sema_ctx *ctx, struct node *n)
+static void lower_to_int64(struct sema_ctx *ctx, struct node *n, bool is_signed)
 {
-	struct type t = type_int(8, n->type.is_signed);
+	struct type t = type_int(8, is_signed);
 
 	if (n->type.kind == TYPE_INT || n->type.kind == TYPE_BOOL)
 		lower_cast(ctx, n, &t);
+}
+
+static void lower_cast_int64(struct sema_ctx *ctx, struct node *n)
+{
+	lower_to_int64(ctx, n, n->type.is_signed);
+}
+
+/* An operand of a binary operator: as in C, an unsigned int narrower than 64 bits is an int64. */
+static void lower_promote_int64(struct sema_ctx *ctx, struct node *n)
+{
+	lower_to_int64(ctx, n, type_int_signed64(&n->type));
 }
 
 static struct aot_type lower_meta_type(struct aot_meta *m, const struct type *t);
@@ -519,8 +530,8 @@ static int lower_expr(struct sema_ctx *ctx, struct node *n)
 		return 0;
 	case NODE_BINOP:
 		ret = lower_expr(ctx, n->lhs) ?: lower_expr(ctx, n->rhs);
-		lower_cast_int64(ctx, n->lhs);
-		lower_cast_int64(ctx, n->rhs);
+		lower_promote_int64(ctx, n->lhs);
+		lower_promote_int64(ctx, n->rhs);
 		if (n->type.kind == TYPE_PTR) /* sema_record_ptr_arith */
 			lower_scale(ctx, n->lhs->type.kind == TYPE_PTR ? n->rhs : n->lhs, n->num);
 		return ret;

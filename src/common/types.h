@@ -57,6 +57,16 @@ struct type {
 	struct crecord *rec; /* RECORD */
 };
 
+/*
+ * Whether an operand makes arithmetic and comparisons signed: a signed int, or an unsigned one
+ * narrower than 64 bits, which as in C is widened to int64 first (a uint32 such as pid plus
+ * -5 is signed, as bpftrace 0.27 computes it).
+ */
+static inline bool type_int_signed64(const struct type *t)
+{
+	return t->is_signed || (t->kind == TYPE_INT && t->size < 8);
+}
+
 /* A tracepoint field (or, later, a BTF-typed argument) visible as args->name. */
 struct probe_arg {
 	char *name;
