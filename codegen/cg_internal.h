@@ -138,6 +138,7 @@ struct cg {
 	uint32_t nloops;
 	struct cg_core *core; /* cg_core.c: CO-RE debug types and layouts made so far */
 	uint32_t nfor;	      /* for loops emitted so far: names their callbacks */
+	bool session_return;  /* in a session program's return half: `probe` names the return */
 	/* in a for callback: the u64 in the caller's frame set when the body returns or exits */
 	LLVMValueRef for_ret;
 	struct loc
@@ -184,6 +185,11 @@ int cg_maps_scratch(struct cg *cg);
 void cg_multi_define(struct cg *cg);
 /* `probe` in a multi program: its target's name, looked up by attach cookie. */
 LLVMValueRef cg_multi_probe_name(struct cg *cg, struct node *n);
+
+/* ---- cg_session.c ---- */
+
+/* One function for each session program (prog->sessions). 0 or -ENOMEM. */
+int cg_session_emit(struct cg *cg);
 
 /* ---- cg_alias.c: matches sharing one function through ELF aliases ---- */
 
@@ -303,6 +309,16 @@ void cg_ret0_and_continue(struct cg *cg);
 /* ---- cg_stmt.c: statements and program functions ---- */
 
 int cg_probe(struct cg *cg, struct node *probe);
+/* A program function: made, with its entry blocks; the builder at the returned start block. */
+LLVMBasicBlockRef cg_fn_begin(struct cg *cg, const struct node *probe, const char *func,
+			      const char *section);
+/*
+ * A probe's variables, predicate and body for match m where the builder is, ending in a return
+ * of 0; after the check that the run has started and not stopped, if stop_check.
+ */
+int cg_probe_body(struct cg *cg, struct node *probe, const struct probe_match *m, bool stop_check);
+/* Closes the function cg_fn_begin made (start: the block it returned). */
+void cg_fn_end(struct cg *cg, LLVMBasicBlockRef start);
 /* The statements of a block, in order. */
 void cg_stmts(struct cg *cg, struct node *block);
 

@@ -58,6 +58,10 @@ LLVMValueRef cg_multi_probe_name(struct cg *cg, struct node *n)
 	LLVMBasicBlockRef copy = cg_block(cg, "probe.found"), done = cg_block(cg, "probe.done");
 
 	cookie = cg_helper(cg, CG_H_GET_ATTACH_COOKIE, cg->t_i64, args, 1);
+	/* A session's one cookie per target names its entry; the return's name is beside it. */
+	if (cg->session_return)
+		cookie = LLVMBuildOr(cg->b, cookie,
+				     LLVMConstInt(cg->t_i64, AOT_PROBE_NAME_RETURN, 0), "");
 	LLVMBuildStore(cg->b, cookie, key);
 	args[0] = map;
 	args[1] = key;

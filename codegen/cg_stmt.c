@@ -489,14 +489,14 @@ static int cg_vars(struct cg *cg, const struct node *probe)
 	return 0;
 }
 
-static int cg_probe_fn(struct cg *cg, struct node *probe, const struct probe_match *m)
+LLVMBasicBlockRef cg_fn_begin(struct cg *cg, const struct node *probe, const char *func,
+			      const char *section)
 {
 	LLVMTypeRef fty = LLVMFunctionType(cg->t_i32, &cg->t_ptr, 1, false);
-	LLVMBasicBlockRef start, pred_false, body;
-	int ret;
+	LLVMBasicBlockRef start;
 
-	cg->fn = LLVMAddFunction(cg->mod, m->func, fty);
-	LLVMSetSection(cg->fn, m->section);
+	cg->fn = LLVMAddFunction(cg->mod, func, fty);
+	LLVMSetSection(cg->fn, section);
 	LLVMSetLinkage(cg->fn, LLVMExternalLinkage);
 	/* BPF has no unwinding; without this the object gets an .eh_frame */
 	LLVMAddAttributeAtIndex(
@@ -505,16 +505,30 @@ static int cg_probe_fn(struct cg *cg, struct node *probe, const struct probe_mat
 					0));
 	cg->ctxp = LLVMGetParam(cg->fn, 0);
 	LLVMSetValueName2(cg->ctxp, "ctx", 3);
-	cg->probe = probe;
-	cg->match = m;
-	cg_di_func(cg, cg->fn, m->func, probe->loc);
+	cg_di_func(cg, cg->fn, func, probe->loc);
 	cg->alloca_bb = cg_block(cg, "entry");
 	cg->scratch_base = NULL;
 	cg->scratch_off = 0;
 	start = cg_block(cg, "start");
 	LLVMPositionBuilderAtEnd(cg->b, start);
 	cg_di_set_loc(cg, probe->loc);
+	return start;
+}
 
+void cg_fn_end(struct cg *cg, LLVMBasicBlockRef start)
+{
+	cg_entry_close(cg, start);
+	cg->di_sp = NULL;
+	cg->match = NULL;
+}
+
+int cg_probe_body(struct cg *cg, struct node *probe, const struct probe_match *m, bool stop_check)
+{
+	LLVMBasicBlockRef pred_false, body;
+	int ret;
+
+	cg->probe = probe;
+	cg->match = m;
 	ret = cg_vars(cg, probe);
 	if (ret < 0)
 		return ret;
@@ -522,7 +536,7 @@ static int cg_probe_fn(struct cg *cg, struct node *probe, const struct probe_mat
 	 * BEGIN runs before the run starts and END when it is already stopping; every other
 	 * program waits for the start and stops with the end (struct aot_state.stopped).
 	 */
-	if (!((m->pt->flags) & (AOT_PROBE_BEGIN | AOT_PROBE_END)))
+	if (stop_check && !((m->pt->flags) & (AOT_PROBE_BEGIN | AOT_PROBE_END)))
 		cg_stop_check(cg);
 	if (probe->cond) {
 		uint32_t mark = cg_temps_begin(cg);
@@ -542,10 +556,17 @@ static int cg_probe_fn(struct cg *cg, struct node *probe, const struct probe_mat
 	cg_stmts(cg, probe->body);
 	if (!LLVMGetBasicBlockTerminator(LLVMGetInsertBlock(cg->b)))
 		LLVMBuildRet(cg->b, cg_i32(cg, 0));
+	return 0;
+}
 
-	cg_entry_close(cg, start);
-	cg->di_sp = NULL;
-	cg->match = NULL;
+static int cg_probe_fn(struct cg *cg, struct node *probe, const struct probe_match *m)
+{
+	LLVMBasicBlockRef start = cg_fn_begin(cg, probe, m->func, m->section);
+	int ret = cg_probe_body(cg, probe, m, true);
+
+	if (ret < 0)
+		return ret;
+	cg_fn_end(cg, start);
 	return 0;
 }
 

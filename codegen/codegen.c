@@ -289,6 +289,9 @@ static int cg_compile_pass(struct program *prog, struct diags *d, bool scratch_m
 	ret = cg_functions(&cg);
 	if (ret < 0)
 		goto out;
+	ret = cg_session_emit(&cg);
+	if (ret < 0)
+		goto out;
 	ret = cg_maps_scratch(&cg);
 	if (ret < 0)
 		goto out;

@@ -133,6 +133,10 @@ int probe_info(struct probe_env *env, void *out_file)
 	snprintf(why, sizeof(why), "no %s", path);
 	info_line(f, "uprobe:", yes, why);
 	info_line(f, "uprobe_multi:", probe_uprobe_multi_supported(), "no uprobe_multi links");
+	info_line(f, "kprobe session:", probe_session_supported(env, probe_type_find("kprobe"), -1),
+		  "no kprobe session links or no bpf_session_is_return (6.10)");
+	info_line(f, "uprobe session:", probe_session_supported(env, probe_type_find("uprobe"), -1),
+		  "no uprobe session links or no bpf_session_is_return (6.13)");
 	r = probe_kfunc_try_load(env, BPF_TRACE_FENTRY, ret0, 2);
 	info_line(f, "fentry:", !r, strerror(-r));
 	r = probe_kfunc_try_load(env, BPF_TRACE_FEXIT, ret0, 2);

@@ -182,6 +182,7 @@ static int kprobe_attach_common(const struct probe_plan *plan, bool retprobe,
 struct kprobe_multi_ctx {
 	struct bpf_program *prog;
 	bool retprobe;
+	uint32_t session; /* a session link's attach type, or 0 */
 };
 
 static int kprobe_multi_one(void *c, const char *name, uint64_t cookie, struct probe_links *links,
@@ -195,14 +196,23 @@ static int kprobe_multi_one(void *c, const char *name, uint64_t cookie, struct p
 }
 
 static int kprobe_multi_many(void *c, const char **names, const uint64_t *cookies, size_t n,
-			     struct bpf_link **link)
+			     struct probe_multi_link *link)
 {
 	struct kprobe_multi_ctx *ctx = c;
 	LIBBPF_OPTS(bpf_kprobe_multi_opts, opts, .syms = names, .cnt = n,
 		    .cookies = (const __u64 *)cookies, .retprobe = ctx->retprobe);
+	int ret;
 
-	*link = bpf_program__attach_kprobe_multi_opts(ctx->prog, NULL, &opts);
-	return libbpf_get_error(*link);
+	if (ctx->session) {
+		link->fd = probe_session_kprobe_link(bpf_program__fd(ctx->prog), ctx->session,
+						     names, cookies, n);
+		return link->fd < 0 ? link->fd : 0;
+	}
+	link->link = bpf_program__attach_kprobe_multi_opts(ctx->prog, NULL, &opts);
+	ret = libbpf_get_error(link->link);
+	if (ret)
+		link->link = NULL;
+	return ret;
 }
 
 static const struct probe_multi_ops kprobe_multi_ops = {
@@ -247,7 +257,11 @@ static void kprobe_drop_blacklisted(struct arena *a, char **names, size_t *n)
 static int kprobe_attach_multi(const struct probe_plan *plan, bool retprobe,
 			       struct probe_links *links, struct probe_err *err)
 {
-	struct kprobe_multi_ctx ctx = { .prog = plan->prog, .retprobe = retprobe };
+	struct kprobe_multi_ctx ctx = {
+		.prog = plan->prog,
+		.retprobe = retprobe,
+		.session = plan->strategy == PROBE_SESSION ? plan->type->session_attach : 0,
+	};
 	struct probe_env *env = NULL;
 	struct arena *a = arena_new();
 	char **names = NULL;
@@ -358,6 +372,8 @@ const struct probe_type probe_kprobe = {
 	.match = kprobe_match,
 	.section = kprobe_section,
 	.multi_section = kprobe_multi_section,
+	.session_return = "kretprobe",
+	.session_attach = PROBE_KPROBE_SESSION,
 	.args = kprobe_args,
 	.attach = kprobe_attach,
 	.prepare = kprobe_prepare,

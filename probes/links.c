@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <unistd.h>
 
 #include "probe_internal.h"
 
@@ -28,6 +29,23 @@ int probe_links_add(struct probe_links *l, struct bpf_link *link)
 		l->cap = ncap;
 	}
 	l->v[l->n++] = link;
+	return 0;
+}
+
+int probe_links_add_fd(struct probe_links *l, int fd)
+{
+	if (l->nfds == l->cap_fds) {
+		size_t ncap = l->cap_fds ? l->cap_fds * 2 : 4;
+		int *v = realloc(l->fds, ncap * sizeof(*v));
+
+		if (!v) {
+			close(fd);
+			return -ENOMEM;
+		}
+		l->fds = v;
+		l->cap_fds = ncap;
+	}
+	l->fds[l->nfds++] = fd;
 	return 0;
 }
 
@@ -101,7 +119,10 @@ void probe_links_destroy(struct probe_links *l)
 {
 	for (size_t i = 0; i < l->n; i++)
 		bpf_link__destroy(l->v[i]);
+	for (size_t i = 0; i < l->nfds; i++)
+		close(l->fds[i]);
 	free(l->v);
+	free(l->fds);
 	free(l->timers);
 	memset(l, 0, sizeof(*l));
 }

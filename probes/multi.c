@@ -17,7 +17,7 @@
 #include "probe_internal.h"
 
 /* A program that returns 0, loaded for the multi attach type: the kernel knows the type. */
-static int multi_test_prog(enum bpf_attach_type type)
+int probe_multi_test_prog(enum bpf_attach_type type)
 {
 	const struct bpf_insn insns[] = {
 		{ .code = 0xb7, .dst_reg = 0 }, /* r0 = 0 */
@@ -32,7 +32,7 @@ bool probe_kprobe_multi_supported(void)
 {
 	const char *syms[] = { "vfs_read" };
 	LIBBPF_OPTS(bpf_link_create_opts, lopts, .kprobe_multi.syms = syms, .kprobe_multi.cnt = 1);
-	int prog = multi_test_prog(BPF_TRACE_KPROBE_MULTI), link;
+	int prog = probe_multi_test_prog(BPF_TRACE_KPROBE_MULTI), link;
 
 	if (prog < 0)
 		return false;
@@ -49,7 +49,7 @@ bool probe_uprobe_multi_supported(void)
 	static const unsigned long offsets[] = { 0 };
 	LIBBPF_OPTS(bpf_link_create_opts, lopts, .uprobe_multi.path = "/",
 		    .uprobe_multi.offsets = offsets, .uprobe_multi.cnt = 1);
-	int prog = multi_test_prog(BPF_TRACE_UPROBE_MULTI), link, err;
+	int prog = probe_multi_test_prog(BPF_TRACE_UPROBE_MULTI), link, err;
 
 	if (prog < 0)
 		return false;
@@ -118,27 +118,55 @@ int probe_multi_prepare(struct probe_plan *plan, bool (*supported)(void), struct
 	return ret ? ret : bpf_program__set_expected_attach_type(plan->prog, 0);
 }
 
-/* Cookies for n targets, and each target's probe name in the names map. */
-static int multi_cookies(const char *type, char **names, const char *prefix, size_t n,
-			 struct probe_links *links, uint64_t *cookies, struct probe_err *err)
+/* Records a target's probe name in the names map at key. */
+static int multi_name(struct bpf_map *map, uint64_t key, const char *type, const char *prefix,
+		      const char *target, struct probe_err *err)
+{
+	char name[AOT_PROBE_NAME_MAX] = { 0 };
+
+	snprintf(name, sizeof(name), "%s:%s%s", type, prefix, target);
+	if (bpf_map__update_elem(map, &key, sizeof(key), name, sizeof(name), 0)) {
+		probe_err_set(err, NULL, "cannot record the name of %s: %s", name, strerror(errno));
+		return -errno;
+	}
+	return 0;
+}
+
+/*
+ * Cookies for n targets, and each target's probe name in the names map; a session's return
+ * type (ret_type, else NULL) names its half at cookie | AOT_PROBE_NAME_RETURN.
+ */
+static int multi_cookies(const char *type, const char *ret_type, char **names, const char *prefix,
+			 size_t n, struct probe_links *links, uint64_t *cookies,
+			 struct probe_err *err)
 {
 	struct bpf_map *map = links->names_map;
-	char name[AOT_PROBE_NAME_MAX];
+	int ret;
 
 	for (size_t i = 0; i < n; i++) {
 		cookies[i] = links->next_cookie++;
 		if (!map)
 			continue; /* the program does not use `probe` */
-		memset(name, 0, sizeof(name));
-		snprintf(name, sizeof(name), "%s:%s%s", type, prefix, names[i]);
-		if (bpf_map__update_elem(map, &cookies[i], sizeof(cookies[i]), name, sizeof(name),
-					 0)) {
-			probe_err_set(err, NULL, "cannot record the name of %s: %s", name,
-				      strerror(errno));
-			return -errno;
-		}
+		ret = multi_name(map, cookies[i], type, prefix, names[i], err);
+		if (!ret && ret_type)
+			ret = multi_name(map, cookies[i] | AOT_PROBE_NAME_RETURN, ret_type, prefix,
+					 names[i], err);
+		if (ret)
+			return ret;
 	}
 	return 0;
+}
+
+static void multi_link_close(struct probe_multi_link *l)
+{
+	bpf_link__destroy(l->link);
+	if (l->fd >= 0)
+		close(l->fd);
+}
+
+static int multi_link_add(struct probe_links *links, struct probe_multi_link *l)
+{
+	return l->link ? probe_links_add(links, l->link) : probe_links_add_fd(links, l->fd);
 }
 
 /*
@@ -160,12 +188,12 @@ static void multi_bisect(const struct probe_multi_ops *ops, void *ctx, char **na
 			 const uint64_t *cookies, size_t n, bool *bad,
 			 const struct probe_links *links)
 {
-	struct bpf_link *link = NULL;
+	struct probe_multi_link link = { .fd = -1 };
 
 	if (!n || multi_stopped(links))
 		return;
 	if (ops->attach_multi(ctx, (const char **)names, cookies, n, &link) == 0) {
-		bpf_link__destroy(link);
+		multi_link_close(&link);
 		return;
 	}
 	if (n == 1) {
@@ -183,13 +211,15 @@ int probe_multi_attach(const struct probe_plan *plan, const struct probe_multi_o
 	const struct aot_probe *p = plan->probe;
 	uint64_t *cookies = calloc(n ? n : 1, sizeof(*cookies));
 	bool *bad = NULL;
-	struct bpf_link *link = NULL;
+	struct probe_multi_link link = { .fd = -1 };
 	size_t kept = 0;
 	int ret;
 
 	if (!cookies)
 		return -ENOMEM;
-	ret = multi_cookies(p->type, names, prefix, n, links, cookies, err);
+	ret = multi_cookies(p->type,
+			    plan->strategy == PROBE_SESSION ? plan->type->session_return : NULL,
+			    names, prefix, n, links, cookies, err);
 	if (ret)
 		goto out;
 	if (plan->strategy == PROBE_FALLBACK) {
@@ -200,7 +230,7 @@ int probe_multi_attach(const struct probe_plan *plan, const struct probe_multi_o
 	}
 	ret = ops->attach_multi(ctx, (const char **)names, cookies, n, &link);
 	if (ret == 0) {
-		ret = probe_links_add(links, link);
+		ret = multi_link_add(links, &link);
 		goto out;
 	}
 	/* Some target is refused and fails the whole link: find which, and go on without them. */
@@ -242,7 +272,7 @@ int probe_multi_attach(const struct probe_plan *plan, const struct probe_multi_o
 				 n - kept, n, links->verbose ? "" : " (-v names them)");
 	ret = ops->attach_multi(ctx, (const char **)names, cookies, kept, &link);
 	if (ret == 0)
-		ret = probe_links_add(links, link);
+		ret = multi_link_add(links, &link);
 	else
 		probe_err_set(err, NULL, "cannot attach %s: %s", p->name, strerror(-ret));
 out:

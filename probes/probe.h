@@ -102,6 +102,13 @@ struct probe_type {
 	 * ("kprobe.multi/vfs_*"); NULL if the type has no multi links.
 	 */
 	char *(*multi_section)(struct arena *a, const char *pattern);
+	/*
+	 * Entry types with session links: the return type whose wildcard probe joins one of this
+	 * type's on the same pattern in one session program ("kretprobe"), and the link's attach
+	 * type (BPF_TRACE_KPROBE_SESSION); NULL and 0 for the others.
+	 */
+	const char *session_return;
+	uint32_t session_attach;
 	/* args->field for a concrete target; NULL if the type has no args. */
 	int (*args)(struct probe_env *env, struct arena *a, const char *target,
 		    struct probe_arg **args, uint32_t *nargs, struct probe_err *err);
@@ -139,13 +146,16 @@ struct probe_type {
 
 /* How a probe attaches on this kernel, decided once per run (runtime/plan.c, and prepare). */
 enum probe_strategy {
-	PROBE_BROKEN,	/* its program or its probe type is not there: it cannot attach */
-	PROBE_RUN_ONCE, /* BEGIN/END: run once with BPF_PROG_TEST_RUN, no link */
-	PROBE_MISSING,	/* no target on this kernel: skipped, or an error (--missing-probes) */
-	PROBE_SINGLE,	/* the probe type's attach: one target, one link (one per CPU for perf) */
-	PROBE_CLONE,	/* an alias: a copy of its group's template, attached to its own target */
-	PROBE_MULTI,	/* one program for every match, attached with one multi link */
-	PROBE_FALLBACK, /* a multi program where the kernel lacks multi links: a link per match */
+	PROBE_BROKEN,	  /* its program or its probe type is not there: it cannot attach */
+	PROBE_RUN_ONCE,	  /* BEGIN/END: run once with BPF_PROG_TEST_RUN, no link */
+	PROBE_MISSING,	  /* no target on this kernel: skipped, or an error (--missing-probes) */
+	PROBE_SINGLE,	  /* the probe type's attach: one target, one link (one per CPU for perf) */
+	PROBE_CLONE,	  /* an alias: a copy of its group's template, attached to its own target */
+	PROBE_MULTI,	  /* one program for every match, attached with one multi link */
+	PROBE_FALLBACK,	  /* a multi program where the kernel lacks multi links: a link per match */
+	PROBE_SESSION,	  /* a session program: one session link for its entry and return probes */
+	PROBE_IN_SESSION, /* an entry or return probe its session program serves: not loaded */
+	PROBE_NO_SESSION, /* a session program where the kernel lacks session links: not loaded */
 };
 
 /*
@@ -186,6 +196,8 @@ struct probe_links {
 	size_t n, cap;
 	struct probe_timer *timers;
 	size_t ntimers, cap_timers;
+	int *fds; /* links made with bpf(BPF_LINK_CREATE) where libbpf 1.4 cannot (sessions) */
+	size_t nfds, cap_fds;
 	uint64_t next_cookie;	   /* multi probes: the first attach cookie not yet handed out */
 	struct bpf_map *names_map; /* AOT_PROBE_NAMES_MAP, if the object has it */
 	int verbose;		   /* say what was skipped */
@@ -197,6 +209,8 @@ struct probe_links {
 	const atomic_bool *stop;
 };
 
+/* Takes ownership of a link libbpf has no object for (a session's fd). 0 or -ENOMEM. */
+int probe_links_add_fd(struct probe_links *l, int fd);
 /* Takes ownership of link (destroying it if the list cannot grow). 0 or -ENOMEM. */
 int probe_links_add(struct probe_links *l, struct bpf_link *link);
 /* A warning about what attaching left out, through links->warn. */
@@ -220,6 +234,24 @@ int probe_links_start_timers(struct probe_links *l);
  * program on vmlinux's vfs_read): alias groups name their targets by cookie.
  */
 bool probe_kfunc_cookies_supported(struct probe_env *env);
+
+/*
+ * Sessions (session.c). The arguments of bpf_session_is_return in btf (the kernel's: how to
+ * call it; an object's: how it calls it; no argument before 7.x kernels, ctx since); -1: none.
+ */
+int probe_session_kfunc_args(const struct btf *btf);
+/*
+ * Whether the kernel has session links of pt's kind and the kfunc
+ * bpf_session_is_return with kfunc_args arguments (-1: any), as a session program calls it.
+ */
+bool probe_session_supported(struct probe_env *env, const struct probe_type *pt, int kfunc_args);
+/*
+ * Plans a session program (AOT_PROBE_SESSION) before load: PROBE_SESSION where the kernel has
+ * its links and its kfunc as the object calls it, else PROBE_NO_SESSION and not loaded (also
+ * for AOTRACE_SESSION_LINKS=0). Its members are the runtime's to plan. 0 or -errno, err set.
+ */
+int probe_session_prepare(struct probe_env *env, struct probe_plan *plan, int kfunc_args,
+			  struct probe_err *err);
 
 /* Finds a probe type by canonical name or any spelling; NULL if unknown. */
 const struct probe_type *probe_type_find(const char *name);

@@ -65,10 +65,15 @@ int probe_counter_attach(const struct perf_counter *table, uint32_t type,
 int probe_perf_one_target(struct arena *a, const char *target, char ***out, size_t *n);
 
 /* multi.c: multi links with a fallback to one link per target of the same program. */
+/* A multi link: libbpf's, or a session's fd (libbpf 1.4 has no session links); -1 if none. */
+struct probe_multi_link {
+	struct bpf_link *link;
+	int fd;
+};
 struct probe_multi_ops {
-	/* One link for n targets; 0 or -errno. */
+	/* One link for n targets (a session link for PROBE_SESSION); 0 or -errno. */
 	int (*attach_multi)(void *ctx, const char **names, const uint64_t *cookies, size_t n,
-			    struct bpf_link **link);
+			    struct probe_multi_link *link);
 	/* One link for one target, added to links; 0 or -errno with err set. */
 	int (*attach_one)(void *ctx, const char *name, uint64_t cookie, struct probe_links *links,
 			  struct probe_err *err);
@@ -78,8 +83,25 @@ bool probe_uprobe_multi_supported(void);
 /* One program for every match of a pattern, by one multi link or one link per match. */
 static inline bool probe_plan_multi(const struct probe_plan *plan)
 {
-	return plan->strategy == PROBE_MULTI || plan->strategy == PROBE_FALLBACK;
+	return plan->strategy == PROBE_MULTI || plan->strategy == PROBE_FALLBACK ||
+	       plan->strategy == PROBE_SESSION;
 }
+
+/* Attach types of session links, newer than the UAPI headers of the build host. */
+#define PROBE_KPROBE_SESSION 56 /* BPF_TRACE_KPROBE_SESSION, Linux 6.10 */
+#define PROBE_UPROBE_SESSION 57 /* BPF_TRACE_UPROBE_SESSION, Linux 6.13 */
+/*
+ * session.c: session links, made with bpf(BPF_LINK_CREATE) as libbpf 1.4 cannot; the
+ * kprobe_multi and uprobe_multi layouts of link_create with the session attach type. Each
+ * returns the link's fd, or -errno.
+ */
+int probe_session_kprobe_link(int prog_fd, uint32_t attach_type, const char **syms,
+			      const uint64_t *cookies, size_t n);
+int probe_session_uprobe_link(int prog_fd, uint32_t attach_type, const char *path,
+			      const unsigned long *offsets, const uint64_t *cookies, size_t n,
+			      int pid);
+/* multi.c: a program of this multi attach type that returns 0, loaded; its fd or -errno. */
+int probe_multi_test_prog(enum bpf_attach_type type);
 /*
  * A prepare callback: a multi program becomes an ordinary one, attached once per target
  * (PROBE_FALLBACK), where multi links are missing; an error naming the helper when the

@@ -449,7 +449,8 @@ struct uprobe_multi_ctx {
 	bool retprobe;
 	struct uprobe_func *funcs; /* sorted by name */
 	size_t nfuncs;
-	int pid; /* -1: every process */
+	int pid;	  /* -1: every process */
+	uint32_t session; /* a session link's attach type, or 0 */
 };
 
 static int func_cmp(const void *x, const void *y)
@@ -522,7 +523,7 @@ static int uprobe_multi_one(void *c, const char *name, uint64_t cookie, struct p
 }
 
 static int uprobe_multi_many(void *c, const char **names, const uint64_t *cookies, size_t n,
-			     struct bpf_link **link)
+			     struct probe_multi_link *link)
 {
 	struct uprobe_multi_ctx *ctx = c;
 	unsigned long *offsets = calloc(n ? n : 1, sizeof(*offsets));
@@ -534,8 +535,17 @@ static int uprobe_multi_many(void *c, const char **names, const uint64_t *cookie
 		return -ENOMEM;
 	for (size_t i = 0; i < n; i++)
 		offsets[i] = uprobe_func_offset(ctx, names[i]);
-	*link = bpf_program__attach_uprobe_multi(ctx->prog, ctx->pid, ctx->path, NULL, &opts);
-	ret = libbpf_get_error(*link);
+	if (ctx->session) {
+		link->fd = probe_session_uprobe_link(bpf_program__fd(ctx->prog), ctx->session,
+						     ctx->path, offsets, cookies, n, ctx->pid);
+		ret = link->fd < 0 ? link->fd : 0;
+	} else {
+		link->link = bpf_program__attach_uprobe_multi(ctx->prog, ctx->pid, ctx->path, NULL,
+							      &opts);
+		ret = libbpf_get_error(link->link);
+		if (ret)
+			link->link = NULL;
+	}
 	free(offsets);
 	return ret;
 }
@@ -553,9 +563,12 @@ static int uprobe_attach_multi(const struct probe_plan *plan, bool retprobe,
 			       struct probe_links *links, struct probe_err *err)
 {
 	const struct aot_probe *p = plan->probe;
-	struct uprobe_multi_ctx ctx = { .prog = plan->prog,
-					.retprobe = retprobe,
-					.pid = links->pid ? links->pid : -1 };
+	struct uprobe_multi_ctx ctx = {
+		.prog = plan->prog,
+		.retprobe = retprobe,
+		.pid = links->pid ? links->pid : -1,
+		.session = plan->strategy == PROBE_SESSION ? plan->type->session_attach : 0,
+	};
 	struct arena *a = arena_new();
 	char **targets = NULL, *prefix, *bin, *func, *wbin, *wfunc;
 	size_t n = 0;
@@ -668,6 +681,8 @@ const struct probe_type probe_uprobe = {
 	.match = uprobe_match,
 	.section = uprobe_section,
 	.multi_section = uprobe_multi_section,
+	.session_return = "uretprobe",
+	.session_attach = PROBE_UPROBE_SESSION,
 	.args = uprobe_args,
 	.variable = uprobe_variable,
 	.attach = uprobe_attach,

@@ -171,6 +171,7 @@ int rt_attach(struct rt *rt)
 
 			/* BEGIN and END are run by rt_run_flagged(), not attached. */
 			if (pp->strategy == PROBE_MISSING || pp->strategy == PROBE_RUN_ONCE ||
+			    pp->strategy == PROBE_IN_SESSION || pp->strategy == PROBE_NO_SESSION ||
 			    pp->newest_first != (pass == 1))
 				continue;
 			/* Ctrl-C: what is attached so far is released on the way out. */

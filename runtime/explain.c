@@ -39,6 +39,14 @@ static const struct {
 	[PROBE_MULTI] = { "multi", "one program for every match, attached with one multi link" },
 	[PROBE_FALLBACK] = { "fallback",
 			     "one program for every match; no multi links here: one link per match" },
+	[PROBE_SESSION] = { "session",
+			    "one program for the entry and return probes below, attached with one "
+			    "session link" },
+	[PROBE_IN_SESSION] = { "in-session",
+			       "served by its session program (not loaded), no link of its own" },
+	[PROBE_NO_SESSION] = { "no-session",
+			       "no session links here (or AOTRACE_SESSION_LINKS=0): not loaded, "
+			       "its entry and return probes attach as they are" },
 };
 
 static const char *explain_how(const struct probe_plan *pp)
@@ -57,12 +65,15 @@ static long explain_links(const struct probe_plan *pp)
 {
 	if (pp->strategy == PROBE_BROKEN)
 		return -1;
-	if (pp->strategy == PROBE_RUN_ONCE || pp->strategy == PROBE_MISSING)
+	if (pp->strategy == PROBE_RUN_ONCE || pp->strategy == PROBE_MISSING ||
+	    pp->strategy == PROBE_IN_SESSION || pp->strategy == PROBE_NO_SESSION)
 		return 0;
 	if (pp->strategy == PROBE_FALLBACK)
 		return pp->ntargets;
 	/* One for a single target or a clone, one for all of a multi probe's targets. */
-	return pp->strategy == PROBE_MULTI && pp->ntargets < 0 ? -1 : 1;
+	return (pp->strategy == PROBE_MULTI || pp->strategy == PROBE_SESSION) && pp->ntargets < 0
+		       ? -1
+		       : 1;
 }
 
 static const char *const explain_fmt_kinds[] = {

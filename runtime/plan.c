@@ -76,6 +76,67 @@ static void plan_targets(struct rt_plan *pl, struct probe_plan *pp)
 	pp->ntargets = (long)n;
 }
 
+/*
+ * The members of session program i: the entry and return probes on its pattern, before it in
+ * the metadata (session.c adds it after them), that no session has taken yet.
+ */
+static bool plan_session_members(struct rt_plan *pl, uint32_t i, struct probe_plan **entry,
+				 struct probe_plan **ret)
+{
+	const struct probe_plan *sp = &pl->v[i];
+
+	*entry = *ret = NULL;
+	for (uint32_t j = 0; j < i; j++) {
+		struct probe_plan *pp = &pl->v[j];
+		const struct aot_probe *p = pp->probe;
+
+		if (!(p->flags & AOT_PROBE_IN_SESSION) || !pp->type || !p->target ||
+		    strcmp(p->target, sp->probe->target) || pp->strategy == PROBE_IN_SESSION)
+			continue;
+		if (!*entry && pp->type == sp->type)
+			*entry = pp;
+		else if (!*ret && !strcmp(pp->type->name, sp->type->session_return))
+			*ret = pp;
+	}
+	/* Members with nothing to attach here (missing, broken) have no session either. */
+	return *entry && *ret &&
+	       ((*entry)->strategy == PROBE_MULTI || (*entry)->strategy == PROBE_FALLBACK) &&
+	       ((*ret)->strategy == PROBE_MULTI || (*ret)->strategy == PROBE_FALLBACK);
+}
+
+/*
+ * A session program: one link where the kernel has session links, its members then left
+ * unloaded (PROBE_IN_SESSION); else it is left unloaded and its members attach as they are.
+ */
+static int plan_session(struct rt_plan *pl, uint32_t i, struct probe_err *err)
+{
+	struct probe_plan *pp = &pl->v[i], *entry, *ret;
+	int e;
+
+	if (!plan_session_members(pl, i, &entry, &ret)) {
+		pp->strategy = PROBE_NO_SESSION;
+		bpf_program__set_autoload(pp->prog, false);
+		return 0;
+	}
+	/* Its pattern's targets, as the entry's plan listed them. */
+	pp->targets = entry->targets;
+	pp->ntargets = entry->ntargets;
+	pp->why = entry->why;
+	pp->newest_first = pp->type->newest_first;
+	if (!pl->env)
+		pl->env = probe_env__new();
+	if (!pl->env)
+		return -ENOMEM;
+	e = probe_session_prepare(pl->env, pp, probe_session_kfunc_args(bpf_object__btf(pl->obj)),
+				  err);
+	if (e || pp->strategy != PROBE_SESSION)
+		return e;
+	entry->strategy = ret->strategy = PROBE_IN_SESSION;
+	bpf_program__set_autoload(entry->prog, false);
+	bpf_program__set_autoload(ret->prog, false);
+	return 0;
+}
+
 int rt_plan_resolve(struct rt_plan *pl, uint32_t i, struct probe_err *err)
 {
 	struct probe_plan *pp = &pl->v[i];
@@ -99,6 +160,8 @@ int rt_plan_resolve(struct rt_plan *pl, uint32_t i, struct probe_err *err)
 		pp->ntargets = 1;
 		return 0;
 	}
+	if (p->flags & AOT_PROBE_SESSION)
+		return plan_session(pl, i, err);
 	plan_targets(pl, pp);
 	if (pp->ntargets == 0) {
 		pp->strategy = PROBE_MISSING;

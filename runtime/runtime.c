@@ -353,7 +353,7 @@ static void runtime_start_programs(struct rt *rt)
  */
 static int runtime_release_later(struct rt *rt)
 {
-	size_t n = rt->links.n + rt_clone_count(rt);
+	size_t n = rt->links.n + rt->links.nfds + rt_clone_count(rt);
 	int fds[2], status;
 	pid_t pid;
 
@@ -403,6 +403,19 @@ static void runtime_settings(struct aot_run_opts *o, const struct aot_meta *m)
 		o->cat_max = set[AOT_SET_CAT_MAX];
 	if (!o->trailer)
 		o->trailer = m->trailer ? m->trailer : AOT_TRAILER_DEFAULT;
+}
+
+/*
+ * The probes the script has here, as bpftrace counts them: a session program is its two
+ * probes, which are counted whether it serves them or not.
+ */
+static uint32_t runtime_nattached(const struct rt *rt)
+{
+	uint32_t n = rt->meta->nprobes - rt->nskipped;
+
+	for (uint32_t i = 0; i < rt->meta->nprobes; i++)
+		n -= !!(rt->meta->probes[i].flags & AOT_PROBE_SESSION);
+	return n;
 }
 
 int aot_run(const void *elf, size_t size, const struct aot_run_opts *opts)
@@ -488,7 +501,7 @@ int aot_run(const void *elf, size_t size, const struct aot_run_opts *opts)
 		goto out;
 	}
 	if (!o.quiet && !o.dry_run)
-		rt.out.ops->attached(&rt.out, rt.meta->nprobes - rt.nskipped);
+		rt.out.ops->attached(&rt.out, runtime_nattached(&rt));
 	rt.links.stop = &rt.interrupted;
 	err = rt_attach(&rt);
 	if (!err && o.dry_run) {

@@ -106,6 +106,7 @@ struct aot_compile_opts {
 	uint32_t stack_mode; /* stack_mode: AOT_STACK_MODE_* + 1; 0: not given (bpftrace) */
 	/* BPFTRACE_ON_STACK_LIMIT: buffers of more bytes go to the scratch map at once */
 	uint32_t on_stack_limit;
+	bool no_session; /* --no-session: entry and return wildcards never share a program */
 	size_t : 0;
 };
 

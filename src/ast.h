@@ -189,6 +189,18 @@ struct node {
  * A whole compilation as the passes share it: what it was asked for (opts) and what the passes
  * made of it. Everything lives in the arena and dies with it.
  */
+/*
+ * An entry and a return probe on the same wildcard (kprobe:vfs_* and kretprobe:vfs_*) that one
+ * session program serves too, where the kernel has session links (session.c, AOT_PROBE_SESSION).
+ */
+struct session {
+	struct node *entry_probe, *return_probe; /* their NODE_PROBEs */
+	struct probe_match *entry, *ret;
+	struct probe_match m; /* the session program: func, section, meta_idx; its targets */
+	bool is_return_ctx;   /* this kernel's bpf_session_is_return takes ctx (after 6.18) */
+	struct session *next;
+};
+
 struct program {
 	struct arena *arena;
 	struct source *src;
@@ -197,7 +209,8 @@ struct program {
 	struct node *root;
 	struct map_info *maps;
 	uint32_t nmaps;
-	struct aot_meta *meta; /* maps and formats from sema, probes from expansion */
+	struct aot_meta *meta;	  /* maps and formats from sema, probes from expansion */
+	struct session *sessions; /* expansion: pairs of probes one session program serves */
 	struct ctypes
 		*ctypes;   /* the type universe (kernel BTF, C definitions), made on first use */
 	bool uses_elapsed; /* sema: the program reads elapsed (codegen adds AOT_STATE_MAP) */

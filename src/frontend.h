@@ -69,6 +69,11 @@ int macro_expand(struct program *prog, struct diags *d);
 /* Splits attach points, asks each probe type to match, fills node->matches and meta probes. */
 int expand_probes(struct program *prog, struct probe_env *env, struct diags *d);
 /*
+ * Sessions (session.c): pairs an entry and a return wildcard probe on the same pattern, adding
+ * the session program that serves both to prog->sessions and the metadata. 0 or -ENOMEM.
+ */
+int session_pair(struct program *prog, struct probe_env *env);
+/*
  * aotrace -l with a script: prints every concrete probe the expanded attach points of root
  * stand for, as -l prints them (with args when verbose). 0 or -ENOMEM.
  */

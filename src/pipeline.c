@@ -43,7 +43,7 @@ static int pass_parse(struct aot_program *p)
 
 static int pass_expand(struct aot_program *p)
 {
-	return expand_probes(&p->prog, p->env, &p->d);
+	return expand_probes(&p->prog, p->env, &p->d) ?: session_pair(&p->prog, p->env);
 }
 
 static int pass_sema(struct aot_program *p)

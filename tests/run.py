@@ -71,6 +71,7 @@ stderr must equal tests/errors/CASE.err byte for byte.
 import argparse
 import concurrent.futures
 import ctypes
+import errno
 import hashlib
 import json
 import os
@@ -284,6 +285,48 @@ def probe_watchpoint(env):
     return None if n else 'hardware breakpoints attach but never fire'
 
 
+def probe_session(attach_type, name, since):
+    """Loads a kprobe program of a session attach type (56 kprobe, 57 uprobe) and links it as
+    the runtime would: kprobe sessions to vfs_read; uprobe sessions to "/", which a kernel with
+    them refuses with EBADF (no file to probe) and one without with EINVAL."""
+    def probe(env):
+        libc = ctypes.CDLL(None, use_errno=True)
+        insns = struct.pack('<BBhi', 0xb7, 0, 0, 0) + struct.pack('<BBhi', 0x95, 0, 0, 0)
+        code = ctypes.create_string_buffer(insns, len(insns))
+        lic = ctypes.create_string_buffer(b'GPL')
+        # BPF_PROG_LOAD: prog_type (KPROBE), insn_cnt, insns, license; expected_attach_type at 68.
+        attr = bytearray(struct.pack('<IIQQ', 2, 2, ctypes.addressof(code),
+                                     ctypes.addressof(lic)).ljust(128, b'\0'))
+        struct.pack_into('<I', attr, 68, attach_type)
+        buf = ctypes.create_string_buffer(bytes(attr), len(attr))
+        prog = libc.syscall(321, 5, buf, len(attr))  # bpf(BPF_PROG_LOAD)
+        if prog < 0:
+            return 'no %s (Linux %s): %s' % (name, since, os.strerror(ctypes.get_errno()))
+        sym = ctypes.create_string_buffer(kernel_func().encode())
+        syms = (ctypes.c_void_p * 1)(ctypes.addressof(sym))
+        path = ctypes.create_string_buffer(b'/')
+        offsets = (ctypes.c_ulong * 1)(0)
+        # BPF_LINK_CREATE: prog_fd, target_fd, attach_type, flags, then kprobe_multi
+        # {flags, cnt, syms, addrs, cookies} or uprobe_multi {path, offsets, ..., cnt at 48}.
+        link = bytearray(128)
+        struct.pack_into('<III', link, 0, prog, 0, attach_type)
+        if attach_type == 56:
+            struct.pack_into('<IIQ', link, 16, 0, 1, ctypes.addressof(syms))
+        else:
+            struct.pack_into('<QQ', link, 16, ctypes.addressof(path), ctypes.addressof(offsets))
+            struct.pack_into('<I', link, 48, 1)
+        lbuf = ctypes.create_string_buffer(bytes(link), len(link))
+        fd = libc.syscall(321, 28, lbuf, len(link))  # bpf(BPF_LINK_CREATE)
+        err = ctypes.get_errno()
+        if fd >= 0:
+            os.close(fd)
+        os.close(prog)
+        if fd >= 0 or (attach_type == 57 and err == errno.EBADF):
+            return None
+        return 'no %s links (Linux %s): %s' % (name, since, os.strerror(err))
+    return probe
+
+
 def probe_helper(helper, name, since):
     """Loads a kprobe program that calls a BPF helper: the verifier refuses helpers the kernel
     lacks (bpf_get_func_ip, bpf_get_attach_cookie: 5.15)."""
@@ -414,6 +457,8 @@ FEATURES.update({
     'sdt': probe_sdt,
     'func_ip': probe_helper(173, 'bpf_get_func_ip', '5.15'),
     'attach_cookie': probe_helper(174, 'bpf_get_attach_cookie', '5.15'),
+    'kprobe_session': probe_session(56, 'kprobe session', '6.10'),
+    'uprobe_session': probe_session(57, 'uprobe session', '6.13'),
     'btf': probe_btf,
     'kstack': probe_kstack,
     'unemulated': probe_unemulated,
@@ -789,7 +834,8 @@ def write_json(path, summary):
 PARTS = {
     'fallback': ({'aot_bpftool', 'aot_core', 'basic', 'helper_errors', 'kfunc', 'kprobe',
                   'maps', 'probe_order', 'probes', 'probes_types', 'probes_usdt',
-                  'probes_watchpoint', 'tracepoint', 'uprobe', 'verifier', 'wildcards_expand'},
+                  'probes_watchpoint', 'session', 'tracepoint', 'uprobe', 'verifier',
+                  'wildcards_expand'},
                  'not kernel-dependent (language, output, CLI, peers, compile errors): '
                  'run in full on the host and 6.12'),
 }

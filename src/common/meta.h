@@ -290,7 +290,22 @@ enum aot_probe_flags {
 	 * which may be inside an instruction); without it, that is an error.
 	 */
 	AOT_PROBE_UNSAFE = 1 << 4,
+	/*
+	 * A session program: the entry and return probes (AOT_PROBE_IN_SESSION) of one wildcard
+	 * in one program, attached with one kprobe or uprobe session link where the kernel has
+	 * them (type and target are the entry probe's). It calls the kfunc bpf_session_is_return
+	 * (a weak extern in .ksyms: no argument on 6.10 to 6.18, ctx on newer kernels) to run the
+	 * return probe's body or the entry probe's, which returns 0 so that the return runs. Its
+	 * return probe's names are in AOT_PROBE_NAMES_MAP at cookie | AOT_PROBE_NAME_RETURN. Where
+	 * the kernel has no session links, the runtime loads the members instead.
+	 */
+	AOT_PROBE_SESSION = 1 << 8,
+	/* An entry or return probe that a session program serves where the kernel has them. */
+	AOT_PROBE_IN_SESSION = 1 << 9,
 };
+
+/* The bit of a session's attach cookie under which the names map holds the return's name. */
+#define AOT_PROBE_NAME_RETURN (1ull << 63)
 
 struct aot_probe {
 	char *prog;   /* ELF function name of its BPF program */

@@ -79,6 +79,8 @@ static const struct aot_cli_opt cli_opts[] = {
 						  "BPFTRACE_MAX_MAP_KEYS") },
 	{ "no-multi", no_argument, 257, NULL,
 	  "one program per wildcard match instead of one program with a multi link" },
+	{ "no-session", no_argument, 278, NULL,
+	  "kprobe and kretprobe (uprobe, uretprobe) of one wildcard as two programs, two links" },
 	{ "expand", required_argument, 270, "HOW",
 	  "kfunc wildcards: auto, full (one function per match) or alias (one per body, cloned at load)" },
 	{ "no-cache", no_argument, 276, NULL,
@@ -270,6 +272,9 @@ static int cli_parse(int argc, char **argv, struct cli *cli)
 			break;
 		case 257:
 			cli->compile.no_multi = true;
+			break;
+		case 278:
+			cli->compile.no_session = true;
 			break;
 		case 258:
 			cli->compile.unsafe = true;
