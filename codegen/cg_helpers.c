@@ -39,7 +39,7 @@ static const struct {
 static int cg_helper_site(struct cg *cg, enum cg_helper id)
 {
 	struct aot_meta *m = cg->prog->meta;
-	const struct source *src = cg->d ? cg->d->src : NULL;
+	const struct source *src = cg->d ? diags_source(cg->d, cg->loc) : NULL;
 	char *excerpt = diag_excerpt(src, cg->loc), *text;
 	struct aot_fmt f = { .kind = AOT_FMT_HELPER_ERROR };
 	int idx, first;

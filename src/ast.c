@@ -10,6 +10,20 @@
 #include "arena.h"
 #include "ast.h"
 
+void program_add_dep(struct program *prog, const char *path)
+{
+	if (prog->ndeps == prog->capdeps) {
+		uint32_t cap = prog->capdeps ? 2 * prog->capdeps : 32;
+		char **deps = arena_alloc(prog->arena, cap * sizeof(*deps));
+
+		if (prog->ndeps)
+			memcpy(deps, prog->deps, prog->ndeps * sizeof(*deps));
+		prog->deps = deps;
+		prog->capdeps = cap;
+	}
+	prog->deps[prog->ndeps++] = arena_strdup(prog->arena, path);
+}
+
 struct node *node_new(struct arena *a, enum node_kind kind, struct loc loc)
 {
 	struct node *n = arena_alloc(a, sizeof(*n));
@@ -66,6 +80,7 @@ static const char *const node_kind_names[] = {
 	[NODE_MAPDECL] = "MAPDECL",
 	[NODE_CONFIG] = "CONFIG",
 	[NODE_CONFIG_VAR] = "CONFIG_VAR",
+	[NODE_IMPORT] = "IMPORT",
 	[NODE_MACRO] = "MACRO",
 };
 

@@ -89,6 +89,8 @@ enum node_kind {
 	NODE_CONFIG,  /* config = { ... }: args = its NODE_CONFIG_VARs */
 	NODE_CONFIG_VAR, /* key = value: name = key; str = the value as written (a string's
 			  * contents); op = TOK_INT, TOK_STR or TOK_IDENT; num = TOK_INT's value */
+	NODE_IMPORT,	 /* import "path";: str = the path as written. Gone from the program once
+			  * parse_program has run (import.c puts the imported items in its place) */
 	NODE_MACRO,	 /* macro NAME(params) { body }: name; args = params (VAR, MAP or BUILTIN
 			  * for a plain identifier); body = BLOCK, its lhs the value or NULL. Gone
 			  * from the program once macro_expand has run */
@@ -218,7 +220,8 @@ struct program {
 	/*
 	 * For the object cache: host_bound, a value was read from this boot's state (kaddr,
 	 * uaddr, cgroupid), so the object is for this run only; deps, the files the C definitions
-	 * included (arena strings), whose identity a cached object is checked against.
+	 * included and the files and folders imported (arena strings), whose identity a cached
+	 * object is checked against.
 	 */
 	bool host_bound;
 	char **deps;
@@ -226,6 +229,8 @@ struct program {
 };
 
 struct node *node_new(struct arena *a, enum node_kind kind, struct loc loc);
+/* path is a file the object is made from (copied): the cache checks it is unchanged. */
+void program_add_dep(struct program *prog, const char *path);
 /*
  * Sets an attach point's text as written (str, which it keeps) and its split at the first ':'
  * into provider and target ("" for a bare BEGIN): the parser's, and again expansion's once $N

@@ -295,18 +295,8 @@ static void cc_inclusion(CXFile file, CXSourceLocation *stack, unsigned depth, C
 	const char *path = cc->api.clang_getCString(name);
 
 	(void)stack, (void)depth;
-	if (path && strcmp(path, CC_FILE)) {
-		if (prog->ndeps == prog->capdeps) {
-			uint32_t cap = prog->capdeps ? 2 * prog->capdeps : 32;
-			char **deps = arena_alloc(prog->arena, cap * sizeof(*deps));
-
-			if (prog->ndeps)
-				memcpy(deps, prog->deps, prog->ndeps * sizeof(*deps));
-			prog->deps = deps;
-			prog->capdeps = cap;
-		}
-		prog->deps[prog->ndeps++] = arena_strdup(prog->arena, path);
-	}
+	if (path && strcmp(path, CC_FILE))
+		program_add_dep(prog, path);
 	cc->api.clang_disposeString(name);
 }
 

@@ -70,7 +70,7 @@ uint32_t diags_expansion(struct diags *d, struct loc call, const char *macro)
 	return ++d->nexps;
 }
 
-static const struct source *diag_source(const struct diags *d, struct loc loc)
+const struct source *diags_source(const struct diags *d, struct loc loc)
 {
 	return loc.file && loc.file <= d->nfiles ? d->files[loc.file - 1] : d->src;
 }
@@ -230,7 +230,7 @@ char *diag_excerpt(const struct source *src, struct loc loc)
 
 static const char *diag_name(const struct diags *d, struct loc loc)
 {
-	const struct source *src = diag_source(d, loc);
+	const struct source *src = diags_source(d, loc);
 
 	return src && src->name ? src->name : "<input>";
 }
@@ -251,7 +251,7 @@ void diags_print(const struct diags *d, FILE *f)
 		} else {
 			fprintf(f, "%s:%u:%u: %s: %s\n", diag_name(d, at), at.line, at.col, lvl,
 				dg->msg);
-			diag_snippet(diag_source(d, at), at, f, "    ", '^', 0);
+			diag_snippet(diags_source(d, at), at, f, "    ", '^', 0);
 		}
 		if (dg->hint)
 			fprintf(f, "hint: %s\n", dg->hint);
@@ -262,7 +262,7 @@ void diags_print(const struct diags *d, FILE *f)
 			at = e->call;
 			fprintf(f, "%s:%u:%u: note: in expansion of macro '%s'\n", diag_name(d, at),
 				at.line, at.col, e->macro);
-			diag_snippet(diag_source(d, at), at, f, "    ", '^', 0);
+			diag_snippet(diags_source(d, at), at, f, "    ", '^', 0);
 		}
 	}
 }

@@ -40,6 +40,8 @@ struct diags {
 void diags_init(struct diags *d, const struct source *src);
 /* The loc.file of src: 0 for the program's source; another is added (it must outlive d). */
 uint32_t diags_file(struct diags *d, const struct source *src);
+/* The source loc is in (loc.file). */
+const struct source *diags_source(const struct diags *d, struct loc loc);
 /* A new loc.exp: an expansion of macro by the call at call. */
 uint32_t diags_expansion(struct diags *d, struct loc call, const char *macro);
 void diags_free(struct diags *d);

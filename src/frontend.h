@@ -59,8 +59,12 @@ void lexer_reset(struct lexer *lx, struct loc loc, bool toplevel);
 
 /* ---- parser ---- */
 
-/* Builds prog->root. */
+/* Builds prog->root, with the items of the files it imports in place of each import. */
 int parse_program(struct program *prog, struct diags *d);
+/* The items of one source (a NODE_PROGRAM), its imports not yet followed. */
+struct node *parse_source(struct program *prog, const struct source *src, struct diags *d);
+/* import "path";: each NODE_IMPORT of root replaced by what it imports (import.c). */
+void import_resolve(struct program *prog, struct node *root, struct diags *d);
 /* Replaces every macro call in prog->root by the macro's body and drops the macros (macro.c). */
 int macro_expand(struct program *prog, struct diags *d);
 

@@ -832,6 +832,39 @@ static struct node *parse_mapdecl(struct parser *p)
 	return n;
 }
 
+/* import = "import" STR ";" */
+static struct node *parse_import(struct parser *p)
+{
+	const char *hint = "an import is: import \"file.bt\";";
+	struct node *n = parse_new(p, NODE_IMPORT, &p->tok);
+	bool ok = true;
+
+	lexer_set_toplevel(p->lx, false);
+	parse_next(p);
+	if (p->tok.kind != TOK_STR) {
+		parse_error_at(p, &p->tok, hint,
+			       "expected a path in quotes after 'import', found %s",
+			       tok_describe(p, &p->tok));
+		ok = false;
+	} else {
+		n->str = p->tok.str;
+		if (p->tok.loc.line == n->loc.line && p->tok.loc.col > n->loc.col)
+			n->loc.len = p->tok.loc.col + p->tok.loc.len - n->loc.col;
+		parse_next(p);
+		/* The token after ';' starts the next item: lexed as one. */
+		lexer_set_toplevel(p->lx, true);
+		ok = parse_expect(p, ';', "';' after the import", hint);
+	}
+	lexer_set_toplevel(p->lx, true);
+	if (!ok) {
+		while (p->tok.kind != TOK_EOF && p->tok.kind != TOK_ATTACH &&
+		       p->tok.kind != TOK_CDEF)
+			parse_next(p);
+		return NULL;
+	}
+	return n;
+}
+
 /*
  * item = probe
  * A top-level word the lexer returns as an attach point. Items of bpftrace 0.20 and later that
@@ -846,6 +879,8 @@ static struct node *parse_item(struct parser *p)
 		return parse_config(p);
 	if (!strcmp(p->tok.text, "macro"))
 		return parse_macro(p);
+	if (!strcmp(p->tok.text, "import"))
+		return parse_import(p);
 	return parse_probe(p);
 }
 
@@ -901,14 +936,21 @@ static struct node *parse_program_items(struct parser *p)
 	return prog;
 }
 
-int parse_program(struct program *prog, struct diags *d)
+struct node *parse_source(struct program *prog, const struct source *src, struct diags *d)
 {
 	struct parser p = { .a = prog->arena, .d = d };
-	size_t before = d->nerrors;
 
-	p.lx = lexer_new(prog->arena, prog->src, d);
+	p.lx = lexer_new(prog->arena, src, d);
 	lexer_set_toplevel(p.lx, true);
 	parse_next(&p);
-	prog->root = parse_program_items(&p);
+	return parse_program_items(&p);
+}
+
+int parse_program(struct program *prog, struct diags *d)
+{
+	size_t before = d->nerrors;
+
+	prog->root = parse_source(prog, prog->src, d);
+	import_resolve(prog, prog->root, d);
 	return d->nerrors > before ? -EINVAL : 0;
 }
