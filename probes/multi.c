@@ -224,13 +224,16 @@ int probe_multi_attach(const struct probe_plan *plan, const struct probe_multi_o
 		goto out;
 	if (plan->strategy == PROBE_FALLBACK) {
 		/* The fallback: the same program, one link per target, each with its cookie. */
-		for (size_t i = 0; i < n && !ret && !multi_stopped(links); i++)
+		for (size_t i = 0; i < n && !ret && !multi_stopped(links); i++) {
 			ret = ops->attach_one(ctx, names[i], cookies[i], links, err);
+			links->multi_targets += !ret;
+		}
 		goto out;
 	}
 	ret = ops->attach_multi(ctx, (const char **)names, cookies, n, &link);
 	if (ret == 0) {
 		ret = multi_link_add(links, &link);
+		links->multi_targets += ret ? 0 : n;
 		goto out;
 	}
 	/* Some target is refused and fails the whole link: find which, and go on without them. */
@@ -271,10 +274,12 @@ int probe_multi_attach(const struct probe_plan *plan, const struct probe_multi_o
 		probe_links_warn(links, "%s: %zu of %zu targets refused by the kernel%s", p->name,
 				 n - kept, n, links->verbose ? "" : " (-v names them)");
 	ret = ops->attach_multi(ctx, (const char **)names, cookies, kept, &link);
-	if (ret == 0)
-		ret = multi_link_add(links, &link);
-	else
+	if (ret) {
 		probe_err_set(err, NULL, "cannot attach %s: %s", p->name, strerror(-ret));
+		goto out;
+	}
+	ret = multi_link_add(links, &link);
+	links->multi_targets += ret ? 0 : kept;
 out:
 	free(bad);
 	free(cookies);

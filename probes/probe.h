@@ -199,6 +199,7 @@ struct probe_links {
 	int *fds; /* links made with bpf(BPF_LINK_CREATE) where libbpf 1.4 cannot (sessions) */
 	size_t nfds, cap_fds;
 	uint64_t next_cookie;	   /* multi probes: the first attach cookie not yet handed out */
+	size_t multi_targets;	   /* targets multi probes attached (a link each or one for all) */
 	struct bpf_map *names_map; /* AOT_PROBE_NAMES_MAP, if the object has it */
 	int verbose;		   /* say what was skipped */
 	int pid;		   /* -p PID: uprobes fire only in this process; 0: in every one */

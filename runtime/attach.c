@@ -45,7 +45,6 @@ static int attach_missing(struct rt *rt, struct probe_plan *pp, const char *why)
 		rt_report(&rt->out, RT_WARN, "probe %s: %s, skipped", attach_name(p), reason);
 	bpf_program__set_autoload(pp->prog, false);
 	pp->strategy = PROBE_MISSING;
-	rt->nskipped++;
 	return 0;
 }
 
@@ -116,6 +115,7 @@ static int attach_one(struct rt *rt, uint32_t i)
 	struct probe_plan *pp = &rt->plan.v[i];
 	const struct aot_probe *p = pp->probe;
 	struct probe_err perr = { 0 };
+	size_t multi = rt->links.multi_targets;
 	int err;
 
 	if (!pp->type->attach) {
@@ -127,6 +127,16 @@ static int attach_one(struct rt *rt, uint32_t i)
 		err = rt_clone_attach(rt, i, &perr);
 	else
 		err = pp->type->attach(pp, &rt->links, &perr);
+	/*
+	 * "Attached N probes" counts a multi probe's targets, as bpftrace counts its probes, and
+	 * a session's twice: its entry and its return probe.
+	 */
+	if (!err && pp->strategy == PROBE_SESSION)
+		rt->nattached += 2 * (rt->links.multi_targets - multi);
+	else if (!err)
+		rt->nattached += pp->strategy == PROBE_MULTI || pp->strategy == PROBE_FALLBACK
+					 ? rt->links.multi_targets - multi
+					 : 1;
 	/*
 	 * A kprobe's function is only looked up here: missing, the kernel says ENOENT. A
 	 * uprobe's binary must exist; a function it lacks is missing (perr.missing).
@@ -170,6 +180,8 @@ int rt_attach(struct rt *rt)
 			struct probe_plan *pp = &pl->v[i];
 
 			/* BEGIN and END are run by rt_run_flagged(), not attached. */
+			if (pp->strategy == PROBE_RUN_ONCE && !pass)
+				rt->nattached++;
 			if (pp->strategy == PROBE_MISSING || pp->strategy == PROBE_RUN_ONCE ||
 			    pp->strategy == PROBE_IN_SESSION || pp->strategy == PROBE_NO_SESSION ||
 			    pp->newest_first != (pass == 1))

@@ -63,10 +63,28 @@ static int cli_missing_policy(const char *s)
 	return -1;
 }
 
+/* A true or false variable of bpftrace 0.27's as *out: 2 true, 1 false, left 0 when unset. */
+static int cli_env_bool(const char *prog, const char *name, int *out)
+{
+	const char *v = getenv(name);
+
+	if (!v)
+		return 0;
+	if (!strcasecmp(v, "true") || !strcmp(v, "1")) {
+		*out = 2;
+	} else if (!strcasecmp(v, "false") || !strcmp(v, "0")) {
+		*out = 1;
+	} else {
+		fprintf(stderr, "%s: %s=%s: valid values are true, false, 1 or 0\n", prog, name, v);
+		return -EINVAL;
+	}
+	return 0;
+}
+
 int aot_cli_run_env(const char *prog, struct aot_cli_run *r)
 {
 	const char *missing = getenv("BPFTRACE_MISSING_PROBES");
-	const char *print = getenv("BPFTRACE_PRINT_MAPS_ON_EXIT");
+	int ret;
 
 	if (missing && !r->missing_set) {
 		int i = cli_missing_policy(missing);
@@ -81,20 +99,8 @@ int aot_cli_run_env(const char *prog, struct aot_cli_run *r)
 		r->missing = (enum aot_missing_policy)i;
 		r->missing_set = true;
 	}
-	if (print) {
-		if (!strcasecmp(print, "true") || !strcmp(print, "1")) {
-			r->print_maps = 2;
-		} else if (!strcasecmp(print, "false") || !strcmp(print, "0")) {
-			r->print_maps = 1;
-		} else {
-			fprintf(stderr,
-				"%s: BPFTRACE_PRINT_MAPS_ON_EXIT=%s: valid values are true, false, 1 "
-				"or 0\n",
-				prog, print);
-			return -EINVAL;
-		}
-	}
-	return 0;
+	ret = cli_env_bool(prog, "BPFTRACE_PRINT_MAPS_ON_EXIT", &r->print_maps);
+	return ret ?: cli_env_bool(prog, "BPFTRACE_LAZY_SYMBOLICATION", &r->lazy_syms);
 }
 
 int aot_cli_run_parse(const char *prog, int c, const char *optarg, struct aot_cli_run *r)
@@ -244,6 +250,8 @@ void aot_cli_help_env(FILE *f)
 		"true or false: whether the maps are printed at the end");
 	fprintf(f, "  %-26s %s\n", "BPFTRACE_MAX_CAT_BYTES",
 		"bytes of a file cat() prints at most (default 10240)");
+	fprintf(f, "  %-26s %s\n", "BPFTRACE_LAZY_SYMBOLICATION",
+		"true (the default) or false: user symbols read on demand or all at once");
 	fprintf(f, "  %-26s %s\n", "BPFTRACE_STR_TRUNC_TRAILER",
 		"printed after a string cut short at max_strlen (default \"" AOT_TRAILER_DEFAULT
 		"\")");
@@ -310,6 +318,7 @@ static int cli_run_rest(const char *prog, const struct aot_cli_run *r, struct ao
 	ro->missing = r->missing;
 	ro->missing_set = r->missing_set;
 	ro->print_maps = r->print_maps;
+	ro->lazy_syms = r->lazy_syms;
 	if ((r->metrics_prefix || r->metrics_max_series || r->metrics_maps) && !r->metrics) {
 		fprintf(stderr,
 			"%s: --metrics-prefix, --metrics-max-series and --metrics-maps "

@@ -61,6 +61,7 @@ struct aot_cli_run {
 	enum aot_missing_policy missing;
 	bool missing_set;	      /* --missing-probes or BPFTRACE_MISSING_PROBES */
 	int print_maps;		      /* BPFTRACE_PRINT_MAPS_ON_EXIT: 0 unset, 1 no, 2 yes */
+	int lazy_syms;		      /* BPFTRACE_LAZY_SYMBOLICATION: 0 unset, 1 no, 2 yes */
 	enum aot_buffering buffering; /* -B */
 	bool no_warnings;	      /* --no-warnings */
 	const char *metrics;	      /* --metrics ADDRESS:PORT, checked */

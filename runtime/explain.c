@@ -149,9 +149,13 @@ static char *explain_type_str(const struct aot_meta *m, const struct aot_type *t
 
 /* The config block's run-time keys, by enum aot_setting, as the script names them. */
 static const char *const explain_setting_names[AOT_SET_N] = {
-	[AOT_SET_MISSING] = "missing_probes", [AOT_SET_PRINT_MAPS] = "print_maps_on_exit",
-	[AOT_SET_RB_PAGES] = "perf_rb_pages", [AOT_SET_CAT_MAX] = "max_cat_bytes",
-	[AOT_SET_LOG_SIZE] = "log_size",      [AOT_SET_TRAILER] = "str_trunc_trailer",
+	[AOT_SET_MISSING] = "missing_probes",
+	[AOT_SET_PRINT_MAPS] = "print_maps_on_exit",
+	[AOT_SET_RB_PAGES] = "perf_rb_pages",
+	[AOT_SET_CAT_MAX] = "max_cat_bytes",
+	[AOT_SET_LOG_SIZE] = "log_size",
+	[AOT_SET_TRAILER] = "str_trunc_trailer",
+	[AOT_SET_LAZY_SYMS] = "lazy_symbolication",
 };
 
 /* A setting's value as the script wrote it: a word for the two enumerations, else a number. */
@@ -163,7 +167,7 @@ static const char *explain_setting_word(const struct aot_meta *m, uint32_t i, ui
 		return m->trailer ? m->trailer : "?";
 	if (i == AOT_SET_MISSING)
 		return v - 1 < 3 ? missing[v - 1] : "?";
-	if (i == AOT_SET_PRINT_MAPS)
+	if (i == AOT_SET_PRINT_MAPS || i == AOT_SET_LAZY_SYMS)
 		return v == 2 ? "true" : "false";
 	return NULL;
 }
@@ -391,7 +395,7 @@ static void explain_json(struct explain *e, const char *name)
 
 		if (!m->settings[i])
 			continue;
-		if (i == AOT_SET_PRINT_MAPS)
+		if (i == AOT_SET_PRINT_MAPS || i == AOT_SET_LAZY_SYMS)
 			explain_kv_raw(w, explain_setting_names[i], word);
 		else if (word)
 			explain_kv_str(w, explain_setting_names[i], word);

@@ -85,8 +85,9 @@ void json_escape(struct rt_buf *b, const char *s, size_t n);
 /* syms.c: kernel and user symbols and stacks for the renderers, loaded on first use. */
 struct ksyms;
 struct rt_syms {
-	struct ksyms *ksyms;	  /* NULL until needed (or opened early by rt_syms_kernel_open) */
-	bool ksyms_failed;	  /* reported once, then addresses print as hex */
+	bool eager;	     /* lazy_symbolication = false: a process's symbols read all at once */
+	struct ksyms *ksyms; /* NULL until needed (or opened early by rt_syms_kernel_open) */
+	bool ksyms_failed;   /* reported once, then addresses print as hex */
 	int kstack_fd, ustack_fd; /* AOT_KSTACK_MAP / AOT_USTACK_MAP, -1 if absent */
 	/* Reads the frames of stack id into ips (AOT_STACK_MAX_DEPTH, zero-ended); tests
 	 * replace it. 0 or -errno. */
@@ -236,7 +237,7 @@ struct rt {
 	struct rt_child child;	  /* -c CMD */
 	int pid_fd;		  /* -p PID: a pidfd, readable once it has exited; -1 if none */
 	struct rt_plan plan;	  /* every probe, resolved once by rt_prepare */
-	uint32_t nskipped;	  /* probes missing here and skipped (PROBE_MISSING) */
+	size_t nattached; /* probes attached, a multi probe's targets each, BEGIN and END too */
 	/* metrics.c: --metrics, NULL without */
 	struct rt_metrics *metrics;
 	/* maps.c: per map, 1 if zero() left a keyless hist array's entries at 0; NULL: none */

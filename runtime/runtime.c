@@ -401,21 +401,10 @@ static void runtime_settings(struct aot_run_opts *o, const struct aot_meta *m)
 		o->rb_pages = set[AOT_SET_RB_PAGES];
 	if (!o->cat_max && set[AOT_SET_CAT_MAX] <= AOT_CAT_BYTES_MAX)
 		o->cat_max = set[AOT_SET_CAT_MAX];
+	if (!o->lazy_syms && set[AOT_SET_LAZY_SYMS] <= 2)
+		o->lazy_syms = (int)set[AOT_SET_LAZY_SYMS];
 	if (!o->trailer)
 		o->trailer = m->trailer ? m->trailer : AOT_TRAILER_DEFAULT;
-}
-
-/*
- * The probes the script has here, as bpftrace counts them: a session program is its two
- * probes, which are counted whether it serves them or not.
- */
-static uint32_t runtime_nattached(const struct rt *rt)
-{
-	uint32_t n = rt->meta->nprobes - rt->nskipped;
-
-	for (uint32_t i = 0; i < rt->meta->nprobes; i++)
-		n -= !!(rt->meta->probes[i].flags & AOT_PROBE_SESSION);
-	return n;
 }
 
 int aot_run(const void *elf, size_t size, const struct aot_run_opts *opts)
@@ -490,6 +479,7 @@ int aot_run(const void *elf, size_t size, const struct aot_run_opts *opts)
 	runtime_settings(&o, rt.meta);
 	rt.render.meta = rt.meta;
 	rt.render.trailer = o.trailer;
+	rt.syms.eager = o.lazy_syms == 1;
 	runtime_prepare(&rt);
 	err = rt_params_fill(&rt);
 	if (err)
@@ -500,10 +490,11 @@ int aot_run(const void *elf, size_t size, const struct aot_run_opts *opts)
 		status = err == -EINVAL ? AOT_RUN_USAGE : 1;
 		goto out;
 	}
-	if (!o.quiet && !o.dry_run)
-		rt.out.ops->attached(&rt.out, runtime_nattached(&rt));
 	rt.links.stop = &rt.interrupted;
 	err = rt_attach(&rt);
+	/* As bpftrace 0.27: once they are attached, how many (a wildcard's matches each) */
+	if (!err && !o.quiet && !o.dry_run && !atomic_load(&rt.interrupted))
+		rt.out.ops->attached(&rt.out, (unsigned int)rt.nattached);
 	if (!err && o.dry_run) {
 		status = 0; /* bpftrace's --dry-run: attached, and that is all */
 		goto out;

@@ -61,6 +61,8 @@ struct aot_run_opts {
 	/* print_maps_on_exit: 0 as the object's config block says (default yes), 1 no, 2 yes */
 	int print_maps;
 	bool dry_run; /* --dry-run: load and attach, then end without BEGIN or output */
+	/* lazy_symbolication: 0 as the object says (default yes), 1 no, 2 yes */
+	int lazy_syms;
 	/* after a string cut short (BPFTRACE_STR_TRUNC_TRAILER); NULL: the object's, or ".." */
 	const char *trailer;
 };

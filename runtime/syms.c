@@ -156,7 +156,7 @@ static struct rt_usyms *syms_user_cache(struct rt_syms *s, int pid)
 	struct bcc_symbol_option opt = {
 		.use_debug_file = 1,
 		.check_debug_file_crc = 1,
-		.lazy_symbolize = 1,
+		.lazy_symbolize = !s->eager,
 		.use_symbol_type = BCC_SYM_ALL_TYPES,
 	};
 	struct rt_usyms *u;

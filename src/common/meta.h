@@ -330,6 +330,7 @@ enum aot_setting {
 	 * the string table + 1 (the builder and the reader fill it; code reads .trailer)
 	 */
 	AOT_SET_TRAILER,
+	AOT_SET_LAZY_SYMS, /* lazy_symbolication: 1 false, 2 true */
 	AOT_SET_N,
 };
 
