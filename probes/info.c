@@ -19,6 +19,7 @@
 
 #include "probe.h"
 #include "probe_internal.h"
+#include "tracing_multi.h"
 
 /* One line: "  name: yes" or "  name: no (why)". */
 static void info_line(FILE *f, const char *name, bool yes, const char *why)
@@ -142,6 +143,8 @@ int probe_info(struct probe_env *env, void *out_file)
 	r = probe_kfunc_try_load(env, BPF_TRACE_FEXIT, ret0, 2);
 	info_line(f, "fexit:", !r, strerror(-r));
 	info_line(f, "fentry attach cookies:", probe_kfunc_cookies_supported(env), NULL);
+	info_line(f, "fentry multi links:", probe_tracing_multi_supported(env),
+		  "no tracing multi links (fentry/fexit multi, Linux 7.2 UAPI)");
 	info_line(f, "raw tracepoints:",
 		  libbpf_probe_bpf_prog_type(BPF_PROG_TYPE_RAW_TRACEPOINT, NULL) == 1, NULL);
 	info_line(f, "ring buffer:", libbpf_probe_bpf_map_type(BPF_MAP_TYPE_RINGBUF, NULL) == 1,

@@ -156,6 +156,11 @@ enum probe_strategy {
 	PROBE_SESSION,	  /* a session program: one session link for its entry and return probes */
 	PROBE_IN_SESSION, /* an entry or return probe its session program serves: not loaded */
 	PROBE_NO_SESSION, /* a session program where the kernel lacks session links: not loaded */
+	/*
+	 * An alias reading no argument (AOT_PROBE_NO_ARGS) where the kernel has tracing multi
+	 * links: its whole group is one fentry/fexit multi program and one link (clone.c).
+	 */
+	PROBE_TRACING_MULTI,
 };
 
 /*

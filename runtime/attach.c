@@ -123,7 +123,7 @@ static int attach_one(struct rt *rt, uint32_t i)
 			  attach_name(p), pp->type->name);
 		return -EOPNOTSUPP;
 	}
-	if (pp->strategy == PROBE_CLONE)
+	if (pp->strategy == PROBE_CLONE || pp->strategy == PROBE_TRACING_MULTI)
 		err = rt_clone_attach(rt, i, &perr);
 	else
 		err = pp->type->attach(pp, &rt->links, &perr);

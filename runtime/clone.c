@@ -5,6 +5,9 @@
  * others are not loaded); after load, its final instructions are loaded again per other
  * target with that target's BTF id, and each clone is attached with its own attach cookie.
  * The plan (plan.c) has found each alias's program, and sends its attach here (PROBE_CLONE).
+ * A group that reads no argument, on a kernel with tracing multi links (PROBE_TRACING_MULTI), is
+ * instead one more copy, loaded as fentry/fexit multi, and one link to all its functions; where
+ * the kernel refuses that copy or that link, the group goes back to clones.
  */
 #include <elf.h>
 #include <errno.h>
@@ -18,6 +21,7 @@
 #include <bpf/libbpf.h>
 
 #include "rt.h"
+#include "tracing_multi.h"
 
 #define CLONE_LOG_SIZE (1 << 20)
 
@@ -28,6 +32,8 @@ struct rt_clone {
 	struct bpf_program *tmpl; /* the group's relocated program */
 	uint64_t key;		  /* (section index << 32) | symbol value: its group */
 	int fd, link;		  /* the clone (-1 for the template itself) and its link */
+	/* the template's entry of a PROBE_TRACING_MULTI group: its multi program and link */
+	int mfd, mlink;
 };
 
 struct rt_clones {
@@ -106,7 +112,12 @@ int rt_clone_prepare(struct rt *rt, const void *elf, size_t size)
 	for (uint32_t i = 0; i < pl->n; i++)
 		if (pl->v[i].probe->flags & AOT_PROBE_ALIAS)
 			c->v[c->n++] = (struct rt_clone){
-				.probe = i, .prog = pl->v[i].prog, .fd = -1, .link = -1
+				.probe = i,
+				.prog = pl->v[i].prog,
+				.fd = -1,
+				.link = -1,
+				.mfd = -1,
+				.mlink = -1,
 			};
 	err = clone_symbols(rt, elf, size, c);
 	if (err) {
@@ -196,20 +207,17 @@ fail:
 	in->nr_func_info = in->nr_line_info = 0;
 }
 
-static int clone_load_one(struct rt *rt, struct rt_clone *cl, const struct clone_info *ci)
+/*
+ * Loads the template's instructions again as attach type type, for BTF function id (0 for a
+ * multi program, whose link names them): *fd, or -errno reported (as a warning if quiet_fail,
+ * for a multi program the group can do without).
+ */
+static int clone_load_copy(struct rt *rt, const struct rt_clone *cl, const struct clone_info *ci,
+			   int type, uint32_t id, bool quiet_fail, int *fd)
 {
 	const struct aot_probe *p = &rt->meta->probes[cl->probe];
-	LIBBPF_OPTS(bpf_prog_load_opts, opts,
-		    .expected_attach_type = bpf_program__expected_attach_type(cl->tmpl));
-	int id;
+	LIBBPF_OPTS(bpf_prog_load_opts, opts, .expected_attach_type = type, .attach_btf_id = id);
 
-	id = btf__find_by_name_kind(rt->clones->vmlinux, p->target, BTF_KIND_FUNC);
-	if (id < 0) {
-		rt_report(&rt->out, RT_ERROR, "probe %s: the kernel's BTF has no function %s",
-			  p->name, p->target);
-		return -ENOENT;
-	}
-	opts.attach_btf_id = (uint32_t)id;
 	/*
 	 * The kernel hands back func and line info at offsets into its rewritten program, not
 	 * into these instructions, so line info stays out. Func info is needed only where the
@@ -221,15 +229,16 @@ static int clone_load_one(struct rt *rt, struct rt_clone *cl, const struct clone
 		opts.func_info_cnt = ci->info.nr_func_info;
 		opts.func_info_rec_size = ci->info.func_info_rec_size;
 	}
-	cl->fd =
-		bpf_prog_load(bpf_program__type(cl->tmpl), p->prog, "GPL",
-			      bpf_program__insns(cl->tmpl), bpf_program__insn_cnt(cl->tmpl), &opts);
-	if (cl->fd < 0) {
+	*fd = bpf_prog_load(bpf_program__type(cl->tmpl), p->prog, "GPL",
+			    bpf_program__insns(cl->tmpl), bpf_program__insn_cnt(cl->tmpl), &opts);
+	if (*fd < 0) {
 		int err = -errno;
 		char *log = calloc(1, CLONE_LOG_SIZE);
 		const char *tail;
 
-		rt_report(&rt->out, RT_ERROR, "probe %s: cannot load its copy of %s: %s", p->name,
+		rt_report(&rt->out, quiet_fail ? RT_WARN : RT_ERROR,
+			  "probe %s: cannot load its %s of %s: %s", p->name,
+			  quiet_fail ? "tracing multi program" : "copy",
 			  bpf_program__name(cl->tmpl), strerror(-err));
 		/* Again with a log, for the kernel's reason (the end of the log holds it). */
 		if (log) {
@@ -246,10 +255,72 @@ static int clone_load_one(struct rt *rt, struct rt_clone *cl, const struct clone
 				rt_report(&rt->out, RT_TEXT, "%s", tail);
 			free(log);
 		}
-		cl->fd = -1;
+		*fd = -1;
 		return err;
 	}
 	return 0;
+}
+
+static int clone_load_one(struct rt *rt, struct rt_clone *cl, const struct clone_info *ci)
+{
+	const struct aot_probe *p = &rt->meta->probes[cl->probe];
+	int id = btf__find_by_name_kind(rt->clones->vmlinux, p->target, BTF_KIND_FUNC);
+
+	if (id < 0) {
+		rt_report(&rt->out, RT_ERROR, "probe %s: the kernel's BTF has no function %s",
+			  p->name, p->target);
+		return -ENOENT;
+	}
+	return clone_load_copy(rt, cl, ci, bpf_program__expected_attach_type(cl->tmpl),
+			       (uint32_t)id, false, &cl->fd);
+}
+
+static bool clone_is_multi(const struct rt *rt, const struct rt_clone *cl)
+{
+	return rt->plan.v[cl->probe].strategy == PROBE_TRACING_MULTI;
+}
+
+/* Every PROBE_TRACING_MULTI member of template t's group goes back to clones. */
+static void clone_unmulti(struct rt *rt, const struct bpf_program *t)
+{
+	for (size_t k = 0; k < rt->clones->n; k++)
+		if (rt->clones->v[k].tmpl == t && clone_is_multi(rt, &rt->clones->v[k]))
+			rt->plan.v[rt->clones->v[k].probe].strategy = PROBE_CLONE;
+}
+
+/* The entry of template t itself: where its group's multi program and link are kept. */
+static struct rt_clone *clone_group(struct rt_clones *c, const struct bpf_program *t)
+{
+	for (size_t k = 0; k < c->n; k++)
+		if (c->v[k].prog == t)
+			return &c->v[k];
+	return NULL;
+}
+
+/*
+ * One multi program per group of PROBE_TRACING_MULTI members; a group whose copy the kernel
+ * refuses is loaded as clones instead (the warning says why).
+ */
+static void clone_load_multi(struct rt *rt)
+{
+	struct rt_clones *c = rt->clones;
+	struct clone_info ci;
+
+	for (size_t k = 0; k < c->n; k++) {
+		struct rt_clone *cl = &c->v[k], *g;
+		int type;
+
+		if (!clone_is_multi(rt, cl) || !(g = clone_group(c, cl->tmpl)) || g->mfd >= 0)
+			continue;
+		type = probe_tracing_multi_type(bpf_program__expected_attach_type(cl->tmpl));
+		clone_info_get(bpf_program__fd(cl->tmpl), &ci);
+		if (clone_load_copy(rt, g, &ci, type, 0, true, &g->mfd))
+			clone_unmulti(rt, cl->tmpl);
+		if (ci.btf_fd >= 0)
+			close(ci.btf_fd);
+		free(ci.func_info);
+		free(ci.line_info);
+	}
 }
 
 int rt_clone_load(struct rt *rt)
@@ -268,11 +339,12 @@ int rt_clone_load(struct rt *rt)
 		rt_report(&rt->out, RT_ERROR, "cannot read the kernel's BTF: %s", strerror(-err));
 		return err;
 	}
+	clone_load_multi(rt);
 	rt_progress_start(&progress, &rt->out, "loading", "probe copies");
 	for (size_t k = 0; k < c->n && !err && !atomic_load(&rt->interrupted); k++) {
 		struct rt_clone *cl = &c->v[k];
 
-		if (cl->prog == cl->tmpl)
+		if (cl->prog == cl->tmpl || clone_is_multi(rt, cl))
 			continue;
 		rt_progress(&progress, (uint32_t)k, (uint32_t)c->n);
 		if (cl->tmpl != last) {
@@ -299,36 +371,120 @@ static int clone_cmp(const void *key, const void *elem)
 	return probe < other ? -1 : probe > other;
 }
 
+/* A cookie unique in the run for probe p, with p's name in the names map at it (if any). */
+static int clone_cookie(struct rt *rt, const struct aot_probe *p, uint64_t *cookie,
+			struct probe_err *perr)
+{
+	char name[AOT_PROBE_NAME_MAX] = { 0 };
+
+	*cookie = rt->links.next_cookie++;
+	if (!rt->links.names_map)
+		return 0;
+	snprintf(name, sizeof(name), "%s", p->name ? p->name : p->prog);
+	if (bpf_map__update_elem(rt->links.names_map, cookie, sizeof(*cookie), name, sizeof(name),
+				 0)) {
+		snprintf(perr->msg, sizeof(perr->msg), "cannot record the name of %s: %s", name,
+			 strerror(errno));
+		return -errno;
+	}
+	return 0;
+}
+
+/*
+ * The one link of cl's group: every PROBE_TRACING_MULTI member's function, each with its
+ * cookie. 0 once linked (or when the group already is); -EAGAIN when the kernel refuses the
+ * link, with the group turned back to clones and the reason warned about.
+ */
+static int clone_attach_multi(struct rt *rt, const struct rt_clone *cl, struct probe_err *perr)
+{
+	struct rt_clones *c = rt->clones;
+	struct rt_clone *g = clone_group(c, cl->tmpl);
+	uint32_t *ids = calloc(c->n, sizeof(*ids)), n = 0;
+	uint64_t *cookies = calloc(c->n, sizeof(*cookies));
+	int type = probe_tracing_multi_type(bpf_program__expected_attach_type(cl->tmpl));
+	int ret = 0;
+
+	if (!ids || !cookies || !g) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	if (g->mlink >= 0)
+		goto out;
+	for (size_t k = 0; k < c->n && !ret; k++) {
+		const struct aot_probe *p = &rt->meta->probes[c->v[k].probe];
+		int id;
+
+		if (c->v[k].tmpl != cl->tmpl || !clone_is_multi(rt, &c->v[k]))
+			continue;
+		id = btf__find_by_name_kind(c->vmlinux, p->target, BTF_KIND_FUNC);
+		if (id < 0) {
+			rt->plan.v[c->v[k].probe].strategy = PROBE_MISSING;
+			continue;
+		}
+		ids[n] = (uint32_t)id;
+		ret = clone_cookie(rt, p, &cookies[n++], perr);
+	}
+	if (ret)
+		goto out;
+	g->mlink = probe_tracing_multi_link(g->mfd, type, ids, cookies, n);
+	if (g->mlink < 0) {
+		rt_report(&rt->out, RT_WARN,
+			  "probe %s: the kernel refuses a tracing multi link to its %u functions "
+			  "(%s); attaching one copy per function",
+			  rt->meta->probes[cl->probe].name, n, strerror(-g->mlink));
+		g->mlink = -1;
+		clone_unmulti(rt, cl->tmpl);
+		ret = -EAGAIN;
+	}
+out:
+	free(ids);
+	free(cookies);
+	return ret;
+}
+
 int rt_clone_attach(struct rt *rt, uint32_t probe, struct probe_err *perr)
 {
 	struct rt_clones *c = rt->clones;
 	struct rt_clone *cl = c ? bsearch(&probe, c->v, c->n, sizeof(*c->v), clone_cmp) : NULL;
 	const struct aot_probe *p = &rt->meta->probes[probe];
 	LIBBPF_OPTS(bpf_link_create_opts, lopts);
-	char name[AOT_PROBE_NAME_MAX] = { 0 };
 	uint64_t cookie;
-	int fd;
+	int fd, err;
 
 	if (!cl) {
 		snprintf(perr->msg, sizeof(perr->msg), "%s is in no alias group", p->prog);
 		return -EINVAL;
 	}
-	fd = cl->fd >= 0 ? cl->fd : bpf_program__fd(cl->tmpl);
-	cookie = rt->links.next_cookie++;
-	if (rt->links.names_map) {
-		snprintf(name, sizeof(name), "%s", p->name ? p->name : p->prog);
-		if (bpf_map__update_elem(rt->links.names_map, &cookie, sizeof(cookie), name,
-					 sizeof(name), 0)) {
-			snprintf(perr->msg, sizeof(perr->msg), "cannot record the name of %s: %s",
-				 name, strerror(errno));
-			return -errno;
-		}
-		lopts.tracing.cookie = cookie;
+	if (clone_is_multi(rt, cl)) {
+		err = clone_attach_multi(rt, cl, perr);
+		if (err != -EAGAIN)
+			return err;
 	}
+	/* A group back from a refused multi link has its clones loaded as they are needed. */
+	if (cl->fd < 0 && cl->prog != cl->tmpl) {
+		struct clone_info ci;
+
+		clone_info_get(bpf_program__fd(cl->tmpl), &ci);
+		err = clone_load_one(rt, cl, &ci);
+		if (ci.btf_fd >= 0)
+			close(ci.btf_fd);
+		free(ci.func_info);
+		free(ci.line_info);
+		if (err) {
+			snprintf(perr->msg, sizeof(perr->msg), "cannot load its copy: %s",
+				 strerror(-err));
+			return err;
+		}
+	}
+	fd = cl->fd >= 0 ? cl->fd : bpf_program__fd(cl->tmpl);
+	err = clone_cookie(rt, p, &cookie, perr);
+	if (err)
+		return err;
+	if (rt->links.names_map)
+		lopts.tracing.cookie = cookie;
 	cl->link = bpf_link_create(fd, 0, bpf_program__expected_attach_type(cl->tmpl), &lopts);
 	if (cl->link < 0) {
-		int err = -errno;
-
+		err = -errno;
 		cl->link = -1;
 		snprintf(perr->msg, sizeof(perr->msg), "cannot attach %s: %s", p->name,
 			 strerror(-err));
@@ -354,7 +510,7 @@ size_t rt_clone_count(const struct rt *rt)
 	size_t n = 0;
 
 	for (size_t k = 0; rt->clones && k < rt->clones->n; k++)
-		n += rt->clones->v[k].link >= 0;
+		n += (rt->clones->v[k].link >= 0) + (rt->clones->v[k].mlink >= 0);
 	return n;
 }
 
@@ -369,6 +525,10 @@ void rt_clone_close(struct rt *rt)
 			close(c->v[k].link);
 		if (c->v[k].fd >= 0)
 			close(c->v[k].fd);
+		if (c->v[k].mlink >= 0)
+			close(c->v[k].mlink);
+		if (c->v[k].mfd >= 0)
+			close(c->v[k].mfd);
 	}
 	btf__free(c->vmlinux);
 	free(c->v);

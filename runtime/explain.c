@@ -47,6 +47,10 @@ static const struct {
 	[PROBE_NO_SESSION] = { "no-session",
 			       "no session links here (or AOTRACE_SESSION_LINKS=0): not loaded, "
 			       "its entry and return probes attach as they are" },
+	[PROBE_TRACING_MULTI] = { "tracing-multi",
+				  "one fentry/fexit multi program for every function of its alias "
+				  "group (it reads no argument), attached with one tracing multi "
+				  "link" },
 };
 
 static const char *explain_how(const struct probe_plan *pp)
@@ -60,9 +64,24 @@ static const char *explain_how(const struct probe_plan *pp)
 	return explain_strategies[pp->strategy].how;
 }
 
-/* The links a run would make for a probe here; -1 if it cannot tell. */
-static long explain_links(const struct probe_plan *pp)
+/*
+ * The links a run would make for probe i here; -1 if it cannot tell. A tracing multi group's
+ * one link counts at its first member: the members of a group share their function, and so its
+ * section (the group's first target).
+ */
+static long explain_links(const struct explain *e, uint32_t i)
 {
+	const struct probe_plan *pp = &e->plan.v[i];
+
+	if (pp->strategy == PROBE_TRACING_MULTI) {
+		const char *sec = pp->prog ? bpf_program__section_name(pp->prog) : "";
+
+		for (uint32_t j = 0; j < i; j++)
+			if (e->plan.v[j].strategy == PROBE_TRACING_MULTI && e->plan.v[j].prog &&
+			    !strcmp(bpf_program__section_name(e->plan.v[j].prog), sec))
+				return 0;
+		return 1;
+	}
 	if (pp->strategy == PROBE_BROKEN)
 		return -1;
 	if (pp->strategy == PROBE_RUN_ONCE || pp->strategy == PROBE_MISSING ||
@@ -209,7 +228,7 @@ static void explain_text(struct explain *e, const char *name)
 	char *ks, *vs;
 
 	for (uint32_t i = 0; i < m->nprobes; i++) {
-		long n = explain_links(&e->plan.v[i]);
+		long n = explain_links(e, i);
 		bool first = true;
 
 		for (uint32_t j = 0; j < i && first; j++)
@@ -349,7 +368,7 @@ static void explain_json(struct explain *e, const char *name)
 		explain_kv_str(w, "section", pp->prog ? bpf_program__section_name(pp->prog) : NULL);
 		explain_kv_str(w, "strategy", explain_strategies[pp->strategy].name);
 		explain_kv_int(w, "targets", pp->ntargets);
-		explain_kv_int(w, "links", explain_links(pp));
+		explain_kv_int(w, "links", explain_links(e, i));
 		json_object_end(w);
 	}
 	json_array_end(w);

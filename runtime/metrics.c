@@ -288,7 +288,9 @@ static char *metrics_help(struct rt *rt, const struct aot_map *map)
 		const struct bpf_program *prog;
 
 		/* An alias runs its group's template: that is the program libbpf relocated. */
-		prog = pp->strategy == PROBE_CLONE ? rt_clone_template(rt, i) : pp->prog;
+		prog = pp->strategy == PROBE_CLONE || pp->strategy == PROBE_TRACING_MULTI
+			       ? rt_clone_template(rt, i)
+			       : pp->prog;
 		if (pp->strategy == PROBE_MISSING || !prog || bpf_program__fd(prog) < 0 ||
 		    !metrics_prog_uses(prog, fd))
 			continue;

@@ -14,6 +14,7 @@
 #include "arena.h"
 #include "probe.h"
 #include "rt.h"
+#include "tracing_multi.h"
 
 int rt_plan_init(struct rt_plan *pl, const struct aot_meta *m, struct bpf_object *obj,
 		 bool list_all)
@@ -137,6 +138,23 @@ static int plan_session(struct rt_plan *pl, uint32_t i, struct probe_err *err)
 	return 0;
 }
 
+/*
+ * An alias group reading no argument is one tracing multi program where the kernel makes such
+ * links (tried once per plan); loading or linking may still fall back to clones (clone.c).
+ * AOTRACE_MULTI_LINKS=0 asks for clones, as it asks kprobes for a link per function.
+ */
+static bool plan_tracing_multi(struct rt_plan *pl, const struct probe_plan *pp)
+{
+	const char *env = getenv("AOTRACE_MULTI_LINKS");
+
+	if (!(pp->probe->flags & AOT_PROBE_NO_ARGS) || (env && !strcmp(env, "0")) ||
+	    !probe_tracing_multi_type(bpf_program__expected_attach_type(pp->prog)))
+		return false;
+	if (!pl->env)
+		pl->env = probe_env__new();
+	return pl->env && probe_tracing_multi_supported(pl->env);
+}
+
 int rt_plan_resolve(struct rt_plan *pl, uint32_t i, struct probe_err *err)
 {
 	struct probe_plan *pp = &pl->v[i];
@@ -168,7 +186,7 @@ int rt_plan_resolve(struct rt_plan *pl, uint32_t i, struct probe_err *err)
 		return 0;
 	}
 	if (p->flags & AOT_PROBE_ALIAS)
-		pp->strategy = PROBE_CLONE;
+		pp->strategy = plan_tracing_multi(pl, pp) ? PROBE_TRACING_MULTI : PROBE_CLONE;
 	else if (p->flags & AOT_PROBE_MULTI)
 		pp->strategy = PROBE_MULTI; /* prepare may fall back to a link per target */
 	else

@@ -717,6 +717,21 @@ static void sema_block(struct sema_ctx *ctx, struct node *n)
 		sema_stmt(ctx, s);
 }
 
+/*
+ * A probe that reads no argument: its trampoline matches may share one tracing multi program
+ * (AOT_PROBE_NO_ARGS), unless --no-multi asks for a program or clone per function.
+ */
+static void sema_flag_no_args(struct sema_ctx *ctx, struct node *p)
+{
+	if (ctx->prog->opts->no_multi)
+		return;
+	for (struct node *ap = p->args; ap; ap = ap->next)
+		for (uint32_t i = 0; i < ap->nmatches; i++)
+			if (ap->matches[i].pt->can_alias)
+				ctx->prog->meta->probes[ap->matches[i].meta_idx].flags |=
+					AOT_PROBE_NO_ARGS;
+}
+
 static void sema_walk(struct sema_ctx *ctx)
 {
 	for (struct node *p = ctx->prog->root->body; p; p = p->next) {
@@ -727,11 +742,14 @@ static void sema_walk(struct sema_ctx *ctx)
 			ctx->probe = p;
 			p->vars = NULL;
 			ctx->nassigned = 0;
+			ctx->reads_args = false;
 			if (p->cond) {
 				sema_expr(ctx, p->cond);
 				sema_need_int(ctx, p->cond, "a predicate");
 			}
 			sema_block(ctx, p->body);
+			if (ctx->report && !ctx->reads_args)
+				sema_flag_no_args(ctx, p);
 			break;
 		case NODE_CDEF:
 		case NODE_INCLUDE:

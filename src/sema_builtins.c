@@ -215,6 +215,7 @@ void sema_args_field(struct sema_ctx *ctx, struct node *n, bool hidden)
 {
 	struct probe_arg *first = NULL;
 
+	ctx->reads_args = true;
 	/* bpftrace 0.25 deleted sargN; aotrace keeps it for the scripts of 0.17 */
 	if (n->func == FN_SARG && ctx->report)
 		diag_warn(ctx->d, n->loc,

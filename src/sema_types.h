@@ -24,6 +24,7 @@ struct sema_ctx {
 	bool report;		 /* only the last walk reports: earlier ones just learn map types */
 	struct node *assign_rhs; /* the call that is the whole right side of a map assignment */
 	int loops;		 /* depth of while/unroll around the statement being checked */
+	bool reads_args;	 /* the probe being checked reads args, argN or retval */
 	/* variables assigned since the innermost if's else branch began (block scoping) */
 	struct var_info **assigned;
 	uint32_t nassigned, capassigned;

@@ -349,6 +349,42 @@ def probe_helper(helper, name, since):
     return probe
 
 
+def probe_tracing_multi(env):
+    """Tracing multi links (Linux 7.2 UAPI: BPF_TRACE_FENTRY_MULTI = 59, link_create's
+    tracing_multi { ids, cookies, cnt } at byte 16): a program returning 0 loaded as fentry
+    multi without an attach BTF id, linked to vfs_read for a moment."""
+    r = subprocess.run([env.bpftool, 'btf', 'dump', 'file', '/sys/kernel/btf/vmlinux'],
+                       capture_output=True, text=True)
+    m = re.search(r"^\[(\d+)\] FUNC '%s'" % kernel_func(), r.stdout, re.M)
+    if not m:
+        return 'no BTF id for %s (bpftool btf dump: %s)' % (kernel_func(), r.stderr.strip())
+    libc = ctypes.CDLL(None, use_errno=True)
+    insns = struct.pack('<BBhi', 0xb7, 0, 0, 0) + struct.pack('<BBhi', 0x95, 0, 0, 0)
+    code = ctypes.create_string_buffer(insns, len(insns))
+    lic = ctypes.create_string_buffer(b'GPL')
+    # BPF_PROG_LOAD: prog_type TRACING (26), insn_cnt, insns, license; expected_attach_type at 68
+    attr = bytearray(struct.pack('<IIQQ', 26, 2, ctypes.addressof(code),
+                                 ctypes.addressof(lic)).ljust(128, b'\0'))
+    struct.pack_into('<I', attr, 68, 59)
+    buf = ctypes.create_string_buffer(bytes(attr), len(attr))
+    prog = libc.syscall(321, 5, buf, len(attr))
+    if prog < 0:
+        return 'no fentry multi programs: %s' % os.strerror(ctypes.get_errno())
+    ids = (ctypes.c_uint32 * 1)(int(m.group(1)))
+    cookies = (ctypes.c_uint64 * 1)(1)
+    # BPF_LINK_CREATE (28): prog_fd, target_fd, attach_type, flags, ids, cookies, cnt
+    attr = struct.pack('<IIIIQQI', prog, 0, 59, 0, ctypes.addressof(ids),
+                       ctypes.addressof(cookies), 1).ljust(128, b'\0')
+    buf = ctypes.create_string_buffer(attr, len(attr))
+    link = libc.syscall(321, 28, buf, len(attr))
+    err = ctypes.get_errno()
+    os.close(prog)
+    if link < 0:
+        return 'no tracing multi links: %s' % os.strerror(err)
+    os.close(link)
+    return None
+
+
 def probe_sdt(env):
     """What the USDT tests build their traced program with: a C compiler and <sys/sdt.h>."""
     r = subprocess.run(['cc', '-x', 'c', '-fsyntax-only', '-'], input='#include <sys/sdt.h>\n',
@@ -455,6 +491,7 @@ FEATURES.update({
     'ringbuf': probe_ringbuf,
     'watchpoint': probe_watchpoint,
     'sdt': probe_sdt,
+    'tracing_multi': probe_tracing_multi,
     'func_ip': probe_helper(173, 'bpf_get_func_ip', '5.15'),
     'attach_cookie': probe_helper(174, 'bpf_get_attach_cookie', '5.15'),
     'kprobe_session': probe_session(56, 'kprobe session', '6.10'),
@@ -832,7 +869,7 @@ def write_json(path, summary):
 # on the host and on 6.12 (the host and 6.12 together cover what does not depend on the kernel;
 # the full suite on 7.2 too made the matrix about an hour on 2 cores, issue 21).
 PARTS = {
-    'fallback': ({'aot_bpftool', 'aot_core', 'basic', 'helper_errors', 'kfunc', 'kprobe',
+    'fallback': ({'aot_bpftool', 'aot_core', 'basic', 'helper_errors', 'kfunc', 'kfunc_multi', 'kprobe',
                   'maps', 'probe_order', 'probes', 'probes_types', 'probes_usdt',
                   'probes_watchpoint', 'session', 'tracepoint', 'uprobe', 'verifier',
                   'wildcards_expand'},

@@ -291,6 +291,13 @@ enum aot_probe_flags {
 	 */
 	AOT_PROBE_UNSAFE = 1 << 4,
 	/*
+	 * The probe's predicate and body read no argument (args, argN, retval: no context slot),
+	 * which is what a tracing multi program may do (the kernel refuses its context reads): an
+	 * alias group of such kfunc/kretfunc probes attaches as one program with one
+	 * BPF_LINK_TYPE_TRACING_MULTI link where the kernel has them (probes/tracing_multi.c).
+	 */
+	AOT_PROBE_NO_ARGS = 1 << 7,
+	/*
 	 * A session program: the entry and return probes (AOT_PROBE_IN_SESSION) of one wildcard
 	 * in one program, attached with one kprobe or uprobe session link where the kernel has
 	 * them (type and target are the entry probe's). It calls the kfunc bpf_session_is_return

@@ -82,7 +82,8 @@ static const struct aot_cli_opt cli_opts[] = {
 	{ "no-session", no_argument, 278, NULL,
 	  "kprobe and kretprobe (uprobe, uretprobe) of one wildcard as two programs, two links" },
 	{ "expand", required_argument, 270, "HOW",
-	  "kfunc wildcards: auto, full (one function per match) or alias (one per body, cloned at load)" },
+	  "kfunc wildcards: auto, full (one function per match) or alias (one per body, cloned at load, "
+	  "or one tracing multi link where the body reads no args)" },
 	{ "no-cache", no_argument, 276, NULL,
 	  "compile even if the object cache has the program, and keep nothing there" },
 	{ "max-probes", required_argument, 271, "N",

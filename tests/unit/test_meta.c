@@ -349,7 +349,7 @@ static void test_corruptions(void **state)
 		free(c);
 	}
 	/* probe flags, map aggregation, format kind */
-	corrupt(buf, size, probes + 16, 0x80, "flags");
+	corrupt(buf, size, probes + 16, 1u << 31, "flags"); /* a bit no flag uses */
 	corrupt(buf, size, maps + 8, 77, "aggregation");
 	corrupt(buf, size, maps + 8, AOT_AGG_LHIST, "lhist(0, 0, 0) out of range"); /* step 0 */
 	corrupt(buf, size, fmts, 9, "kind");
