@@ -164,6 +164,9 @@ LLVMValueRef cg_bi_func(struct cg *cg, struct node *n)
 		ip = LLVMBuildLoad2(cg->b, cg->t_i64, cg_gep(cg, cg->ctxp, 16 * 8), "ip");
 		return cg_u64s(cg, ip, cg_bi_pid(cg, n));
 	}
+	/* Without the helper (5.10) a program of one target knows it: the runtime names it. */
+	if (cg->match && cg->match->func_const)
+		return cg_u64s(cg, cg_i64(cg, AOT_FUNC_TAG | cg->match->meta_idx), NULL);
 	ip = cg_helper(cg, CG_H_GET_FUNC_IP, cg->t_i64, &cg->ctxp, 1);
 	return cg_u64s(cg, ip, NULL);
 }

@@ -259,6 +259,15 @@ bool probe_session_supported(struct probe_env *env, const struct probe_type *pt,
 int probe_session_prepare(struct probe_env *env, struct probe_plan *plan, int kfunc_args,
 			  struct probe_err *err);
 
+/*
+ * Whether kprobe programs may call bpf_get_attach_cookie (5.15; tried): without it a multi
+ * program's fallback of one link per target cannot tell its targets apart, so a wildcard
+ * compiled here is one program per match. And bpf_get_func_ip (5.15 too): without it `func`
+ * is a constant of its program, which must then have one target.
+ */
+bool probe_attach_cookie_helper(void);
+bool probe_func_ip_helper(void);
+
 /* Finds a probe type by canonical name or any spelling; NULL if unknown. */
 const struct probe_type *probe_type_find(const char *name);
 /* NULL-terminated list of every probe type, for -l and help text. */

@@ -73,8 +73,31 @@ static void render_addr(struct rt_buf *out, uint64_t addr)
 		rt_buf_add(out, "0", 1);
 }
 
+/*
+ * The function a probe's target names (AOT_FUNC_TAG): "vfs_read" of kprobe:vfs_read+4 and of
+ * kfunc:vmlinux:vfs_read, as the address would print. False if idx is no such probe.
+ */
+static bool render_func_tag(struct rt_buf *out, const struct rt_render *r, uint64_t v)
+{
+	uint64_t idx = v & ~AOT_FUNC_TAG_MASK;
+	const char *t, *colon;
+	size_t len;
+
+	if ((v & AOT_FUNC_TAG_MASK) != AOT_FUNC_TAG || !r->meta || idx >= r->meta->nprobes ||
+	    !(t = r->meta->probes[idx].target))
+		return false;
+	colon = strrchr(t, ':');
+	if (colon)
+		t = colon + 1;
+	len = strcspn(t, "+");
+	rt_buf_add(out, t, len);
+	return true;
+}
+
 static void render_ksym(struct rt_buf *out, const struct rt_render *r, uint64_t addr, bool offset)
 {
+	if (render_func_tag(out, r, addr))
+		return;
 	if (!r->syms || rt_syms_ksym(r->syms, addr, offset, out))
 		render_addr(out, addr);
 }

@@ -22,8 +22,9 @@ struct expand_ctx {
 	struct program *prog;
 	struct probe_env *env;
 	struct diags *d;
-	int cookies;	  /* fentry attach cookies on this kernel: -1 not tried yet, 0 no, 1 yes */
-	uint32_t nprobes; /* attached probes so far: one per match, one per multi program */
+	int cookies; /* fentry attach cookies on this kernel: -1 not tried yet, 0 no, 1 yes */
+	int cookie_helper, func_ip; /* bpf_get_attach_cookie, bpf_get_func_ip: the same */
+	uint32_t nprobes;    /* attached probes so far: one per match, one per multi program */
 	struct node *widest; /* the attach point with the most of them, for the limit's error */
 	/* the current probe's wildcards that matched nothing, in order; tail: where to add */
 	struct expand_empty *empty, **tail;
@@ -127,6 +128,35 @@ static bool expand_alias_ok(struct expand_ctx *ctx, const struct probe_type *pt,
 	if (ctx->cookies < 0)
 		ctx->cookies = probe_kfunc_cookies_supported(ctx->env);
 	return ctx->cookies > 0;
+}
+
+/*
+ * Whether a wildcard may be one multi program here: an object for other hosts always is (the
+ * host that runs it says what it lacks); compiled to run here, not where kprobe programs
+ * cannot read attach cookies (5.10): the fallback of one link per target could not tell its
+ * targets apart, so each match gets a program of its own, as with --no-multi.
+ */
+static bool expand_multi_ok(struct expand_ctx *ctx)
+{
+	if (ctx->prog->opts->emit_elf)
+		return true;
+	if (ctx->cookie_helper < 0)
+		ctx->cookie_helper = probe_attach_cookie_helper();
+	return ctx->cookie_helper > 0;
+}
+
+/*
+ * Whether `func` of a match is a constant of its program (AOT_FUNC_TAG): where the kernel this
+ * compiles for lacks bpf_get_func_ip (5.10) and the program has this target alone.
+ */
+static bool expand_func_const(struct expand_ctx *ctx, const struct probe_type *pt, bool alias)
+{
+	if (!(pt->builtins & PB_FUNC) || (pt->builtins & PB_USER) || alias ||
+	    ctx->prog->opts->emit_elf)
+		return false;
+	if (ctx->func_ip < 0)
+		ctx->func_ip = probe_func_ip_helper();
+	return ctx->func_ip == 0;
 }
 
 static void expand_count(struct expand_ctx *ctx, struct node *ap, uint32_t n)
@@ -351,7 +381,8 @@ static int expand_attach(struct expand_ctx *ctx, struct node *ap)
 	 * A wildcard on a multi-capable type is one program for all its targets: one link
 	 * where the kernel has multi links, one link per target of the same program where not.
 	 */
-	if (pt->multi_section && !ctx->prog->opts->no_multi && probe_has_wildcard(ap->target)) {
+	if (pt->multi_section && !ctx->prog->opts->no_multi && probe_has_wildcard(ap->target) &&
+	    expand_multi_ok(ctx)) {
 		expand_count(ctx, ap, 1);
 		return expand_multi(ctx, ap, pt, targets, ntargets);
 	}
@@ -366,6 +397,7 @@ static int expand_attach(struct expand_ctx *ctx, struct node *ap)
 
 		m->pt = pt;
 		m->alias_ok = alias_ok;
+		m->func_const = expand_func_const(ctx, pt, alias_ok);
 		m->target = targets[i];
 		m->name = pt->probe_name   ? pt->probe_name(a, ap->target, targets[i])
 			  : pt->has_target ? arena_printf(a, "%s:%s", pt->name, targets[i])
@@ -381,7 +413,9 @@ static int expand_attach(struct expand_ctx *ctx, struct node *ap)
 
 int expand_probes(struct program *prog, struct probe_env *env, struct diags *d)
 {
-	struct expand_ctx ctx = { .prog = prog, .env = env, .d = d, .cookies = -1 };
+	struct expand_ctx ctx = {
+		.prog = prog, .env = env, .d = d, .cookies = -1, .cookie_helper = -1, .func_ip = -1
+	};
 	size_t errors = d->nerrors;
 
 	for (struct node *p = prog->root->body; p; p = p->next) {

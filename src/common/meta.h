@@ -121,6 +121,14 @@
 #define AOT_EVENTS_MAP "aot_events"
 #define AOT_PROBE_NAMES_MAP "aot_probe_names" /* u64 -> char[AOT_PROBE_NAME_MAX] */
 #define AOT_PROBE_NAME_MAX 128
+/*
+ * A `func` value that is no address: where the kernel lacks bpf_get_func_ip (5.15), a program
+ * with one target gives this tag ORed with its probe's index in aot_meta.probes, and the
+ * runtime prints the function its target names. The tag is no canonical x86-64 or arm64
+ * address, so no kernel symbol has it.
+ */
+#define AOT_FUNC_TAG 0xa07f000000000000ull
+#define AOT_FUNC_TAG_MASK 0xffffffff00000000ull
 
 /*
  * Serialised form (documented in full at the top of src/common/meta.c): a 64-byte header with the

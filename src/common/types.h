@@ -114,6 +114,7 @@ struct probe_match {
 	uint32_t ntargets;
 	bool alias_ok; /* expand: may share its attach point's function (alias group) */
 	struct probe_match *alias_of; /* codegen: the match whose function this one aliases */
+	bool func_const; /* `func` is AOT_FUNC_TAG | meta_idx: the kernel lacks bpf_get_func_ip */
 };
 
 #endif

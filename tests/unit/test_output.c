@@ -662,6 +662,21 @@ static void test_render_kinds(void **state)
 	render_expect(&r, (struct aot_type){ AOT_K_KSYM, 8 }, v, "0x10", NULL);
 	put64(v, 0);
 	render_expect(&r, (struct aot_type){ AOT_K_KSYM, 8 }, v, "0", NULL);
+	/* func as a constant (no bpf_get_func_ip): the function its probe's target names */
+	aot_meta_add_probe(m, &(struct aot_probe){ .prog = "q",
+						   .type = "kprobe",
+						   .target = "vfs_read+4",
+						   .name = "kprobe:x" });
+	aot_meta_add_probe(m, &(struct aot_probe){ .prog = "s",
+						   .type = "kfunc",
+						   .target = "vmlinux:vfs_write",
+						   .name = "kfunc:x" });
+	put64(v, AOT_FUNC_TAG | 1);
+	render_expect(&r, (struct aot_type){ AOT_K_KSYM, 8 }, v, "vfs_read", "\"vfs_read\"");
+	put64(v, AOT_FUNC_TAG | 2);
+	render_expect(&r, (struct aot_type){ AOT_K_KSYM, 8 }, v, "vfs_write", NULL);
+	put64(v, AOT_FUNC_TAG | 3); /* no such probe: an address */
+	render_expect(&r, (struct aot_type){ AOT_K_KSYM, 8 }, v, "0xa07f000000000003", NULL);
 	put64(v, 7);
 	render_expect(&r, (struct aot_type){ AOT_K_KSTACK, 8 }, v,
 		      "\n        do_one+16\n        _text+5\n        0x1234\n", NULL);
