@@ -349,6 +349,51 @@ def probe_helper(helper, name, since):
     return probe
 
 
+def probe_perf_link(env):
+    """A bpf_link for a perf event (BPF_LINK_CREATE, attach type BPF_PERF_EVENT: 5.15): without
+    it libbpf attaches through the perf event's ioctl, and there is no link to pin or list."""
+    libc = ctypes.CDLL(None, use_errno=True)
+    fd = perf_open(libc, (1, 64, 0, 1000000, 0, 0, 1), 64, -1, 0)  # SW_CPU_CLOCK, disabled
+    if fd < 0:
+        return 'no software perf events (%s)' % os.strerror(-fd)
+    insns = struct.pack('<BBhi', 0xb7, 0, 0, 0) + struct.pack('<BBhi', 0x95, 0, 0, 0)
+    code = ctypes.create_string_buffer(insns, len(insns))
+    lic = ctypes.create_string_buffer(b'GPL')
+    # BPF_PROG_LOAD of a BPF_PROG_TYPE_PERF_EVENT program: r0 = 0; exit
+    attr = struct.pack('<IIQQ', 7, 2, ctypes.addressof(code),
+                       ctypes.addressof(lic)).ljust(128, b'\0')
+    buf = ctypes.create_string_buffer(attr, len(attr))
+    prog = libc.syscall(321, 5, buf, len(attr))
+    if prog < 0:
+        err = ctypes.get_errno()
+        os.close(fd)
+        return 'cannot load a perf event program: %s' % os.strerror(err)
+    # BPF_LINK_CREATE: prog_fd, target_fd, attach_type BPF_PERF_EVENT (41), flags
+    attr = struct.pack('<IIII', prog, fd, 41, 0).ljust(128, b'\0')
+    buf = ctypes.create_string_buffer(attr, len(attr))
+    link = libc.syscall(321, 28, buf, len(attr))
+    err = ctypes.get_errno()
+    for f in (link, prog, fd):
+        if f >= 0:
+            os.close(f)
+    if link < 0:
+        return 'no bpf_link for perf events (Linux 5.15): %s' % os.strerror(err)
+    return None
+
+
+def probe_tp_btf_names(env):
+    """The names of a tp_btf tracepoint's arguments: aotrace reads them from the kernel's glue
+    function __bpf_trace_NAME, which the BTF of some kernels (Debian's 5.10) does not hold."""
+    try:
+        r = subprocess.run([env.bpftool, 'btf', 'dump', 'file', '/sys/kernel/btf/vmlinux',
+                            'format', 'raw'], capture_output=True, text=True, timeout=60)
+    except (OSError, subprocess.TimeoutExpired) as e:
+        return 'cannot read the kernel BTF: %s' % e
+    if re.search(r"\] FUNC '__bpf_trace_sched_switch' ", r.stdout):
+        return None
+    return "the kernel's BTF has no __bpf_trace_sched_switch: tp_btf arguments have no names"
+
+
 def probe_tracing_multi(env):
     """Tracing multi links (Linux 7.2 UAPI: BPF_TRACE_FENTRY_MULTI = 59, link_create's
     tracing_multi { ids, cookies, cnt } at byte 16): a program returning 0 loaded as fentry
@@ -492,6 +537,8 @@ FEATURES.update({
     'watchpoint': probe_watchpoint,
     'sdt': probe_sdt,
     'tracing_multi': probe_tracing_multi,
+    'perf_link': probe_perf_link,
+    'tp_btf_names': probe_tp_btf_names,
     'func_ip': probe_helper(173, 'bpf_get_func_ip', '5.15'),
     'attach_cookie': probe_helper(174, 'bpf_get_attach_cookie', '5.15'),
     'kprobe_session': probe_session(56, 'kprobe session', '6.10'),
