@@ -12,6 +12,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
 #include "rt.h"
@@ -122,10 +123,57 @@ static const char *loader_probe_name(const struct rt *rt, const struct bpf_progr
 	return NULL;
 }
 
+/*
+ * E2BIG from a map's creation: older kernels (5.10) refuse hash map keys longer than the BPF
+ * stack (512 bytes), as a string key of the default max_strlen (1024) is. Tried with a map of
+ * the same key size; true when reported.
+ */
+static bool loader_report_key_size(const struct rt *rt, int err)
+{
+	struct bpf_map *map;
+
+	if (err != -E2BIG)
+		return false;
+	bpf_object__for_each_map(map, rt->obj)
+	{
+		uint32_t ksz = bpf_map__key_size(map);
+		const char *name = bpf_map__name(map);
+		int fd;
+
+		if (ksz <= 512 || (bpf_map__type(map) != BPF_MAP_TYPE_HASH &&
+				   bpf_map__type(map) != BPF_MAP_TYPE_PERCPU_HASH &&
+				   bpf_map__type(map) != BPF_MAP_TYPE_LRU_HASH))
+			continue;
+		fd = bpf_map_create(BPF_MAP_TYPE_HASH, NULL, ksz, 8, 1, NULL);
+		if (fd >= 0) {
+			close(fd);
+			continue;
+		}
+		if (errno != E2BIG)
+			continue;
+		for (uint32_t i = 0; i < rt->meta->nmaps; i++)
+			if (rt->meta->maps[i].elf_name && !strcmp(rt->meta->maps[i].elf_name, name))
+				name = rt->meta->maps[i].name;
+		rt_report(
+			&rt->out, RT_ERROR,
+			"map %s has keys of %u bytes, and this kernel's hash maps take keys of at "
+			"most 512 (the BPF stack's size)",
+			name, ksz);
+		rt_report(&rt->out, RT_HINT,
+			  "a string key is max_strlen bytes (1024 by default): lower it "
+			  "(BPFTRACE_MAX_STRLEN=256, or config = { max_strlen = 256 })");
+		return true;
+	}
+	return false;
+}
+
 static void loader_report_failure(const struct rt *rt, int err)
 {
 	struct bpf_program *prog;
 	size_t i = 0;
+
+	if (loader_report_key_size(rt, err))
+		return;
 
 	bpf_object__for_each_program(prog, rt->obj)
 	{

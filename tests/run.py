@@ -394,6 +394,20 @@ def probe_tp_btf_names(env):
     return "the kernel's BTF has no __bpf_trace_sched_switch: tp_btf arguments have no names"
 
 
+def probe_big_keys(env):
+    """A hash map with keys of 1024 bytes (a string key of the default max_strlen): 5.10 takes
+    keys of at most 512 (the BPF stack's size)."""
+    libc = ctypes.CDLL(None, use_errno=True)
+    # BPF_MAP_CREATE: map_type HASH (1), key_size, value_size, max_entries
+    attr = struct.pack('<IIII', 1, 1024, 8, 1).ljust(128, b'\0')
+    buf = ctypes.create_string_buffer(attr, len(attr))
+    fd = libc.syscall(321, 0, buf, len(attr))
+    if fd < 0:
+        return 'no hash map keys of 1024 bytes: %s' % os.strerror(ctypes.get_errno())
+    os.close(fd)
+    return None
+
+
 def probe_tracing_multi(env):
     """Tracing multi links (Linux 7.2 UAPI: BPF_TRACE_FENTRY_MULTI = 59, link_create's
     tracing_multi { ids, cookies, cnt } at byte 16): a program returning 0 loaded as fentry
@@ -538,6 +552,7 @@ FEATURES.update({
     'sdt': probe_sdt,
     'tracing_multi': probe_tracing_multi,
     'perf_link': probe_perf_link,
+    'big_keys': probe_big_keys,
     'tp_btf_names': probe_tp_btf_names,
     'func_ip': probe_helper(173, 'bpf_get_func_ip', '5.15'),
     'attach_cookie': probe_helper(174, 'bpf_get_attach_cookie', '5.15'),
