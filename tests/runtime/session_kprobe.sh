@@ -5,7 +5,7 @@
 # cat reads; prints the multi links each run made ("session links: N"), and the output once
 # (the diff fails the test where they differ); then bpftrace 0.27's, compared where it runs.
 set -eo pipefail
-scale=${AOTRACE_TIMEOUT_SCALE:-1}
+scale=$(printf "%.0f" "${AOTRACE_TIMEOUT_SCALE:-1}")
 cat > k.bt <<'BT'
 BEGIN { printf("ready\n"); }
 kprobe:vfs_rea[d] /comm == "cat"/ { @e[probe] = 1; @depth[tid]++; }
