@@ -67,6 +67,9 @@ struct LLVMOpaqueValue *cg_fn_bswap(struct cg *cg, struct node *n);
 struct LLVMOpaqueValue *cg_bi_jiffies(struct cg *cg, struct node *n);
 struct LLVMOpaqueValue *cg_fn_has_key(struct cg *cg, struct node *n);
 struct LLVMOpaqueValue *cg_fn_strlen(struct cg *cg, struct node *n);
+struct LLVMOpaqueValue *cg_fn_assert(struct cg *cg, struct node *n);
+/* static_assert, fail: checked while compiling, nothing to run */
+struct LLVMOpaqueValue *cg_fn_nothing(struct cg *cg, struct node *n);
 /* cg_stmt.c, beside for over a map: bpf_for_each_map_elem with a callback that goes on */
 struct LLVMOpaqueValue *cg_fn_len(struct cg *cg, struct node *n);
 

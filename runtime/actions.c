@@ -131,6 +131,47 @@ static int actions_helper_error(struct rt *rt, const struct aot_fmt *f, const vo
 	return 0;
 }
 
+/*
+ * errorf()/warnf(): the four lines of the call site before the printf format (meta.h,
+ * AOT_FMT_ERRORF), then the text formatted as printf's.
+ */
+static int actions_diag(struct rt *rt, const struct aot_fmt *f, const void *payload, size_t len,
+			struct rt_buf *t)
+{
+	struct output_diag d = { .error = f->kind == AOT_FMT_ERRORF };
+	struct aot_fmt body = *f;
+	char *copy, *field[4], *p, *end;
+	int err = -EINVAL;
+
+	if (!d.error && rt->out.no_warnings) /* in JSON too, as bpftrace */
+		return 0;
+	copy = p = strdup(f->fmt);
+	if (!copy)
+		return -ENOMEM;
+	for (int i = 0; i < 4; i++) {
+		field[i] = p;
+		p = p ? strchr(p, '\n') : NULL;
+		if (p)
+			*p++ = '\0';
+	}
+	if (!p)
+		goto out;
+	body.fmt = f->fmt + (p - copy);
+	err = rt_printf_format(t, &rt->render, &body, payload, len);
+	if (err)
+		goto out;
+	d.loc = field[0];
+	d.line = (unsigned)strtoul(field[1], &end, 10);
+	d.col = (unsigned)strtoul(field[2], &end, 10);
+	d.file = field[3];
+	d.text = t->s ? t->s : "";
+	d.len = t->len;
+	rt->out.ops->diag(&rt->out, &d);
+out:
+	free(copy);
+	return err;
+}
+
 int rt_action_run(struct rt *rt, const struct aot_fmt *f, const void *payload, size_t len)
 {
 	struct rt_buf *t = &rt->text;
@@ -172,6 +213,10 @@ int rt_action_run(struct rt *rt, const struct aot_fmt *f, const void *payload, s
 		break;
 	case AOT_FMT_HELPER_ERROR:
 		err = actions_helper_error(rt, f, payload);
+		break;
+	case AOT_FMT_ERRORF:
+	case AOT_FMT_WARNF:
+		err = actions_diag(rt, f, payload, len, t);
 		break;
 	case AOT_FMT_PRINT_VALUE: {
 		const struct aot_elem *e;

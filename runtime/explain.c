@@ -103,6 +103,8 @@ static const char *const explain_fmt_kinds[] = {
 	[AOT_FMT_PRINT_VALUE] = "print",
 	[AOT_FMT_JOIN] = "join",
 	[AOT_FMT_HELPER_ERROR] = "helper_error",
+	[AOT_FMT_ERRORF] = "errorf",
+	[AOT_FMT_WARNF] = "warnf",
 };
 
 #define EXPLAIN_NAME(tab, i)                                                                       \

@@ -60,6 +60,16 @@ struct output_helper_error {
 	const char *excerpt; /* the source line and a line of ~ under the call */
 };
 
+/* errorf()/warnf() (AOT_FMT_ERRORF/WARNF): the formatted text and the call site. */
+struct output_diag {
+	bool error;	    /* errorf, else warnf */
+	const char *loc;    /* "script.bt:3:5-30" */
+	const char *file;   /* "script.bt" */
+	unsigned line, col; /* of the call */
+	const char *text;   /* as printf formatted it, not NUL-ended */
+	size_t len;
+};
+
 struct output_ops {
 	/* "Attached N probes" (text: on stderr) */
 	void (*attached)(struct output *o, unsigned int nprobes);
@@ -79,6 +89,8 @@ struct output_ops {
 	void (*lost)(struct output *o, uint64_t n);
 	/* -k: a BPF helper failed at a call site of the script. */
 	void (*helper_error)(struct output *o, const struct output_helper_error *e);
+	/* errorf()/warnf(): text, on the error stream; JSON, a line of the output */
+	void (*diag)(struct output *o, const struct output_diag *d);
 };
 
 /*

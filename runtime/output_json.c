@@ -241,6 +241,25 @@ static void json_helper_error(struct output *o, const struct output_helper_error
 	json_line_end(o, &w, &b);
 }
 
+/* As bpftrace: {"type": "errorf", "msg": M, "filename": F, "line": L, "col": C}. */
+static void json_diag(struct output *o, const struct output_diag *d)
+{
+	const char *type = d->error ? "errorf" : "warnf";
+	struct json_writer w;
+	struct rt_buf b = { 0 };
+
+	json_line_head(&w, &b, type);
+	json_key(&w, "msg", 3);
+	json_string(&w, d->text, d->len);
+	json_key(&w, "filename", 8);
+	json_string(&w, d->file, strlen(d->file));
+	json_key(&w, "line", 4);
+	json_uint(&w, d->line);
+	json_key(&w, "col", 3);
+	json_uint(&w, d->col);
+	json_line_end(o, &w, &b);
+}
+
 static void json_lost(struct output *o, uint64_t n)
 {
 	json_counter(o, "lost_events", false, "events", n);
@@ -256,4 +275,5 @@ const struct output_ops output_json_ops = {
 	.maps_end = output_maps_end,
 	.lost = json_lost,
 	.helper_error = json_helper_error,
+	.diag = json_diag,
 };

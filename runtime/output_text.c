@@ -51,6 +51,23 @@ static void text_helper_error(struct output *o, const struct output_helper_error
 	rt_buf_free(&b);
 }
 
+/*
+ * As bpftrace 0.27: "script.bt:3:5-30: ERROR: text" on the error stream, one newline at the end
+ * of the text being the line's own.
+ */
+static void text_diag(struct output *o, const struct output_diag *d)
+{
+	size_t len = d->len && d->text[d->len - 1] == '\n' ? d->len - 1 : d->len;
+	struct rt_buf b = { 0 };
+
+	rt_buf_printf(&b, "%s: %s: ", d->loc, d->error ? "ERROR" : "WARNING");
+	rt_buf_add(&b, d->text, len);
+	rt_buf_add(&b, "\n", 1);
+	if (!b.oom)
+		fwrite(b.s, 1, b.len, o->err ? o->err : stderr);
+	rt_buf_free(&b);
+}
+
 static void text_value(struct output *o, const struct rt_render *r, const struct aot_type *t,
 		       const void *data)
 {
@@ -228,4 +245,5 @@ const struct output_ops output_text_ops = {
 	.maps_end = output_maps_end,
 	.lost = text_lost,
 	.helper_error = text_helper_error,
+	.diag = text_diag,
 };

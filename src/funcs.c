@@ -39,7 +39,9 @@ const struct func_def func_defs[FN__NUM] = {
 	[FN_NSECS] = { "nsecs", BUILTIN(FUNC_CALL), .max_args = 1, .type = U64,
 		       .check = sema_fn_nsecs, .lower = sema_lower_names, .emit = cg_bi_nsecs },
 	[FN_CPU] = { "cpu", BUILTIN(0), .type = U64, .emit = cg_bi_cpu },
-	[FN_COMM] = { "comm", BUILTIN(0), .type = { .kind = TYPE_STR, .size = 16 },
+	/* comm(pid) of bpftrace 0.27 is refused by its check */
+	[FN_COMM] = { "comm", BUILTIN(FUNC_CALL), .max_args = 1,
+		      .type = { .kind = TYPE_STR, .size = 16 }, .check = sema_fn_comm,
 		      .emit = cg_bi_comm },
 	/* a string as long as the longest name of the probe's matches */
 	[FN_PROBE] = { "probe", BUILTIN(0), .type = { .kind = TYPE_STR }, .check = sema_bi_probe,
@@ -191,15 +193,10 @@ const struct func_def func_defs[FN__NUM] = {
 	[FN_NCPUS] = { "ncpus", BUILTIN(FUNC_MISSING) },
 	[FN_HAS_CPID] = { "has_cpid", BUILTIN(FUNC_MISSING) },
 	[FN_PROBETYPE] = { "probetype", BUILTIN(FUNC_MISSING) },
-	[FN_ERRORF] = { "errorf", CALL(0, 64, FUNC_MISSING) },
-	[FN_WARNF] = { "warnf", CALL(0, 64, FUNC_MISSING) },
-	[FN_ASSERT] = { "assert", CALL(0, 64, FUNC_MISSING) },
-	[FN_STATIC_ASSERT] = { "static_assert", CALL(0, 64, FUNC_MISSING) },
-	[FN_FAIL] = { "fail", CALL(0, 64, FUNC_MISSING) },
 	[FN_FIND] = { "find", CALL(0, 64, FUNC_MISSING) },
 	[FN_MEMCMP] = { "memcmp", CALL(0, 64, FUNC_MISSING) },
 	[FN_STRCAP] = { "strcap", CALL(0, 64, FUNC_MISSING) },
-	[FN_GLOBMATCH] = { "globmatch", CALL(0, 64, FUNC_MISSING) },
+	[FN_TSERIES] = { "tseries", CALL(0, 64, FUNC_MISSING) },
 	[FN_IS_ARRAY] = { "is_array", CALL(0, 64, FUNC_MISSING) },
 	[FN_IS_INTEGER] = { "is_integer", CALL(0, 64, FUNC_MISSING) },
 	[FN_IS_LITERAL] = { "is_literal", CALL(0, 64, FUNC_MISSING) },
@@ -210,6 +207,21 @@ const struct func_def func_defs[FN__NUM] = {
 	[FN_SOCKET_COOKIE] = { "socket_cookie", CALL(0, 64, FUNC_MISSING) },
 	[FN_KFUNC_ALLOWED] = { "kfunc_allowed", CALL(0, 64, FUNC_MISSING) },
 	[FN_KFUNC_EXIST] = { "kfunc_exist", CALL(0, 64, FUNC_MISSING) },
+
+	/* diagnostics (src/sema_assert.c): reported by the runtime with the call's location */
+	[FN_ERRORF] = { "errorf", CALL(1, 64, FUNC_VOID), .check = sema_fn_formatted,
+			.lower = sema_lower_diagf, .emit = cg_fn_formatted },
+	[FN_WARNF] = { "warnf", CALL(1, 64, FUNC_VOID), .check = sema_fn_formatted,
+		       .lower = sema_lower_diagf, .emit = cg_fn_formatted },
+	/* errorf("assert failed: %s", msg) and exit(1) when the condition is false */
+	[FN_ASSERT] = { "assert", CALL(2, 2, FUNC_VOID), .check = sema_fn_assert,
+			.lower = sema_lower_assert, .emit = cg_fn_assert },
+	/* errors of the compilation */
+	[FN_STATIC_ASSERT] = { "static_assert", CALL(2, 2, FUNC_VOID),
+			       .check = sema_fn_static_assert, .lower = sema_lower_names,
+			       .emit = cg_fn_nothing },
+	[FN_FAIL] = { "fail", CALL(1, 64, FUNC_VOID), .check = sema_fn_fail,
+		      .lower = sema_lower_names, .emit = cg_fn_nothing },
 
 	/* resolved while compiling: sema makes them literals */
 	[FN_KADDR] = { "kaddr", CALL(1, 1, 0), .check = sema_fn_kaddr },

@@ -451,6 +451,24 @@ int sema_lower_cat(struct sema_ctx *ctx, struct node *n)
 	return lower_formatted(ctx, n, AOT_FMT_CAT);
 }
 
+int sema_lower_diagf(struct sema_ctx *ctx, struct node *n)
+{
+	return lower_list(ctx, n->args->next)
+		       ?: lower_fmt(ctx, n, n->args->next,
+				    n->func == FN_WARNF ? AOT_FMT_WARNF : AOT_FMT_ERRORF,
+				    sema_call_site(ctx, n, n->args->str));
+}
+
+int sema_lower_assert(struct sema_ctx *ctx, struct node *n)
+{
+	int ret = lower_list(ctx, n->args);
+
+	lower_cast_int64(ctx, n->args);
+	return ret
+		       ?: lower_fmt(ctx, n, n->args->next, AOT_FMT_ERRORF,
+				    sema_call_site(ctx, n, "assert failed: %s"));
+}
+
 int sema_lower_time(struct sema_ctx *ctx, struct node *n)
 {
 	return lower_fmt(ctx, n, NULL, AOT_FMT_TIME, n->args ? n->args->str : "%H:%M:%S\n");

@@ -154,6 +154,18 @@ void sema_fn_len(struct sema_ctx *ctx, struct node *n)
 	sema_fn_whole_map(ctx, n);
 }
 
+/*
+ * comm(pid): bpftrace 0.27 reads another task's name with the bpf_task_from_pid kfunc, which
+ * aotrace does not call yet.
+ */
+void sema_fn_comm(struct sema_ctx *ctx, struct node *n)
+{
+	n->type = func_defs[n->func].type;
+	if (n->args)
+		sema_error(ctx, n->loc, "comm is the current task's name",
+			   "comm(pid) is not supported yet");
+}
+
 /* ---- getopt(name, default[, help]): named parameters (bpftrace 0.27) ---- */
 
 /* "--name" or "--name=..." of the command line: is it name's? */

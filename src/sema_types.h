@@ -171,6 +171,18 @@ void sema_fn_nsecs(struct sema_ctx *ctx, struct node *n);
 void sema_fn_pid_ns(struct sema_ctx *ctx, struct node *n);
 /* len(@map): a whole map; len(stack) is refused */
 void sema_fn_len(struct sema_ctx *ctx, struct node *n);
+/* comm, comm(): the current task's; comm(pid) is refused */
+void sema_fn_comm(struct sema_ctx *ctx, struct node *n);
+
+/* ---- sema_assert.c: errorf, warnf, assert, fail, static_assert ---- */
+/*
+ * The four lines of a call site (meta.h, AOT_FMT_ERRORF) then fmt: what errorf(), warnf() and
+ * assert() name their format with.
+ */
+const char *sema_call_site(struct sema_ctx *ctx, const struct node *n, const char *fmt);
+void sema_fn_assert(struct sema_ctx *ctx, struct node *n);
+void sema_fn_fail(struct sema_ctx *ctx, struct node *n);
+void sema_fn_static_assert(struct sema_ctx *ctx, struct node *n);
 
 /* ---- lowering (sema_lower.c) ---- */
 
@@ -189,5 +201,9 @@ int sema_lower_strftime(struct sema_ctx *ctx, struct node *n);
 int sema_lower_names(struct sema_ctx *ctx, struct node *n);
 /* has_key(@m, k): the element sema made (n->lhs), no value read from it. */
 int sema_lower_has_key(struct sema_ctx *ctx, struct node *n);
+/* errorf(), warnf(): printf's layout, its format named by the call site */
+int sema_lower_diagf(struct sema_ctx *ctx, struct node *n);
+/* assert(cond, msg): the condition, and errorf("assert failed: %s", msg) */
+int sema_lower_assert(struct sema_ctx *ctx, struct node *n);
 
 #endif

@@ -806,7 +806,7 @@ static int meta_read_fmts(struct meta_reader *r, uint32_t off, uint32_t n)
 		if (err)
 			return err;
 		meta_read_type(p + 8, &f->args);
-		if (f->kind < AOT_FMT_PRINTF || f->kind > AOT_FMT_HELPER_ERROR)
+		if (f->kind < AOT_FMT_PRINTF || f->kind > AOT_FMT__LAST)
 			return meta_fail(r, "format %u: unknown kind %u", i, f->kind);
 	}
 	return 0;

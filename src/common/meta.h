@@ -74,6 +74,11 @@
  *                       name (map_update_elem), the script line and column, the location as
  *                       text (script.bt:3:5-12) and the source line with ~ under the call (the
  *                       excerpt is two lines itself)
+ *   AOT_FMT_ERRORF/WARNF  errorf()/warnf() (also assert()): a printf whose text the runtime
+ *                       reports as an error or warning of the call site. fmt: four lines,
+ *                       "LOCATION\nLINE\nCOL\nFILE\n" (script.bt:3:5-30, the line and column
+ *                       of the call, the script's name), then the printf format; args laid out
+ *                       as for AOT_FMT_PRINTF
  *   AOT_STATE_SECTION   the global struct aot_state AOT_STATE_MAP in a data section of its own,
  *                       which libbpf loads as a BPF_MAP_TYPE_ARRAY of 1 entry (u32 key 0) named
  *                       after the section; the programs read it at its address (version 4;
@@ -266,6 +271,9 @@ enum aot_fmt_kind {
 	AOT_FMT_PRINT_VALUE, /* print(value): args holds one element */
 	AOT_FMT_JOIN,	     /* join(argv[, sep]): fmt is the separator; args: one STR array */
 	AOT_FMT_HELPER_ERROR, /* -k: a helper failed; fmt and args are described above */
+	AOT_FMT_ERRORF,	      /* errorf(): fmt and args are described above */
+	AOT_FMT_WARNF,	      /* warnf(): as errorf, a warning (left out with --no-warnings) */
+	AOT_FMT__LAST = AOT_FMT_WARNF,
 };
 
 struct aot_fmt {

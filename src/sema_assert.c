@@ -1,0 +1,275 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The checks of bpftrace 0.27's diagnostics in the language (docs/stdlib.md): errorf() and
+ * warnf(), printfs that the runtime reports as an error or warning of their call site; assert(),
+ * an errorf and exit(1) when its condition is false; fail() and static_assert(), errors of the
+ * compilation itself.
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "arena.h"
+#include "diag.h"
+#include "funcs.h"
+#include "sema_types.h"
+
+/*
+ * The columns a call takes on its line, from its name to its closing parenthesis (bpftrace's
+ * location spans the whole call: stdin:1:9-29). The name's length if it does not end there.
+ */
+static uint32_t sema_call_width(const struct source *src, struct loc loc)
+{
+	const char *p, *end;
+	int depth = 0;
+
+	if (!src || !src->text || !loc.line)
+		return loc.len;
+	p = src->text;
+	for (uint32_t line = 1; line < loc.line && p; line++) {
+		p = strchr(p, '\n');
+		p = p ? p + 1 : NULL;
+	}
+	if (!p || strnlen(p, loc.col) < loc.col - 1)
+		return loc.len;
+	end = p + strcspn(p, "\n");
+	for (const char *c = p + loc.col - 1; c < end; c++) {
+		if (*c == '"') {
+			for (c++; c < end && *c != '"'; c++)
+				if (*c == '\\' && c + 1 < end)
+					c++;
+		} else if (*c == '(') {
+			depth++;
+		} else if (*c == ')' && --depth == 0) {
+			return (uint32_t)(c - (p + loc.col - 1)) + 1;
+		}
+	}
+	return loc.len;
+}
+
+const char *sema_call_site(struct sema_ctx *ctx, const struct node *n, const char *fmt)
+{
+	const struct source *src = ctx->d->src;
+	const char *file = src && src->name ? src->name : "-e";
+
+	return arena_printf(ctx->a, "%s:%u:%u-%u\n%u\n%u\n%s\n%s", file, n->loc.line, n->loc.col,
+			    n->loc.col + sema_call_width(src, n->loc), n->loc.line, n->loc.col,
+			    file, fmt);
+}
+
+static void sema_assert_args(struct sema_ctx *ctx, struct node *first)
+{
+	for (struct node *a = first; a; a = a->next)
+		sema_expr(ctx, a);
+}
+
+/* assert(condition, message): an integer or bool, and a string. */
+void sema_fn_assert(struct sema_ctx *ctx, struct node *n)
+{
+	struct node *cond = n->args, *msg = cond->next;
+
+	sema_assert_args(ctx, n->args);
+	sema_need_int(ctx, cond, "the condition of assert()");
+	if (msg->type.kind != TYPE_NONE && msg->type.kind != TYPE_STR)
+		sema_error(ctx, msg->loc, NULL, "assert()'s message is a string, not %s",
+			   type_name(ctx->a, &msg->type));
+}
+
+/* ---- known while compiling: fail(), static_assert() ---- */
+
+/* The value of a literal, or of operators on literals; false if it is not known. */
+static bool sema_comptime(const struct node *n, int64_t *v)
+{
+	int64_t l, r;
+
+	if (!n)
+		return false;
+	if (n->kind == NODE_BOOL || n->kind == NODE_INT) {
+		*v = (int64_t)n->num;
+		return true;
+	}
+	if (n->kind == NODE_CAST)
+		return sema_comptime(n->lhs, v);
+	if (n->kind == NODE_UNOP && !n->is_post && sema_comptime(n->lhs, &l)) {
+		switch (n->op) {
+		case '!':
+			*v = !l;
+			return true;
+		case '-':
+			*v = (int64_t)(0 - (uint64_t)l);
+			return true;
+		case '~':
+			*v = ~l;
+			return true;
+		}
+		return false;
+	}
+	if (n->kind != NODE_BINOP)
+		return false;
+	if (n->lhs->kind == NODE_STR && n->rhs->kind == NODE_STR &&
+	    (n->op == OP_EQ || n->op == OP_NE)) {
+		bool same = n->lhs->str_len == n->rhs->str_len &&
+			    !memcmp(n->lhs->str, n->rhs->str, n->lhs->str_len);
+
+		*v = n->op == OP_EQ ? same : !same;
+		return true;
+	}
+	if (!sema_comptime(n->lhs, &l) || !sema_comptime(n->rhs, &r))
+		return false;
+	switch (n->op) {
+	case OP_EQ:
+		*v = l == r;
+		break;
+	case OP_NE:
+		*v = l != r;
+		break;
+	case '<':
+		*v = l < r;
+		break;
+	case '>':
+		*v = l > r;
+		break;
+	case OP_LE:
+		*v = l <= r;
+		break;
+	case OP_GE:
+		*v = l >= r;
+		break;
+	case OP_AND:
+		*v = l && r;
+		break;
+	case OP_OR:
+		*v = l || r;
+		break;
+	case '+':
+		*v = (int64_t)((uint64_t)l + (uint64_t)r);
+		break;
+	case '-':
+		*v = (int64_t)((uint64_t)l - (uint64_t)r);
+		break;
+	case '*':
+		*v = (int64_t)((uint64_t)l * (uint64_t)r);
+		break;
+	case '/':
+		*v = r ? l / r : 0;
+		break;
+	case '%':
+		*v = r ? l % r : 0;
+		break;
+	case '&':
+		*v = l & r;
+		break;
+	case '|':
+		*v = l | r;
+		break;
+	case '^':
+		*v = l ^ r;
+		break;
+	case OP_SHL:
+		*v = (int64_t)((uint64_t)l << (r & 63));
+		break;
+	case OP_SHR:
+		*v = l >> (r & 63);
+		break;
+	default:
+		return false;
+	}
+	return true;
+}
+
+/*
+ * fmt with the literal arguments from a, as printf would write them: each conversion with its
+ * flags and width, the length modifiers dropped (the values are 64-bit here).
+ */
+static const char *sema_format_literals(struct sema_ctx *ctx, const char *fmt, struct node *a)
+{
+	const char *s = "";
+
+	while (*fmt) {
+		size_t plain = strcspn(fmt, "%");
+		char spec[32];
+		size_t k = 0;
+		char conv;
+
+		s = arena_printf(ctx->a, "%s%.*s", s, (int)plain, fmt);
+		fmt += plain;
+		if (!*fmt)
+			break;
+		if (fmt[1] == '%') {
+			s = arena_printf(ctx->a, "%s%%", s);
+			fmt += 2;
+			continue;
+		}
+		spec[k++] = *fmt++;
+		while (*fmt && strchr("-+ #0123456789.", *fmt) && k < sizeof(spec) - 4)
+			spec[k++] = *fmt++;
+		fmt += strspn(fmt, "hlzjt");
+		conv = *fmt ? *fmt++ : 's';
+		if (!a) {
+			spec[k] = '\0';
+			s = arena_printf(ctx->a, "%s%s%c", s, spec, conv);
+			continue;
+		}
+		if (a->kind == NODE_STR) {
+			spec[k++] = 's';
+			spec[k] = '\0';
+			s = arena_printf(ctx->a, "%s%s", s, arena_printf(ctx->a, spec, a->str));
+		} else {
+			if (conv != 'c') {
+				spec[k++] = 'l';
+				spec[k++] = 'l';
+			}
+			spec[k++] = strchr("diuxXoc", conv) ? conv : 'd';
+			spec[k] = '\0';
+			s = arena_printf(ctx->a, "%s%s", s,
+					 conv == 'c'
+						 ? arena_printf(ctx->a, spec, (int)a->num)
+						 : arena_printf(ctx->a, spec, (long long)a->num));
+		}
+		a = a->next;
+	}
+	return s;
+}
+
+/*
+ * fail(fmt, args...): an error of the compilation where it is written, its text formatted
+ * from literal arguments (bpftrace 0.27 fails wherever the check visits it: aotrace has no
+ * `if comptime` to skip it).
+ */
+void sema_fn_fail(struct sema_ctx *ctx, struct node *n)
+{
+	struct node *fmt = n->args;
+
+	sema_assert_args(ctx, n->args);
+	if (fmt->kind != NODE_STR) {
+		sema_error(ctx, fmt->loc, "write the format as a string literal",
+			   "fail() needs a literal format string");
+		return;
+	}
+	for (struct node *a = fmt->next; a; a = a->next)
+		if (a->kind != NODE_STR && a->kind != NODE_INT && a->kind != NODE_BOOL) {
+			sema_error(ctx, a->loc, "fail() formats its message while compiling",
+				   "fail()'s arguments are literals");
+			return;
+		}
+	sema_error(ctx, n->loc, NULL, "%s", sema_format_literals(ctx, fmt->str, fmt->next));
+}
+
+/* static_assert(condition, message): the condition is known while compiling, and true. */
+void sema_fn_static_assert(struct sema_ctx *ctx, struct node *n)
+{
+	struct node *cond = n->args, *msg = cond->next;
+	int64_t v;
+
+	sema_assert_args(ctx, n->args);
+	if (msg->kind != NODE_STR) {
+		sema_error(ctx, msg->loc, NULL, "static_assert()'s message is a string literal");
+		return;
+	}
+	if (!sema_comptime(cond, &v))
+		sema_error(ctx, cond->loc,
+			   "static_assert() checks literals and what is made of them",
+			   "static_assert(): the condition is not known while compiling");
+	else if (!v)
+		sema_error(ctx, n->loc, NULL, "%s", msg->str);
+}
