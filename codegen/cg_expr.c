@@ -635,11 +635,25 @@ LLVMValueRef cg_cond(struct cg *cg, struct node *n)
 
 void cg_ret0_and_continue(struct cg *cg)
 {
+	cg_ret_and_continue(cg, NULL);
+}
+
+/*
+ * Inside a for loop's callback the probe's return value waits in the frame's slot, with bit 32
+ * set so that a return of 0 is seen too; the code after the loop returns its low 32 bits.
+ */
+void cg_ret_and_continue(struct cg *cg, LLVMValueRef v)
+{
+	LLVMValueRef v32 = v ? LLVMBuildIntCast2(cg->b, v, cg->t_i32, false, "ret") : cg_i32(cg, 0);
+
 	if (cg->for_ret) {
-		LLVMBuildStore(cg->b, cg_i64(cg, 1), cg->for_ret);
+		LLVMValueRef slot = LLVMBuildOr(cg->b, LLVMBuildZExt(cg->b, v32, cg->t_i64, ""),
+						cg_i64(cg, 1ull << 32), "");
+
+		LLVMBuildStore(cg->b, slot, cg->for_ret);
 		LLVMBuildRet(cg->b, cg_i32(cg, 1)); /* 1 stops the iteration */
 	} else {
-		LLVMBuildRet(cg->b, cg_i32(cg, 0));
+		LLVMBuildRet(cg->b, v32);
 	}
 	LLVMPositionBuilderAtEnd(cg->b, cg_block(cg, "dead"));
 }

@@ -305,6 +305,8 @@ bool cg_type_is_buf(const struct type *t);
 /* Ends the probe's run (exit, return), also from a for body: the callback then stops the
  * iteration and flags the probe to return; emitting goes on in an unreachable block. */
 void cg_ret0_and_continue(struct cg *cg);
+/* return EXPR: the program returns v (an integer, cut to 32 bits); NULL: 0. */
+void cg_ret_and_continue(struct cg *cg, LLVMValueRef v);
 
 /* ---- cg_stmt.c: statements and program functions ---- */
 

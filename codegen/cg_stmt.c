@@ -384,7 +384,7 @@ static void cg_for(struct cg *cg, struct node *n)
 		LLVMBuildCondBr(cg->b, LLVMBuildICmp(cg->b, LLVMIntNE, flag, cg_i64(cg, 0), ""),
 				ret, on);
 		LLVMPositionBuilderAtEnd(cg->b, ret);
-		cg_ret0_and_continue(cg);
+		cg_ret_and_continue(cg, flag);
 		LLVMBuildBr(cg->b, on);
 		LLVMPositionBuilderAtEnd(cg->b, on);
 	}
@@ -439,7 +439,7 @@ static void cg_stmt(struct cg *cg, struct node *n)
 		cg_stmts(cg, n);
 		break;
 	case NODE_RETURN:
-		cg_ret0_and_continue(cg);
+		cg_ret_and_continue(cg, n->lhs ? cg_expr(cg, n->lhs) : NULL);
 		break;
 	case NODE_WHILE:
 		cg_while(cg, n);
@@ -533,10 +533,12 @@ int cg_probe_body(struct cg *cg, struct node *probe, const struct probe_match *m
 	if (ret < 0)
 		return ret;
 	/*
-	 * BEGIN runs before the run starts and END when it is already stopping; every other
-	 * program waits for the start and stops with the end (struct aot_state.stopped).
+	 * BEGIN runs before the run starts and END when it is already stopping, test and bench
+	 * probes instead of a run; every other program (self:signal too) waits for the start and
+	 * stops with the end (struct aot_state.stopped).
 	 */
-	if (stop_check && !((m->pt->flags) & (AOT_PROBE_BEGIN | AOT_PROBE_END)))
+	if (stop_check && !((m->pt->flags) &
+			    (AOT_PROBE_BEGIN | AOT_PROBE_END | AOT_PROBE_TEST | AOT_PROBE_BENCH)))
 		cg_stop_check(cg);
 	if (probe->cond) {
 		uint32_t mark = cg_temps_begin(cg);

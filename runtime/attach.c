@@ -198,6 +198,44 @@ int rt_attach(struct rt *rt)
 	return 0;
 }
 
+bool rt_has_flagged(const struct rt *rt, uint32_t flag)
+{
+	for (uint32_t i = 0; i < rt->plan.n; i++)
+		if (rt->plan.v[i].strategy == PROBE_RUN_ONCE && (rt->plan.v[i].flags & flag))
+			return true;
+	return false;
+}
+
+/* The input of an XDP program's test run: the kernel wants at least an Ethernet header. */
+#define ATTACH_XDP_DATA 14
+
+int rt_run_probe(struct rt *rt, const struct probe_plan *pp, uint32_t repeat,
+		 struct rt_test_run *res)
+{
+	char data[ATTACH_XDP_DATA] = { 0 };
+	LIBBPF_OPTS(bpf_test_run_opts, topts);
+	int err;
+
+	/* test: and bench: are XDP programs (test_bench.c); a raw_tp's run takes no data. */
+	if (pp->flags & (AOT_PROBE_TEST | AOT_PROBE_BENCH)) {
+		topts.data_in = data;
+		topts.data_size_in = sizeof(data);
+		topts.repeat = repeat;
+	}
+	err = bpf_prog_test_run_opts(bpf_program__fd(pp->prog), &topts);
+	if (err) {
+		err = -errno;
+		rt_report(&rt->out, RT_ERROR, "could not run probe %s: %s", attach_name(pp->probe),
+			  strerror(-err));
+		return err;
+	}
+	if (res) {
+		res->retval = topts.retval;
+		res->duration_ns = topts.duration;
+	}
+	return 0;
+}
+
 int rt_run_flagged(struct rt *rt, uint32_t flag)
 {
 	const struct rt_plan *pl = &rt->plan;
@@ -205,17 +243,12 @@ int rt_run_flagged(struct rt *rt, uint32_t flag)
 
 	for (uint32_t i = 0; i < pl->n; i++) {
 		const struct probe_plan *pp = &pl->v[i];
-		LIBBPF_OPTS(bpf_test_run_opts, topts);
 
 		if (pp->strategy != PROBE_RUN_ONCE || !(pp->flags & flag))
 			continue;
-		err = bpf_prog_test_run_opts(bpf_program__fd(pp->prog), &topts);
-		if (err) {
-			err = -errno;
-			rt_report(&rt->out, RT_ERROR, "could not run probe %s: %s",
-				  attach_name(pp->probe), strerror(-err));
+		err = rt_run_probe(rt, pp, 1, NULL);
+		if (err)
 			return err;
-		}
 	}
 	return 0;
 }

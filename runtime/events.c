@@ -241,9 +241,10 @@ static void events_drain(struct rt *rt, unsigned int ms)
 }
 
 /*
- * SIGUSR1: every map as the run's end prints them, without the blank lines before them, as
- * bpftrace 0.17 does (0.22 and later print nothing, and run the script's self:signal:SIGUSR1
- * probes instead). Not once the run is ending: its end prints them anyway.
+ * SIGUSR1: the script's self:signal:SIGUSR1 probes run, as in bpftrace 0.22 and later. A script
+ * without one prints every map as the run's end prints them, without the blank lines before
+ * them, as bpftrace 0.17 does (0.22 and later print nothing then). Not once the run is ending:
+ * its end prints the maps anyway.
  */
 static void events_maps_asked(struct rt *rt)
 {
@@ -251,6 +252,12 @@ static void events_maps_asked(struct rt *rt)
 
 	if (rt->exiting || !atomic_exchange(&rt->maps_asked, false))
 		return;
+	if (rt_has_flagged(rt, AOT_PROBE_SIGNAL)) {
+		/* Their output comes with the next pass over the ring buffer. */
+		if (rt_run_flagged(rt, AOT_PROBE_SIGNAL))
+			rt->exiting = true;
+		return;
+	}
 	output_lines_flush(&rt->out, true);
 	err = rt_maps_print(rt);
 	if (err)

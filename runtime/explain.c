@@ -57,10 +57,17 @@ static const char *explain_how(const struct probe_plan *pp)
 {
 	if (pp->strategy == PROBE_BROKEN)
 		return pp->type ? "its program is not in the object" : "unknown probe type";
+	if (pp->strategy == PROBE_RUN_ONCE && (pp->flags & AOT_PROBE_BEGIN))
+		return "run once before the other probes start (BPF_PROG_TEST_RUN), no link";
+	if (pp->strategy == PROBE_RUN_ONCE && (pp->flags & AOT_PROBE_SIGNAL))
+		return "run each time aotrace gets SIGUSR1 (BPF_PROG_TEST_RUN), no link";
+	if (pp->strategy == PROBE_RUN_ONCE && (pp->flags & AOT_PROBE_TEST))
+		return "run once by --test (BPF_PROG_TEST_RUN of an XDP program), else left out";
+	if (pp->strategy == PROBE_RUN_ONCE && (pp->flags & AOT_PROBE_BENCH))
+		return "run and timed by --bench (BPF_PROG_TEST_RUN of an XDP program), else left "
+		       "out";
 	if (pp->strategy == PROBE_RUN_ONCE)
-		return pp->flags & AOT_PROBE_BEGIN
-			       ? "run once before the other probes start (BPF_PROG_TEST_RUN), no link"
-			       : "run once when the run ends (BPF_PROG_TEST_RUN), no link";
+		return "run once when the run ends (BPF_PROG_TEST_RUN), no link";
 	return explain_strategies[pp->strategy].how;
 }
 

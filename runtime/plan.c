@@ -173,7 +173,7 @@ int rt_plan_resolve(struct rt_plan *pl, uint32_t i, struct probe_err *err)
 		return -ENOENT;
 	}
 	pp->flags = p->flags | pp->type->flags;
-	if (pp->flags & (AOT_PROBE_BEGIN | AOT_PROBE_END)) {
+	if (pp->flags & AOT_PROBE_RUN_BY_RUNTIME) {
 		pp->strategy = PROBE_RUN_ONCE;
 		pp->ntargets = 1;
 		return 0;

@@ -220,7 +220,7 @@ struct rt {
 	int sigfd; /* signalfd for SIGINT/SIGTERM/SIGHUP and SIGUSR1, -1 if none */
 	/* A signal came while loading or attaching (runtime.c's watcher): stop attaching. */
 	atomic_bool interrupted;
-	/* SIGUSR1 came: the event loop prints every map, as bpftrace 0.17 does. */
+	/* SIGUSR1 came: the event loop runs the self:signal probes, or prints every map (0.17). */
 	atomic_bool maps_asked;
 	bool exiting;	  /* exit() seen or signal received */
 	bool exit_called; /* exit() seen: exit_code is the status the run ends with */
@@ -304,8 +304,24 @@ void rt_progress(struct rt_progress *p, uint32_t done, uint32_t total);
 int rt_prepare(struct rt *rt);
 /* Attaches every probe as its plan says. */
 int rt_attach(struct rt *rt);
-/* Runs the programs of the run-once probes with this flag (AOT_PROBE_BEGIN or _END) once. */
+/*
+ * Runs the programs of the run-once probes with this flag (AOT_PROBE_BEGIN, _END, _SIGNAL)
+ * once each, in the metadata's order. 0, or the first failure's -errno (reported).
+ */
 int rt_run_flagged(struct rt *rt, uint32_t flag);
+/* Whether the object has a run-once probe with this flag. */
+bool rt_has_flagged(const struct rt *rt, uint32_t flag);
+/* What one test run of a program gave: its return value, and the kernel's time per run. */
+struct rt_test_run {
+	uint32_t retval;
+	uint32_t duration_ns;
+};
+/*
+ * Runs one run-once probe's program with BPF_PROG_TEST_RUN, repeat times where its type can
+ * be repeated (test:, bench:), else once; res may be NULL. 0 or -errno (reported).
+ */
+int rt_run_probe(struct rt *rt, const struct probe_plan *pp, uint32_t repeat,
+		 struct rt_test_run *res);
 void rt_detach(struct rt *rt);
 
 /* events.c */

@@ -196,7 +196,6 @@ static const struct {
 	const char *what;
 } expand_later[] = {
 	{ { "iter", "it" }, "iterator probes (iter:task, iter:task_file, iter:task_vma ...)" },
-	{ { "self", NULL }, "self probes (self:signal:SIGUSR1)" },
 	{ { "test", NULL }, "test probes" },
 	{ { "bench", NULL }, "bench probes" },
 };

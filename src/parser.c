@@ -519,7 +519,7 @@ static struct node *parse_simple_stmt(struct parser *p)
 
 /*
  * stmt = block | if_stmt | unroll_stmt | while_stmt | for_stmt
- *      | "break" | "continue" | "return" | let_stmt | simple_stmt
+ *      | "break" | "continue" | "return" expr? | let_stmt | simple_stmt
  * Sets *braced for the forms that end with a block and need no ';'.
  */
 static struct node *parse_stmt(struct parser *p, bool *braced)
@@ -547,6 +547,13 @@ static struct node *parse_stmt(struct parser *p, bool *braced)
 						 : NODE_RETURN,
 			      &t);
 		parse_next(p);
+		/* return EXPR: the probe's program returns it (bpftrace 0.25 and later) */
+		if (n->kind == NODE_RETURN && !parse_is(p, ';') && !parse_is(p, '}') &&
+		    tok_starts_expr(&p->tok)) {
+			n->lhs = parse_expr(p);
+			if (!n->lhs)
+				return NULL;
+		}
 		return n;
 	}
 	if (parse_is_word(p, "let"))

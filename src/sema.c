@@ -704,6 +704,13 @@ static void sema_stmt(struct sema_ctx *ctx, struct node *n)
 				   n->kind == NODE_BREAK ? "break" : "continue");
 		break;
 	case NODE_RETURN:
+		if (!n->lhs)
+			break;
+		sema_expr(ctx, n->lhs);
+		if (n->lhs->type.kind != TYPE_NONE && !sema_is_int(&n->lhs->type))
+			sema_error(ctx, n->lhs->loc, NULL,
+				   "probe return values can only be integers, not %s",
+				   type_name(ctx->a, &n->lhs->type));
 		break;
 	default:
 		sema_error(ctx, n->loc, NULL, "expected a statement, found a %s",

@@ -314,6 +314,17 @@ enum aot_probe_flags {
 	 */
 	AOT_PROBE_NO_ARGS = 1 << 7,
 	/*
+	 * self:signal:SIGUSR1: no link; the runtime runs the program with BPF_PROG_TEST_RUN each
+	 * time the process gets SIGUSR1 (which then no longer prints the maps).
+	 */
+	AOT_PROBE_SIGNAL = 1 << 5,
+	/*
+	 * Reserved for test:NAME and bench:NAME (XDP programs with no link, run only by --test or
+	 * --bench, as bpftrace 0.27 does): the front end does not compile them yet.
+	 */
+	AOT_PROBE_TEST = 1 << 6,
+	AOT_PROBE_BENCH = 1 << 11,
+	/*
 	 * A session program: the entry and return probes (AOT_PROBE_IN_SESSION) of one wildcard
 	 * in one program, attached with one kprobe or uprobe session link where the kernel has
 	 * them (type and target are the entry probe's). It calls the kfunc bpf_session_is_return
@@ -329,6 +340,10 @@ enum aot_probe_flags {
 
 /* The bit of a session's attach cookie under which the names map holds the return's name. */
 #define AOT_PROBE_NAME_RETURN (1ull << 63)
+
+/* Probes with no link, whose programs the runtime runs itself with BPF_PROG_TEST_RUN. */
+#define AOT_PROBE_RUN_BY_RUNTIME                                                                   \
+	(AOT_PROBE_BEGIN | AOT_PROBE_END | AOT_PROBE_SIGNAL | AOT_PROBE_TEST | AOT_PROBE_BENCH)
 
 struct aot_probe {
 	char *prog;   /* ELF function name of its BPF program */

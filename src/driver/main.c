@@ -135,6 +135,10 @@ static void cli_usage(FILE *f, const struct aot_cli_table *tables)
 		"\nconfig:\n  a script may begin with config = { key = value; ... } (man aotrace, "
 		"CONFIG);\n  each key is also an environment variable BPFTRACE_KEY, which ranks "
 		"over the block\n");
+	fprintf(f,
+		"\nsignals:\n  SIGINT, SIGTERM, SIGHUP end the run (END, then the maps); SIGUSR1 "
+		"runs the\n  self:signal:SIGUSR1 probes, or prints the maps where there is "
+		"none\n");
 	fprintf(f, "\nenvironment:\n  %-26s %s (default %u, at most %u)\n", "BPFTRACE_MAX_STRLEN",
 		"bytes of a string value, including the NUL", AOT_STRLEN_DEFAULT, AOT_STRLEN_LIMIT);
 	fprintf(f, "  %-26s %s (default %u)\n", "BPFTRACE_ON_STACK_LIMIT",
