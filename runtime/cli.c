@@ -43,7 +43,8 @@ const struct aot_cli_opt aot_cli_run_opts[] = {
 		  AOT_METRICS_SERIES_DEFAULT) ")" },
 	{ "metrics-maps", required_argument, AOT_CLI_METRICS_MAPS, "@A,@B",
 	  "serve only these maps (default: every map whose values are numbers)" },
-	{ "verbose", no_argument, 'v', NULL, "say more: libbpf messages, full verifier logs" },
+	{ "verbose", no_argument, 'v', NULL,
+	  "say more: libbpf messages, verifier logs, the C parser's peak RSS" },
 	{ "quiet", no_argument, 'q', NULL, "do not print the \"Attached N probes\" line" },
 };
 const size_t aot_cli_nrun_opts = sizeof(aot_cli_run_opts) / sizeof(aot_cli_run_opts[0]);

@@ -107,6 +107,7 @@ struct aot_compile_opts {
 	/* BPFTRACE_ON_STACK_LIMIT: buffers of more bytes go to the scratch map at once */
 	uint32_t on_stack_limit;
 	bool no_session; /* --no-session: entry and return wildcards never share a program */
+	bool verbose;	 /* -v: say on stderr what the compile did (the C parser's peak RSS) */
 	size_t : 0;
 };
 

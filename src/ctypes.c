@@ -44,6 +44,11 @@ void ctypes_set_c(struct ctypes *ct, struct ctypes_c *c)
 	ct->c = c;
 }
 
+struct ctypes_c *ctypes_get_c(struct ctypes *ct)
+{
+	return ct->c;
+}
+
 struct arena *ctypes_arena(struct ctypes *ct)
 {
 	return ct->a;

@@ -85,12 +85,32 @@ const char *ctypes_name(struct arena *a, const struct type *t);
  */
 int ctypes_parse_c(struct ctypes *ct, struct diags *d, const char *const *wanted);
 
-/* Internal, between ctypes.c and ctypes_clang.c. */
-struct ctypes_c;
+/* Internal, between ctypes.c, ctypes_clang.c and ctypes_child.c. */
+
+/* What the C definitions define: lists in the program's arena. */
+struct cc_named {
+	char *name;
+	bool is_union;
+	struct crecord *rec; /* records */
+	struct type type;    /* typedefs */
+	int64_t val;	     /* constants */
+	struct cc_named *next;
+};
+
+struct ctypes_c {
+	struct cc_named *records, *typedefs, *consts;
+};
+
+/*
+ * ctypes_parse_c's work, in this process: loads libclang (and with it a second LLVM) and parses.
+ * ctypes_parse_c runs it in a short-lived child (ctypes_child.c) so that none of that stays.
+ */
+int ctypes_clang_parse(struct ctypes *ct, struct diags *d, const char *const *wanted);
 struct crecord *ctypes_c_record(struct ctypes_c *c, const char *name, bool is_union);
 bool ctypes_c_typedef(struct ctypes_c *c, const char *name, struct type *out);
 bool ctypes_c_const(struct ctypes_c *c, const char *name, int64_t *val);
 void ctypes_set_c(struct ctypes *ct, struct ctypes_c *c);
+struct ctypes_c *ctypes_get_c(struct ctypes *ct);
 struct arena *ctypes_arena(struct ctypes *ct);
 struct program *ctypes_program(struct ctypes *ct);
 

@@ -83,19 +83,6 @@ struct cc_api {
 };
 /* clang-format on */
 
-struct cc_named {
-	char *name;
-	bool is_union;
-	struct crecord *rec; /* records */
-	struct type type;    /* typedefs */
-	int64_t val;	     /* constants */
-	struct cc_named *next;
-};
-
-struct ctypes_c {
-	struct cc_named *records, *typedefs, *consts;
-};
-
 /* One parse's state. */
 struct cc {
 	struct cc_api api;
@@ -290,13 +277,12 @@ static CXTranslationUnit cc_parse(struct cc *cc, CXIndex idx)
 static void cc_inclusion(CXFile file, CXSourceLocation *stack, unsigned depth, CXClientData data)
 {
 	struct cc *cc = data;
-	struct program *prog = ctypes_program(cc->ct);
 	CXString name = cc->api.clang_getFileName(file);
 	const char *path = cc->api.clang_getCString(name);
 
 	(void)stack, (void)depth;
 	if (path && strcmp(path, CC_FILE))
-		program_add_dep(prog, path);
+		program_add_dep(ctypes_program(cc->ct), path);
 	cc->api.clang_disposeString(name);
 }
 
@@ -702,7 +688,7 @@ static enum CXChildVisitResult cc_visit(CXCursor c, CXCursor parent, CXClientDat
 	return ret;
 }
 
-int ctypes_parse_c(struct ctypes *ct, struct diags *d, const char *const *wanted)
+int ctypes_clang_parse(struct ctypes *ct, struct diags *d, const char *const *wanted)
 {
 	struct program *prog = NULL;
 	struct cc cc = { .ct = ct, .a = ctypes_arena(ct), .d = d, .wanted = wanted };

@@ -377,6 +377,7 @@ static int cli_parse(int argc, char **argv, struct cli *cli)
 	cli->compile.missing_set = cli->run.missing_set;
 	cli->compile.no_warnings = cli->run.no_warnings;
 	cli->compile.emit_elf = cli->emit_elf != NULL;
+	cli->compile.verbose = cli->run.verbose > 0;
 	return 0;
 }
 
