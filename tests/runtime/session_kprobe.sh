@@ -3,7 +3,8 @@
 # The kprobe tests of session.test: kprobe:vfs_rea[d] and kretprobe:vfs_rea[d] (a wildcard: one
 # multi program each, or one session program) run with sessions and with --no-session while
 # cat reads; prints the multi links each run made ("session links: N"), and the output once
-# (the diff fails the test where they differ); then bpftrace 0.27's, compared where it runs.
+# (the diff fails the test where they differ). bpftrace 0.27.1 is not compared here: the
+# host that has it has no kprobes.
 set -eo pipefail
 scale=$(printf "%.0f" "${AOTRACE_TIMEOUT_SCALE:-1}")
 cat > k.bt <<'BT'
@@ -27,14 +28,3 @@ run
 run --no-session
 diff out.session out.--no-session
 cat out.session
-if [ -x "$BPFTRACE_027" ]; then
-	timeout -s INT $((15 * scale)) "$BPFTRACE_027" -q k.bt > theirs.out 2> theirs.err || true
-	grep -v ready theirs.out | grep . | sort > theirs || true
-	if diff out.session theirs > /dev/null; then
-		echo same as 0.27
-	else
-		echo "bpftrace 0.27 differs:"; cat theirs; tail -3 theirs.err
-	fi
-else
-	echo "no bpftrace 0.27 here"
-fi
