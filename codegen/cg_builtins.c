@@ -10,6 +10,7 @@
 #include "arena.h"
 #include "cg_internal.h"
 #include "meta.h"
+#include "probe.h"
 
 static LLVMValueRef cg_call0(struct cg *cg, enum cg_helper id)
 {
@@ -154,14 +155,26 @@ LLVMValueRef cg_bi_username(struct cg *cg, struct node *n)
 
 /*
  * func: the traced function's address, for the runtime to name. In kernel probes the helper
- * knows it; a uprobe's pt_regs ip is the probed address.
+ * knows it; a uprobe's pt_regs ip is the probed address, but a uretprobe's is the address it
+ * returns to, so there the helper gives the function (bpftrace's answer), where the kernel
+ * has it for uprobes (6.6); compiled to run on an older kernel that is an error.
  */
 LLVMValueRef cg_bi_func(struct cg *cg, struct node *n)
 {
 	LLVMValueRef ip;
 
 	if (n->type.kind == TYPE_BUF && n->type.render == AOT_K_USYM) {
-		ip = LLVMBuildLoad2(cg->b, cg->t_i64, cg_gep(cg, cg->ctxp, 16 * 8), "ip");
+		if (cg->match && cg->match->pt && !strcmp(cg->match->pt->name, "uretprobe")) {
+			if (!cg->prog->opts->emit_elf && !probe_uprobe_func_ip())
+				cg_error(cg, n->loc,
+					 "run func in the uprobe and keep it in a map by tid, as "
+					 "sslsnoop.bt does",
+					 "func in a uretprobe needs bpf_get_func_ip for uprobes "
+					 "(Linux 6.6), which this kernel lacks");
+			ip = cg_helper(cg, CG_H_GET_FUNC_IP, cg->t_i64, &cg->ctxp, 1);
+		} else {
+			ip = LLVMBuildLoad2(cg->b, cg->t_i64, cg_gep(cg, cg->ctxp, 16 * 8), "ip");
+		}
 		return cg_u64s(cg, ip, cg_bi_pid(cg, n));
 	}
 	/* Without the helper (5.10) a program of one target knows it: the runtime names it. */

@@ -72,6 +72,11 @@ bool probe_func_ip_helper(void)
 	return libbpf_probe_bpf_helper(BPF_PROG_TYPE_KPROBE, BPF_FUNC_get_func_ip, NULL) == 1;
 }
 
+bool probe_uprobe_func_ip(void)
+{
+	return probe_uprobe_multi_supported();
+}
+
 /*
  * The helpers a multi program calls to tell its targets apart, and the kernel that brought
  * them: a fallback program calls them too, so a kernel without them (5.10) cannot run it.

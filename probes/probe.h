@@ -267,6 +267,11 @@ int probe_session_prepare(struct probe_env *env, struct probe_plan *plan, int kf
  */
 bool probe_attach_cookie_helper(void);
 bool probe_func_ip_helper(void);
+/*
+ * Whether bpf_get_func_ip in a uprobe or uretprobe program gives the probed function's address
+ * (Linux 6.6, with uprobe_multi links, whose support stands for it): older kernels give 0 there.
+ */
+bool probe_uprobe_func_ip(void);
 
 /* Finds a probe type by canonical name or any spelling; NULL if unknown. */
 const struct probe_type *probe_type_find(const char *name);
