@@ -276,6 +276,15 @@ struct runtime_exit_sigs {
 	struct sigaction old[RUNTIME_NEND];
 };
 
+/* Whether every probe is BEGIN or END: bpftrace 0.27 ends such a program once BEGIN has run. */
+static bool runtime_begin_end_only(const struct aot_meta *meta)
+{
+	for (uint32_t i = 0; i < meta->nprobes; i++)
+		if (!(meta->probes[i].flags & (AOT_PROBE_BEGIN | AOT_PROBE_END)))
+			return false;
+	return true;
+}
+
 static void runtime_signals_exiting(struct runtime_exit_sigs *s)
 {
 	struct sigaction act = { .sa_sigaction = runtime_signal_exit_info, .sa_flags = SA_SIGINFO };
@@ -512,6 +521,9 @@ int aot_run(const void *elf, size_t size, const struct aot_run_opts *opts)
 	} else {
 		runtime_start_programs(&rt);
 		rt_child_go(&rt.child);
+		/* As bpftrace 0.27: with only BEGIN and END there is nothing to wait for. */
+		if (runtime_begin_end_only(rt.meta))
+			rt.exiting = true;
 	}
 	err = rt_events_loop(&rt);
 	runtime_stop_programs(&rt);
