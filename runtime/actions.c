@@ -166,6 +166,8 @@ static int actions_diag(struct rt *rt, const struct aot_fmt *f, const void *payl
 	d.file = field[3];
 	d.text = t->s ? t->s : "";
 	d.len = t->len;
+	if (d.error)
+		rt->out.nerrors++;
 	rt->out.ops->diag(&rt->out, &d);
 out:
 	free(copy);

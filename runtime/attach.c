@@ -179,8 +179,10 @@ int rt_attach(struct rt *rt)
 			uint32_t i = pass ? pl->n - 1 - k : k;
 			struct probe_plan *pp = &pl->v[i];
 
-			/* BEGIN and END are run by rt_run_flagged(), not attached. */
-			if (pp->strategy == PROBE_RUN_ONCE && !pass)
+			/* BEGIN and END are run by rt_run_flagged(), not attached; test: and bench:
+			 * not here. */
+			if (pp->strategy == PROBE_RUN_ONCE && !pass &&
+			    !(pp->flags & (AOT_PROBE_TEST | AOT_PROBE_BENCH)))
 				rt->nattached++;
 			if (pp->strategy == PROBE_MISSING || pp->strategy == PROBE_RUN_ONCE ||
 			    pp->strategy == PROBE_IN_SESSION || pp->strategy == PROBE_NO_SESSION ||

@@ -30,6 +30,10 @@ const struct aot_cli_opt aot_cli_run_opts[] = {
 	{ "explain", no_argument, AOT_CLI_EXPLAIN, NULL, AOT_CLI_HELP_EXPLAIN },
 	{ "dry-run", no_argument, AOT_CLI_DRY_RUN, NULL,
 	  "load and attach the probes, then end: no BEGIN, no output (as bpftrace)" },
+	{ "test", no_argument, AOT_CLI_TEST, NULL,
+	  "run each test: probe once instead of attaching, and report it as bpftrace 0.27 does" },
+	{ "bench", no_argument, AOT_CLI_BENCH, NULL,
+	  "time each bench: probe instead of attaching: a table of ns per run, as bpftrace 0.27" },
 	{ "B", required_argument, 'B', "MODE",
 	  "output buffering: line, full or none (default: after each batch of events)" },
 	{ "no-warnings", no_argument, AOT_CLI_NO_WARNINGS, NULL,
@@ -167,6 +171,12 @@ int aot_cli_run_parse(const char *prog, int c, const char *optarg, struct aot_cl
 		return 1;
 	case AOT_CLI_DRY_RUN:
 		r->dry_run = true;
+		return 1;
+	case AOT_CLI_TEST:
+		r->mode = AOT_RUN_TEST;
+		return 1;
+	case AOT_CLI_BENCH:
+		r->mode = AOT_RUN_BENCH;
 		return 1;
 	case AOT_CLI_NO_WARNINGS:
 		r->no_warnings = true;
@@ -377,6 +387,7 @@ int aot_cli_run_begin(const char *prog, const struct aot_cli_run *r, struct aot_
 	ro->verbose = r->verbose;
 	ro->quiet = r->quiet;
 	ro->dry_run = r->dry_run;
+	ro->mode = r->mode;
 	ro->buffering = r->buffering;
 	ro->no_warnings = r->no_warnings;
 	ro->out = stdout;

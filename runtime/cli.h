@@ -23,6 +23,8 @@ enum {
 	AOT_CLI_METRICS_MAX_SERIES,
 	AOT_CLI_METRICS_MAPS,
 	AOT_CLI_DRY_RUN,
+	AOT_CLI_TEST,
+	AOT_CLI_BENCH,
 	AOT_CLI_SHARED_END, /* the driver's long-only options start here */
 };
 
@@ -55,9 +57,10 @@ struct aot_cli_run {
 	int verbose;
 	bool quiet;
 	bool explain;
-	bool dry_run;	 /* --dry-run */
-	int pid;	 /* -p */
-	const char *cmd; /* -c, as given: split into words by aot_cli_run_begin */
+	bool dry_run;		/* --dry-run */
+	enum aot_run_mode mode; /* --test, --bench */
+	int pid;		/* -p */
+	const char *cmd;	/* -c, as given: split into words by aot_cli_run_begin */
 	enum aot_missing_policy missing;
 	bool missing_set;	      /* --missing-probes or BPFTRACE_MISSING_PROBES */
 	int print_maps;		      /* BPFTRACE_PRINT_MAPS_ON_EXIT: 0 unset, 1 no, 2 yes */

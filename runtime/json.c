@@ -141,3 +141,9 @@ void json_uint(struct json_writer *w, uint64_t v)
 	json_sep(w);
 	rt_buf_printf(w->b, "%" PRIu64, v);
 }
+
+void json_bool(struct json_writer *w, bool v)
+{
+	json_sep(w);
+	rt_buf_add(w->b, v ? "true" : "false", v ? 4 : 5);
+}

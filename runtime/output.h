@@ -70,6 +70,23 @@ struct output_diag {
 	size_t len;
 };
 
+/* --test: the result of one test: probe, the whole run's names and verdicts so far. */
+struct output_test {
+	const char *const *names; /* every test's name (test:NAME), in the script's order */
+	const bool *passed;	  /* verdicts of names[0..index] */
+	size_t n, index;
+	uint64_t duration_ns; /* the kernel's time of its one run */
+	const char *captured; /* what it printed (text), shown when it failed */
+	size_t captured_len;
+};
+
+/* --bench: one bench: probe's average time per run over iters runs. */
+struct output_bench {
+	const char *const *names; /* every bench's name, in the script's order */
+	size_t n, index;
+	uint64_t average_ns, iters;
+};
+
 struct output_ops {
 	/* "Attached N probes" (text: on stderr) */
 	void (*attached)(struct output *o, unsigned int nprobes);
@@ -91,6 +108,9 @@ struct output_ops {
 	void (*helper_error)(struct output *o, const struct output_helper_error *e);
 	/* errorf()/warnf(): text, on the error stream; JSON, a line of the output */
 	void (*diag)(struct output *o, const struct output_diag *d);
+	/* --test and --bench, as bpftrace 0.27 reports them */
+	void (*test_result)(struct output *o, const struct output_test *t);
+	void (*bench_result)(struct output *o, const struct output_bench *b);
 };
 
 /*
@@ -107,10 +127,11 @@ struct output_lines {
 
 struct output {
 	const struct output_ops *ops;
-	FILE *f;	  /* program output: -o FILE or stdout */
-	FILE *err;	  /* errors, warnings and hints (rt_report): stderr */
-	unsigned int cpu; /* the CPU of the event being handled (events.c sets it) */
-	bool no_warnings; /* --no-warnings: rt_report() leaves warnings out */
+	FILE *f;	      /* program output: -o FILE or stdout */
+	FILE *err;	      /* errors, warnings and hints (rt_report): stderr */
+	unsigned int cpu;     /* the CPU of the event being handled (events.c sets it) */
+	bool no_warnings;     /* --no-warnings: rt_report() leaves warnings out */
+	unsigned int nerrors; /* errorf() and failed assert() events so far (--test's verdicts) */
 	struct output_lines lines;
 };
 

@@ -265,6 +265,48 @@ static void json_lost(struct output *o, uint64_t n)
 	json_counter(o, "lost_events", false, "events", n);
 }
 
+/* {"type": "test_result", "data": {"NAME": {"duration": D, "passed": B, "output": S}}} */
+static void json_test_result(struct output *o, const struct output_test *t)
+{
+	const char *name = t->names[t->index];
+	struct json_writer w;
+	struct rt_buf b = { 0 };
+
+	json_line_begin(&w, &b, "test_result");
+	json_object_begin(&w);
+	json_key(&w, name, strlen(name));
+	json_object_begin(&w);
+	json_key(&w, "duration", 8);
+	json_uint(&w, t->duration_ns);
+	json_key(&w, "passed", 6);
+	json_bool(&w, t->passed[t->index]);
+	json_key(&w, "output", 6);
+	json_string(&w, t->captured ? t->captured : "", t->captured_len);
+	json_object_end(&w);
+	json_object_end(&w);
+	json_line_end(o, &w, &b);
+}
+
+/* {"type": "benchmark_result", "data": {"NAME": {"average": NS, "iters": N}}} */
+static void json_bench_result(struct output *o, const struct output_bench *r)
+{
+	const char *name = r->names[r->index];
+	struct json_writer w;
+	struct rt_buf b = { 0 };
+
+	json_line_begin(&w, &b, "benchmark_result");
+	json_object_begin(&w);
+	json_key(&w, name, strlen(name));
+	json_object_begin(&w);
+	json_key(&w, "average", 7);
+	json_uint(&w, r->average_ns);
+	json_key(&w, "iters", 5);
+	json_uint(&w, r->iters);
+	json_object_end(&w);
+	json_object_end(&w);
+	json_line_end(o, &w, &b);
+}
+
 const struct output_ops output_json_ops = {
 	.attached = json_attached,
 	.printf = json_printf,
@@ -276,4 +318,6 @@ const struct output_ops output_json_ops = {
 	.lost = json_lost,
 	.helper_error = json_helper_error,
 	.diag = json_diag,
+	.test_result = json_test_result,
+	.bench_result = json_bench_result,
 };

@@ -235,6 +235,95 @@ static void text_lost(struct output *o, uint64_t n)
 	output_put_own(o, line, (size_t)len);
 }
 
+#define TEXT_GREEN "\033[32m"
+#define TEXT_RED "\033[31m"
+#define TEXT_PLAIN "\033[0m"
+
+static const char *text_tests(size_t n)
+{
+	return n == 1 ? "test" : "tests";
+}
+
+/*
+ * As bpftrace 0.27, colours always: a header before the first, RUN and OK or FAILED per test
+ * (a failed test's non-empty lines between them), a summary after the last. The time in
+ * parentheses is the scale of the unit bpftrace chose for it, which is what bpftrace prints.
+ */
+static void text_test_result(struct output *o, const struct output_test *t)
+{
+	uint64_t d = t->duration_ns, scale = 1;
+	const char *unit = "ns";
+	struct rt_buf b = { 0 };
+	size_t failed = 0;
+
+	if (d >= 1000000000ull)
+		scale = 1000000000ull, unit = "s";
+	else if (d >= 1000000ull)
+		scale = 1000000ull, unit = "ms";
+	else if (d >= 1000ull)
+		scale = 1000ull, unit = "\xce\xbcs";
+	if (t->index == 0)
+		rt_buf_printf(&b, TEXT_GREEN "[==========]" TEXT_PLAIN " Running %zu tests.\n",
+			      t->n);
+	rt_buf_printf(&b, TEXT_GREEN "[ RUN      ]" TEXT_PLAIN " %s\n", t->names[t->index]);
+	if (t->passed[t->index]) {
+		rt_buf_printf(&b, TEXT_GREEN "[       OK ]" TEXT_PLAIN " %s", t->names[t->index]);
+	} else {
+		for (const char *l = t->captured, *end = l + t->captured_len; l < end;) {
+			const char *nl = memchr(l, '\n', (size_t)(end - l));
+			size_t len = nl ? (size_t)(nl - l) : (size_t)(end - l);
+
+			if (len) {
+				rt_buf_add(&b, l, len);
+				rt_buf_add(&b, "\n", 1);
+			}
+			l += len + 1;
+		}
+		rt_buf_printf(&b, TEXT_RED "[  FAILED  ]" TEXT_PLAIN " %s", t->names[t->index]);
+	}
+	rt_buf_printf(&b, " (%" PRIu64 " %s)\n", scale, unit);
+	if (t->index + 1 == t->n) {
+		for (size_t i = 0; i < t->n; i++)
+			failed += !t->passed[i];
+		rt_buf_printf(&b, TEXT_GREEN "[==========]" TEXT_PLAIN " %zu %s ran.\n", t->n,
+			      text_tests(t->n));
+		rt_buf_printf(&b, TEXT_GREEN "[  PASSED  ]" TEXT_PLAIN " %zu %s.\n", t->n - failed,
+			      text_tests(t->n - failed));
+		if (failed) {
+			rt_buf_printf(&b,
+				      TEXT_RED "[  FAILED  ]" TEXT_PLAIN " %zu %s, listed below:\n",
+				      failed, text_tests(failed));
+			for (size_t i = 0; i < t->n; i++)
+				if (!t->passed[i])
+					rt_buf_printf(&b,
+						      TEXT_RED "[  FAILED  ]" TEXT_PLAIN " %s\n",
+						      t->names[i]);
+		}
+	}
+	output_write(o, &b);
+}
+
+/* A table as bpftrace 0.27's: the header only where the first bench is reported. */
+static void text_bench_result(struct output *o, const struct output_bench *r)
+{
+	size_t width = 40;
+	struct rt_buf b = { 0 };
+
+	for (size_t i = 0; i < r->n; i++)
+		if (strlen(r->names[i]) > width)
+			width = strlen(r->names[i]);
+	if (r->index == 0) {
+		rt_buf_printf(&b, "%-*s%-15s%s\n", (int)width + 1, "Benchmark", "Time(ns)",
+			      "Iterations");
+		for (size_t i = 0; i < width + 1 + 15 + strlen("Iterations"); i++)
+			rt_buf_add(&b, "-", 1);
+		rt_buf_add(&b, "\n", 1);
+	}
+	rt_buf_printf(&b, "%-*s%-15" PRIu64 "%" PRIu64 "\n", (int)width + 1, r->names[r->index],
+		      r->average_ns, r->iters);
+	output_write(o, &b);
+}
+
 const struct output_ops output_text_ops = {
 	.attached = text_attached,
 	.printf = text_printf,
@@ -246,4 +335,6 @@ const struct output_ops output_text_ops = {
 	.lost = text_lost,
 	.helper_error = text_helper_error,
 	.diag = text_diag,
+	.test_result = text_test_result,
+	.bench_result = text_bench_result,
 };

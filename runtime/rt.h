@@ -79,6 +79,7 @@ void json_key(struct json_writer *w, const char *k, size_t n);
 void json_string(struct json_writer *w, const char *s, size_t n);
 void json_int(struct json_writer *w, int64_t v);
 void json_uint(struct json_writer *w, uint64_t v);
+void json_bool(struct json_writer *w, bool v);
 /* Appends s escaped as the inside of a JSON string (no quotes). */
 void json_escape(struct rt_buf *b, const char *s, size_t n);
 
@@ -323,6 +324,10 @@ struct rt_test_run {
 int rt_run_probe(struct rt *rt, const struct probe_plan *pp, uint32_t repeat,
 		 struct rt_test_run *res);
 void rt_detach(struct rt *rt);
+
+/* testmode.c: --test and --bench. 0 (all passed), 1 (one failed) or -errno (reported). */
+int rt_run_tests(struct rt *rt);
+int rt_run_benches(struct rt *rt);
 
 /* events.c */
 /* Sizes the ring buffer before load: BPFTRACE_PERF_RB_PAGES (64) pages per CPU. */

@@ -276,11 +276,14 @@ struct runtime_exit_sigs {
 	struct sigaction old[RUNTIME_NEND];
 };
 
-/* Whether every probe is BEGIN or END: bpftrace 0.27 ends such a program once BEGIN has run. */
-static bool runtime_begin_end_only(const struct aot_meta *meta)
+/*
+ * Whether every probe has one of these flags. With only BEGIN and END (and test: and bench:
+ * probes, which a run does not attach), bpftrace 0.27 ends once BEGIN has run.
+ */
+static bool runtime_only(const struct aot_meta *meta, uint32_t flags)
 {
 	for (uint32_t i = 0; i < meta->nprobes; i++)
-		if (!(meta->probes[i].flags & (AOT_PROBE_BEGIN | AOT_PROBE_END)))
+		if (!(meta->probes[i].flags & flags))
 			return false;
 	return true;
 }
@@ -425,7 +428,7 @@ int aot_run(const void *elf, size_t size, const struct aot_run_opts *opts)
 	struct runtime_exit_sigs exit_sigs = { 0 };
 	struct runtime_watch watch = { .stop_fd = -1 };
 	sigset_t oldmask;
-	int err, status = 1, release_fd;
+	int err, status = 1, release_fd, tests = 0;
 
 	memcpy(&o, opts, opts->sz < sizeof(o) ? opts->sz : sizeof(o));
 	if (o.exit_code)
@@ -500,9 +503,20 @@ int aot_run(const void *elf, size_t size, const struct aot_run_opts *opts)
 		goto out;
 	}
 	rt.links.stop = &rt.interrupted;
-	err = rt_attach(&rt);
+	if (o.mode == AOT_RUN_TRACE && rt.meta->nprobes &&
+	    runtime_only(rt.meta, AOT_PROBE_TEST | AOT_PROBE_BENCH)) {
+		/* As bpftrace 0.27, which says which mode would run them. */
+		rt_report(&rt.out, RT_ERROR, "No probes attached; use --%s to run %s probes.",
+			  runtime_only(rt.meta, AOT_PROBE_TEST) ? "test" : "bench",
+			  runtime_only(rt.meta, AOT_PROBE_TEST) ? "test" : "benchmark");
+		status = AOT_RUN_USAGE;
+		goto out;
+	}
+	/* --test and --bench attach nothing: they run BEGIN, their probes and END. */
+	err = o.mode == AOT_RUN_TRACE ? rt_attach(&rt) : 0;
 	/* As bpftrace 0.27: once they are attached, how many (a wildcard's matches each) */
-	if (!err && !o.quiet && !o.dry_run && !atomic_load(&rt.interrupted))
+	if (!err && !o.quiet && !o.dry_run && o.mode == AOT_RUN_TRACE &&
+	    !atomic_load(&rt.interrupted))
 		rt.out.ops->attached(&rt.out, (unsigned int)rt.nattached);
 	if (!err && o.dry_run) {
 		status = 0; /* bpftrace's --dry-run: attached, and that is all */
@@ -522,10 +536,19 @@ int aot_run(const void *elf, size_t size, const struct aot_run_opts *opts)
 		runtime_start_programs(&rt);
 		rt_child_go(&rt.child);
 		/* As bpftrace 0.27: with only BEGIN and END there is nothing to wait for. */
-		if (runtime_begin_end_only(rt.meta))
+		if (o.mode != AOT_RUN_TRACE ||
+		    runtime_only(rt.meta, AOT_PROBE_BEGIN | AOT_PROBE_END | AOT_PROBE_TEST |
+						  AOT_PROBE_BENCH))
 			rt.exiting = true;
 	}
-	err = rt_events_loop(&rt);
+	/* BEGIN's output is drained with the first test's, and shown only if that one fails. */
+	if (o.mode == AOT_RUN_TEST && !atomic_load(&rt.interrupted))
+		tests = rt_run_tests(&rt);
+	else if (o.mode == AOT_RUN_BENCH && !atomic_load(&rt.interrupted))
+		tests = rt_run_benches(&rt);
+	if (o.mode != AOT_RUN_TRACE)
+		rt.exiting = true; /* a test's exit() ended that test only */
+	err = tests < 0 ? tests : rt_events_loop(&rt);
 	runtime_stop_programs(&rt);
 	runtime_signals_exiting(&exit_sigs);
 	/* No scrape reads the maps while END changes them and they are printed and freed. */
@@ -537,8 +560,8 @@ int aot_run(const void *elf, size_t size, const struct aot_run_opts *opts)
 		rt_events_drain(&rt);
 	/* print_maps_on_exit = false: no maps, but the lines around them, as bpftrace 0.27 */
 	rt.out.ops->maps_begin(&rt.out);
-	if (o.print_maps == 1)
-		;
+	if (o.print_maps == 1 || o.mode != AOT_RUN_TRACE)
+		; /* --test and --bench print no maps, as bpftrace's */
 	else if (!err)
 		err = rt_maps_print(&rt);
 	else
@@ -548,8 +571,9 @@ int aot_run(const void *elf, size_t size, const struct aot_run_opts *opts)
 	if (err)
 		rt_report(&rt.out, RT_ERROR, "%s", strerror(-err));
 	status = err ? 1 : 0;
+	/* all a process can exit with; --test: 1 when a test failed, as bpftrace */
 	if (!err && o.exit_code)
-		*o.exit_code = (int)(rt.exit_code & 0xff); /* all a process can exit with */
+		*o.exit_code = tests > 0 ? 1 : (int)(rt.exit_code & 0xff);
 out:
 	runtime_watch_stop(&watch);
 	rt_child_stop(&rt.child);

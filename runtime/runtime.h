@@ -28,6 +28,13 @@ enum aot_buffering {
 /* The largest process id Linux has (PID_MAX_LIMIT on 64-bit), which -p checks as bpftrace does. */
 #define AOT_PID_MAX (4 * 1024 * 1024)
 
+/* What a run does: attach and trace, or run the test: or bench: probes (bpftrace 0.26). */
+enum aot_run_mode {
+	AOT_RUN_TRACE = 0,
+	AOT_RUN_TEST,
+	AOT_RUN_BENCH,
+};
+
 struct aot_run_opts {
 	size_t sz; /* sizeof(struct aot_run_opts), so the struct can grow */
 	FILE *out; /* -o FILE or stdout */
@@ -65,6 +72,7 @@ struct aot_run_opts {
 	int lazy_syms;
 	/* after a string cut short (BPFTRACE_STR_TRUNC_TRAILER); NULL: the object's, or ".." */
 	const char *trailer;
+	enum aot_run_mode mode; /* --test, --bench: run those probes, attach nothing */
 };
 
 /* Series of one map a scrape shows at most, by default (--metrics-max-series). */

@@ -196,8 +196,6 @@ static const struct {
 	const char *what;
 } expand_later[] = {
 	{ { "iter", "it" }, "iterator probes (iter:task, iter:task_file, iter:task_vma ...)" },
-	{ { "test", NULL }, "test probes" },
-	{ { "bench", NULL }, "bench probes" },
 };
 
 /* A probe type of bpftrace 0.27 that aotrace lacks: an error that says so. */

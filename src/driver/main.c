@@ -102,10 +102,8 @@ static const struct aot_cli_opt cli_bpftrace_only_opts[] = {
 	{ "traceable-functions", required_argument, CLI_BPFTRACE_ONLY + 2, "FILE", CLI_NOT_YET },
 	{ "no-feature", required_argument, CLI_BPFTRACE_ONLY + 3, "FEATURE", CLI_NOT_YET },
 	{ "mode", required_argument, CLI_BPFTRACE_ONLY + 4, "MODE", CLI_NOT_YET },
-	{ "test", no_argument, CLI_BPFTRACE_ONLY + 5, NULL, CLI_NOT_YET },
-	{ "bench", no_argument, CLI_BPFTRACE_ONLY + 6, NULL, CLI_NOT_YET },
-	{ "probe-filter", required_argument, CLI_BPFTRACE_ONLY + 7, "REGEX", CLI_NOT_YET },
-	{ "fmt", no_argument, CLI_BPFTRACE_ONLY + 8, NULL, CLI_NOT_YET },
+	{ "probe-filter", required_argument, CLI_BPFTRACE_ONLY + 5, "REGEX", CLI_NOT_YET },
+	{ "fmt", no_argument, CLI_BPFTRACE_ONLY + 6, NULL, CLI_NOT_YET },
 };
 #define NBPFTRACE_ONLY (sizeof(cli_bpftrace_only_opts) / sizeof(cli_bpftrace_only_opts[0]))
 
