@@ -319,8 +319,8 @@ enum aot_probe_flags {
 	 */
 	AOT_PROBE_SIGNAL = 1 << 5,
 	/*
-	 * Reserved for test:NAME and bench:NAME (XDP programs with no link, run only by --test or
-	 * --bench, as bpftrace 0.27 does): the front end does not compile them yet.
+	 * test:NAME and bench:NAME: XDP programs with no link, run only by --test or --bench
+	 * (runtime/testmode.c), as bpftrace 0.27 does.
 	 */
 	AOT_PROBE_TEST = 1 << 6,
 	AOT_PROBE_BENCH = 1 << 11,
