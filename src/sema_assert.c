@@ -50,7 +50,8 @@ static uint32_t sema_call_width(const struct source *src, struct loc loc)
 const char *sema_call_site(struct sema_ctx *ctx, const struct node *n, const char *fmt)
 {
 	const struct source *src = ctx->d->src;
-	const char *file = src && src->name ? src->name : "-e";
+	/* At run time bpftrace 0.27 names a -e program "stdin", as it names one read from stdin. */
+	const char *file = src && src->name && strcmp(src->name, "-e") ? src->name : "stdin";
 
 	return arena_printf(ctx->a, "%s:%u:%u-%u\n%u\n%u\n%s\n%s", file, n->loc.line, n->loc.col,
 			    n->loc.col + sema_call_width(src, n->loc), n->loc.line, n->loc.col,
