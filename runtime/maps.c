@@ -293,7 +293,7 @@ int rt_maps_fold(const struct aot_meta *m, const struct aot_map *map, const void
 	/*
 	 * bpftrace 0.17 keeps a count() without keys in a per-CPU array, which always holds its
 	 * one value: it prints @: 0 before the first count, and after clear() or delete(), which
-	 * zero it (0.27 prints nothing at exit then, and @: 0 in print()).
+	 * zero it. 0.27 prints @: 0 in print(), and nothing at exit (maps_print_map).
 	 */
 	if (map->agg == AOT_AGG_COUNT && !map->nkeys && !k)
 		ents[k++] = (struct output_entry){ .val = 0 };
@@ -527,7 +527,8 @@ void rt_maps_read_free(struct rt_map_read *r)
 	memset(r, 0, sizeof(*r));
 }
 
-static int maps_print_map(struct rt *rt, const struct aot_map *map, uint64_t top, uint64_t div)
+static int maps_print_map(struct rt *rt, const struct aot_map *map, uint64_t top, uint64_t div,
+			  bool all)
 {
 	struct rt_map_read r;
 	struct output_map om;
@@ -536,6 +537,15 @@ static int maps_print_map(struct rt *rt, const struct aot_map *map, uint64_t top
 	err = rt_maps_read(rt, map, true, &r);
 	if (err)
 		return err == -ENOENT ? 0 : err;
+	/*
+	 * The maps printed all together (at exit, on SIGUSR1) leave out a count() without keys that
+	 * never counted (or was cleared, not zeroed), as bpftrace 0.27 does; print() shows @: 0.
+	 */
+	if (all && map->agg == AOT_AGG_COUNT && !map->nkeys && r.n == 1 && !r.ents[0].val &&
+	    !(rt->hist_zeroed && rt->hist_zeroed[map - rt->meta->maps])) {
+		rt_maps_read_free(&r);
+		return 0;
+	}
 	rt_maps_top_div(map, r.ents, &r.n, top, div, r.val_signed);
 	om = (struct output_map){ .r = &rt->render,
 				  .map = map,
@@ -552,7 +562,7 @@ int rt_maps_print_one(struct rt *rt, uint32_t i, uint64_t top, uint64_t div)
 {
 	if (i >= rt->meta->nmaps)
 		return -EINVAL;
-	return maps_print_map(rt, &rt->meta->maps[i], top, div);
+	return maps_print_map(rt, &rt->meta->maps[i], top, div, false);
 }
 
 int rt_maps_clear(struct rt *rt, uint32_t i, bool zero)
@@ -568,7 +578,8 @@ int rt_maps_clear(struct rt *rt, uint32_t i, bool zero)
 	err = maps_dump(rt, map, true, &d);
 	if (err)
 		return err == -ENOENT ? 0 : err;
-	if (d.hist_array) {
+	/* A count() without keys is an array too: zero() of a value keeps it, as in a hash. */
+	if (d.hist_array || (map->agg == AOT_AGG_COUNT && !map->nkeys)) {
 		/* What a hash would keep: zero() keeps its entries, clear() drops them. */
 		if (!rt->hist_zeroed)
 			rt->hist_zeroed = calloc(rt->meta->nmaps, 1);
@@ -610,7 +621,7 @@ int rt_maps_print(struct rt *rt)
 		order[i] = &rt->meta->maps[i];
 	qsort(order, rt->meta->nmaps, sizeof(*order), maps_cmp_name);
 	for (i = 0; i < rt->meta->nmaps && !err; i++)
-		err = maps_print_map(rt, order[i], 0, 0);
+		err = maps_print_map(rt, order[i], 0, 0, true);
 	free(order);
 	return err;
 }

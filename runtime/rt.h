@@ -241,7 +241,7 @@ struct rt {
 	size_t nattached; /* probes attached, a multi probe's targets each, BEGIN and END too */
 	/* metrics.c: --metrics, NULL without */
 	struct rt_metrics *metrics;
-	/* maps.c: per map, 1 if zero() left a keyless hist array's entries at 0; NULL: none */
+	/* maps.c: per map, 1 if zero() left a keyless hist's or count()'s array at 0; NULL: none */
 	uint8_t *hist_zeroed;
 };
 

@@ -234,7 +234,19 @@ static void expand_nomatch(struct expand_ctx *ctx, struct node *ap, const struct
 		diag_error(ctx->d, ap->loc, hint, "%s", msg);
 }
 
-/* Keeps why a wildcard attach point matched nothing, for expand_probes to report. */
+/*
+ * What bpftrace 0.27 does with an attach point that matches nothing when compiling: the policy
+ * the command line, environment or config block set, else error (its default). aotrace's own
+ * default, warn, is for an object run on another host (runtime/attach.c).
+ */
+static enum aot_missing_policy expand_policy(const struct program *prog)
+{
+	if (prog->opts->missing_set || prog->meta->settings[AOT_SET_MISSING])
+		return prog->opts->missing;
+	return AOT_MISSING_ERROR;
+}
+
+/* Keeps why an attach point matched nothing, for expand_probes to report. */
 static int expand_keep_empty(struct expand_ctx *ctx, struct node *ap, const struct probe_type *pt,
 			     const struct probe_err *err)
 {
@@ -363,11 +375,13 @@ static int expand_attach(struct expand_ctx *ctx, struct node *ap)
 		if (ntargets == 0) {
 			/*
 			 * Scripts list spellings for several kernels (lookup_fast.constprop.*): a
-			 * wildcard that matches nothing here is skipped like a missing function,
-			 * if another attach point of its probe matches (expand_probes says so).
+			 * wildcard that matches nothing here is skipped silently if another attach
+			 * point of its probe matches, as bpftrace 0.27 does whatever the policy; a
+			 * name that is not here, with missing_probes warn or ignore
+			 * (expand_probes).
 			 */
-			if (probe_has_wildcard(ap->target) &&
-			    ctx->prog->opts->missing != AOT_MISSING_ERROR)
+			if (probe_has_wildcard(ap->target) ||
+			    expand_policy(ctx->prog) != AOT_MISSING_ERROR)
 				return expand_keep_empty(ctx, ap, pt, &err);
 			expand_nomatch(ctx, ap, pt, &err, false);
 			return -ENOENT;
@@ -430,11 +444,19 @@ int expand_probes(struct program *prog, struct probe_env *env, struct diags *d)
 		}
 		if (d->nerrors > before)
 			continue;
-		/* Wildcards that matched nothing: skipped beside a match, else the probe fails. */
-		if (!matched && ctx.empty)
+		/*
+		 * Beside a match, a wildcard that matched nothing is left out silently and a name
+		 * with a warning (missing_probes = warn). A probe where nothing matches fails,
+		 * or is left out, with a warning unless ignore, as in bpftrace 0.27.
+		 */
+		if (!matched && ctx.empty && expand_policy(prog) == AOT_MISSING_ERROR)
 			expand_nomatch(&ctx, ctx.empty->ap, ctx.empty->pt, &ctx.empty->err, false);
+		else if (!matched && ctx.empty && expand_policy(prog) == AOT_MISSING_WARN)
+			diag_warn(d, p->args->loc, "it is left out: its block never runs",
+				  "no attach point of this probe exists here");
 		for (struct expand_empty *e = ctx.empty; matched && e; e = e->next)
-			if (prog->opts->missing == AOT_MISSING_WARN)
+			if (expand_policy(prog) == AOT_MISSING_WARN &&
+			    !probe_has_wildcard(e->ap->target))
 				expand_nomatch(&ctx, e->ap, e->pt, &e->err, true);
 	}
 	if (d->nerrors == errors)
