@@ -55,6 +55,12 @@ int rt_events_handle(void *ctx, void *data, size_t size)
 	}
 	memcpy(&hdr, data, sizeof(hdr));
 	size -= sizeof(hdr);
+	/*
+	 * As bpftrace 0.27: what other CPUs (or later probes) put in the ring buffer after an
+	 * exit() is not shown, until END runs; a probe that ran on in the meantime printed no line.
+	 */
+	if (rt->after_exit)
+		return 0;
 	rt->out.cpu = hdr.cpu;
 	switch (hdr.kind) {
 	case AOT_EV_EXIT:
@@ -63,6 +69,7 @@ int rt_events_handle(void *ctx, void *data, size_t size)
 			memcpy(&rt->exit_code, payload, sizeof(rt->exit_code));
 		rt->exit_called = true;
 		rt->exiting = true;
+		rt->after_exit = true;
 		return 0;
 	case AOT_EV_PRINTF:
 	case AOT_EV_FORMAT:

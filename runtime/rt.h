@@ -225,6 +225,7 @@ struct rt {
 	atomic_bool maps_asked;
 	bool exiting;	  /* exit() seen or signal received */
 	bool exit_called; /* exit() seen: exit_code is the status the run ends with */
+	bool after_exit;  /* exit() handled: later events are dropped until END runs */
 	int64_t exit_code;
 	/* events.c: when the event loop's pass over the ring ends (EVENTS_PASS_MS), 0: never */
 	uint64_t pass_end_ns;

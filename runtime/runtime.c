@@ -556,6 +556,7 @@ int aot_run(const void *elf, size_t size, const struct aot_run_opts *opts)
 	if (err)
 		rt_report(&rt.out, RT_ERROR, "polling events: %s", strerror(-err));
 	/* END and the maps come even after a polling error: the data so far is still worth it. */
+	rt.after_exit = false; /* END's output is shown */
 	if (!rt_run_flagged(&rt, AOT_PROBE_END))
 		rt_events_drain(&rt);
 	/* print_maps_on_exit = false: no maps, but the lines around them, as bpftrace 0.27 */
