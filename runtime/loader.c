@@ -290,8 +290,8 @@ void rt_unload(struct rt *rt)
 		free(rt->logbufs[i]);
 	free(rt->logbufs);
 	rt->logbufs = NULL;
-	free(rt->hist_zeroed);
-	rt->hist_zeroed = NULL;
+	free(rt->zeroed);
+	rt->zeroed = NULL;
 	rt->nlogbufs = 0;
 	aot_meta_free(rt->meta);
 	rt->meta = NULL;

@@ -366,11 +366,11 @@ static uint64_t maps_dump_count(const struct maps_dump *d, size_t i)
  * A hist array's dump as the hash of older objects would give it: a u64 bucket key per entry,
  * and only the buckets holding something. A hash keeps the entries zero() left at 0 (their map
  * prints as one, with no bucket lines, where an empty one prints nothing): once zero() found
- * something in the array (rt->hist_zeroed, until clear()), every bucket is an entry.
+ * something in the array (rt->zeroed, until clear()), every bucket is an entry.
  */
 static int maps_hist_array_keys(const struct rt *rt, const struct aot_map *map, struct maps_dump *d)
 {
-	bool all = rt->hist_zeroed && rt->hist_zeroed[map - rt->meta->maps];
+	bool all = rt->zeroed && rt->zeroed[map - rt->meta->maps];
 	uint8_t *keys = calloc(d->n ? d->n : 1, 8);
 	size_t i, k = 0;
 
@@ -542,7 +542,7 @@ static int maps_print_map(struct rt *rt, const struct aot_map *map, uint64_t top
 	 * never counted (or was cleared, not zeroed), as bpftrace 0.27 does; print() shows @: 0.
 	 */
 	if (all && map->agg == AOT_AGG_COUNT && !map->nkeys && r.n == 1 && !r.ents[0].val &&
-	    !(rt->hist_zeroed && rt->hist_zeroed[map - rt->meta->maps])) {
+	    !(rt->zeroed && rt->zeroed[map - rt->meta->maps])) {
 		rt_maps_read_free(&r);
 		return 0;
 	}
@@ -581,13 +581,13 @@ int rt_maps_clear(struct rt *rt, uint32_t i, bool zero)
 	/* A count() without keys is an array too: zero() of a value keeps it, as in a hash. */
 	if (d.hist_array || (map->agg == AOT_AGG_COUNT && !map->nkeys)) {
 		/* What a hash would keep: zero() keeps its entries, clear() drops them. */
-		if (!rt->hist_zeroed)
-			rt->hist_zeroed = calloc(rt->meta->nmaps, 1);
-		for (k = 0; rt->hist_zeroed && k < d.n; k++)
+		if (!rt->zeroed)
+			rt->zeroed = calloc(rt->meta->nmaps, 1);
+		for (k = 0; rt->zeroed && k < d.n; k++)
 			if (zero && maps_dump_count(&d, k))
-				rt->hist_zeroed[i] = 1;
-		if (rt->hist_zeroed && !zero)
-			rt->hist_zeroed[i] = 0;
+				rt->zeroed[i] = 1;
+		if (rt->zeroed && !zero)
+			rt->zeroed[i] = 0;
 	}
 	memset(d.vals, 0, d.stride * d.ncpus);
 	for (k = 0; k < d.n; k++) {

@@ -265,46 +265,51 @@ static void json_lost(struct output *o, uint64_t n)
 	json_counter(o, "lost_events", false, "events", n);
 }
 
+/* {"type": T, "data": {"NAME": { with the record's fields to come */
+static void json_named_begin(struct json_writer *w, struct rt_buf *b, const char *type,
+			     const char *name)
+{
+	json_line_begin(w, b, type);
+	json_object_begin(w);
+	json_key(w, name, strlen(name));
+	json_object_begin(w);
+}
+
+static void json_named_end(struct output *o, struct json_writer *w, struct rt_buf *b)
+{
+	json_object_end(w);
+	json_object_end(w);
+	json_line_end(o, w, b);
+}
+
 /* {"type": "test_result", "data": {"NAME": {"duration": D, "passed": B, "output": S}}} */
 static void json_test_result(struct output *o, const struct output_test *t)
 {
-	const char *name = t->names[t->index];
 	struct json_writer w;
 	struct rt_buf b = { 0 };
 
-	json_line_begin(&w, &b, "test_result");
-	json_object_begin(&w);
-	json_key(&w, name, strlen(name));
-	json_object_begin(&w);
+	json_named_begin(&w, &b, "test_result", t->names[t->index]);
 	json_key(&w, "duration", 8);
 	json_uint(&w, t->duration_ns);
 	json_key(&w, "passed", 6);
 	json_bool(&w, t->passed[t->index]);
 	json_key(&w, "output", 6);
 	json_string(&w, t->captured ? t->captured : "", t->captured_len);
-	json_object_end(&w);
-	json_object_end(&w);
-	json_line_end(o, &w, &b);
+	json_named_end(o, &w, &b);
 }
 
 /* {"type": "benchmark_result", "data": {"NAME": {"average": NS, "iters": N}}} */
 static void json_bench_result(struct output *o, const struct output_bench *r)
 {
-	const char *name = r->names[r->index];
 	struct json_writer w;
 	struct rt_buf b = { 0 };
 
-	json_line_begin(&w, &b, "benchmark_result");
-	json_object_begin(&w);
-	json_key(&w, name, strlen(name));
-	json_object_begin(&w);
+	json_named_begin(&w, &b, "benchmark_result", r->names[r->index]);
 	json_key(&w, "average", 7);
 	json_uint(&w, r->average_ns);
 	json_key(&w, "iters", 5);
 	json_uint(&w, r->iters);
-	json_object_end(&w);
-	json_object_end(&w);
-	json_line_end(o, &w, &b);
+	json_named_end(o, &w, &b);
 }
 
 const struct output_ops output_json_ops = {

@@ -243,7 +243,7 @@ struct rt {
 	/* metrics.c: --metrics, NULL without */
 	struct rt_metrics *metrics;
 	/* maps.c: per map, 1 if zero() left a keyless hist's or count()'s array at 0; NULL: none */
-	uint8_t *hist_zeroed;
+	uint8_t *zeroed;
 };
 
 /* loader.c */

@@ -505,10 +505,11 @@ int aot_run(const void *elf, size_t size, const struct aot_run_opts *opts)
 	rt.links.stop = &rt.interrupted;
 	if (o.mode == AOT_RUN_TRACE && rt.meta->nprobes &&
 	    runtime_only(rt.meta, AOT_PROBE_TEST | AOT_PROBE_BENCH)) {
+		bool tests_only = runtime_only(rt.meta, AOT_PROBE_TEST);
+
 		/* As bpftrace 0.27, which says which mode would run them. */
 		rt_report(&rt.out, RT_ERROR, "No probes attached; use --%s to run %s probes.",
-			  runtime_only(rt.meta, AOT_PROBE_TEST) ? "test" : "bench",
-			  runtime_only(rt.meta, AOT_PROBE_TEST) ? "test" : "benchmark");
+			  tests_only ? "test" : "bench", tests_only ? "test" : "benchmark");
 		status = AOT_RUN_USAGE;
 		goto out;
 	}
@@ -536,8 +537,7 @@ int aot_run(const void *elf, size_t size, const struct aot_run_opts *opts)
 		runtime_start_programs(&rt);
 		rt_child_go(&rt.child);
 		/* As bpftrace 0.27: with only BEGIN and END there is nothing to wait for. */
-		if (o.mode != AOT_RUN_TRACE ||
-		    runtime_only(rt.meta, AOT_PROBE_BEGIN | AOT_PROBE_END | AOT_PROBE_TEST |
+		if (runtime_only(rt.meta, AOT_PROBE_BEGIN | AOT_PROBE_END | AOT_PROBE_TEST |
 						  AOT_PROBE_BENCH))
 			rt.exiting = true;
 	}

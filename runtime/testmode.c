@@ -34,7 +34,7 @@ static size_t testmode_select(struct rt *rt, uint32_t flag, const char ***names,
 	return n;
 }
 
-/* Sends what the programs print to a memory stream (or to nowhere: NULL) until restored. */
+/* What the programs print goes to a memory stream, as text, until restored. */
 struct testmode_capture {
 	FILE *f, *err, *mem;
 	const struct output_ops *ops;
