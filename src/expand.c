@@ -428,6 +428,7 @@ int expand_probes(struct program *prog, struct probe_env *env, struct diags *d)
 		.prog = prog, .env = env, .d = d, .cookies = -1, .cookie_helper = -1, .func_ip = -1
 	};
 	size_t errors = d->nerrors;
+	enum aot_missing_policy policy = expand_policy(prog);
 
 	for (struct node *p = prog->root->body; p; p = p->next) {
 		size_t before = d->nerrors;
@@ -449,14 +450,13 @@ int expand_probes(struct program *prog, struct probe_env *env, struct diags *d)
 		 * with a warning (missing_probes = warn). A probe where nothing matches fails,
 		 * or is left out, with a warning unless ignore, as in bpftrace 0.27.
 		 */
-		if (!matched && ctx.empty && expand_policy(prog) == AOT_MISSING_ERROR)
+		if (!matched && ctx.empty && policy == AOT_MISSING_ERROR)
 			expand_nomatch(&ctx, ctx.empty->ap, ctx.empty->pt, &ctx.empty->err, false);
-		else if (!matched && ctx.empty && expand_policy(prog) == AOT_MISSING_WARN)
+		else if (!matched && ctx.empty && policy == AOT_MISSING_WARN)
 			diag_warn(d, p->args->loc, "it is left out: its block never runs",
 				  "no attach point of this probe exists here");
 		for (struct expand_empty *e = ctx.empty; matched && e; e = e->next)
-			if (expand_policy(prog) == AOT_MISSING_WARN &&
-			    !probe_has_wildcard(e->ap->target))
+			if (policy == AOT_MISSING_WARN && !probe_has_wildcard(e->ap->target))
 				expand_nomatch(&ctx, e->ap, e->pt, &e->err, true);
 	}
 	if (d->nerrors == errors)
