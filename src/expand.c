@@ -17,6 +17,7 @@
 #include "meta.h"
 #include "probe.h"
 #include "policy.h"
+#include "tracing_multi.h"
 
 struct expand_ctx {
 	struct program *prog;
@@ -24,8 +25,6 @@ struct expand_ctx {
 	struct diags *d;
 	int cookies; /* fentry attach cookies on this kernel: -1 not tried yet, 0 no, 1 yes */
 	int cookie_helper, func_ip; /* bpf_get_attach_cookie, bpf_get_func_ip: the same */
-	uint32_t nprobes;    /* attached probes so far: one per match, one per multi program */
-	struct node *widest; /* the attach point with the most of them, for the limit's error */
 	/* the current probe's wildcards that matched nothing, in order; tail: where to add */
 	struct expand_empty *empty, **tail;
 };
@@ -159,33 +158,64 @@ static bool expand_func_const(struct expand_ctx *ctx, const struct probe_type *p
 	return ctx->func_ip == 0;
 }
 
-static void expand_count(struct expand_ctx *ctx, struct node *ap, uint32_t n)
+/*
+ * The probes an attach point attaches, as the limit counts them: one for a wildcard with one
+ * multi link (kprobe_multi, uprobe_multi, or an alias group reading no argument where the
+ * kernel makes tracing multi links), one per match otherwise; none for BEGIN and the like.
+ */
+static uint32_t expand_probe_count(const struct program *prog, struct probe_env *env,
+				   const struct node *ap)
 {
-	ctx->nprobes += n;
-	if (!ctx->widest || n > ctx->widest->nmatches)
-		ctx->widest = ap;
+	const struct probe_match *m = ap->matches;
+	const char *links = getenv("AOTRACE_MULTI_LINKS");
+
+	if (!ap->nmatches || !m->pt->has_target)
+		return 0;
+	if (m->is_multi)
+		return 1;
+	if (ap->nmatches > 1 && m->alias_ok &&
+	    (prog->meta->probes[m->meta_idx].flags & AOT_PROBE_NO_ARGS) &&
+	    !(links && !strcmp(links, "0")) && env && probe_tracing_multi_supported(env))
+		return 1;
+	return ap->nmatches;
 }
 
-/* The probe limit, as bpftrace's BPFTRACE_MAX_PROBES: an error naming the widest wildcard. */
-static int expand_check_limit(struct expand_ctx *ctx)
+/*
+ * The probe limit, as bpftrace's BPFTRACE_MAX_PROBES: an error naming the widest wildcard.
+ * After sema, which says which trampoline probes read no argument (one tracing multi link).
+ */
+int expand_check_limit(struct program *prog, struct probe_env *env, struct diags *d)
 {
-	uint32_t max = ctx->prog->opts->max_probes;
-	struct node *ap = ctx->widest;
+	uint32_t max = prog->opts->max_probes, total = 0, widest_n = 0;
+	struct node *ap = NULL;
 
-	if (ctx->nprobes <= max)
+	for (struct node *p = prog->root->body; p; p = p->next) {
+		if (p->kind != NODE_PROBE)
+			continue;
+		for (struct node *a = p->args; a; a = a->next) {
+			uint32_t n = expand_probe_count(prog, env, a);
+
+			total += n;
+			if (n > widest_n) {
+				widest_n = n;
+				ap = a;
+			}
+		}
+	}
+	if (total <= max)
 		return 0;
-	diag_error(ctx->d, ap ? ap->loc : (struct loc){ 0 },
+	diag_error(d, ap ? ap->loc : (struct loc){ 0 },
 		   arena_printf(
-			   ctx->prog->arena,
+			   prog->arena,
 			   "a multi-capable probe type attaches a whole wildcard with one link "
 			   "(kprobe:%s instead of kfunc:%s); or raise the limit with --max-probes "
 			   "N or BPFTRACE_MAX_PROBES, knowing that each probe costs attach and "
 			   "detach time",
 			   ap && ap->target ? ap->target : "PATTERN",
 			   ap && ap->target ? ap->target : "PATTERN"),
-		   "%u probes exceed the limit of %u%s%s", ctx->nprobes, max, ap ? " (" : "",
-		   ap ? arena_printf(ctx->prog->arena, "%s:%s matches %u)", ap->provider,
-				     ap->target, ap->nmatches)
+		   "%u probes exceed the limit of %u%s%s", total, max, ap ? " (" : "",
+		   ap ? arena_printf(prog->arena, "%s:%s matches %u)", ap->provider, ap->target,
+				     ap->nmatches)
 		      : "");
 	return -E2BIG;
 }
@@ -350,7 +380,6 @@ static int expand_attach(struct expand_ctx *ctx, struct node *ap)
 		    !ctx->prog->opts->no_multi && probe_has_wildcard(ap->target)) {
 			diag_warn(ctx->d, ap->loc, "the targets are found on the host that runs it",
 				  "%s; compiling %s:%s unchecked", err.msg, pt->name, ap->target);
-			expand_count(ctx, ap, 1);
 			return expand_multi(ctx, ap, pt, NULL, 0);
 		}
 		if (ret < 0) {
@@ -394,14 +423,11 @@ static int expand_attach(struct expand_ctx *ctx, struct node *ap)
 	 */
 	if (pt->multi_section && !ctx->prog->opts->no_multi && probe_has_wildcard(ap->target) &&
 	    expand_multi_ok(ctx)) {
-		expand_count(ctx, ap, 1);
 		return expand_multi(ctx, ap, pt, targets, ntargets);
 	}
 
 	ap->matches = arena_alloc(a, ntargets * sizeof(*ap->matches));
 	ap->nmatches = (uint32_t)ntargets;
-	if (pt->has_target)
-		expand_count(ctx, ap, (uint32_t)ntargets);
 	alias_ok = expand_alias_ok(ctx, pt, ntargets);
 	for (size_t i = 0; i < ntargets; i++) {
 		struct probe_match *m = &ap->matches[i];
@@ -459,8 +485,6 @@ int expand_probes(struct program *prog, struct probe_env *env, struct diags *d)
 			if (policy == AOT_MISSING_WARN && !probe_has_wildcard(e->ap->target))
 				expand_nomatch(&ctx, e->ap, e->pt, &e->err, true);
 	}
-	if (d->nerrors == errors)
-		expand_check_limit(&ctx);
 	return d->nerrors > errors ? -EINVAL : 0;
 }
 

@@ -73,6 +73,11 @@ int macro_expand(struct program *prog, struct diags *d);
 /* Splits attach points, asks each probe type to match, fills node->matches and meta probes. */
 int expand_probes(struct program *prog, struct probe_env *env, struct diags *d);
 /*
+ * The --max-probes limit, after sema: a wildcard attached with one multi link counts once.
+ * 0, or -E2BIG with an error naming the widest wildcard.
+ */
+int expand_check_limit(struct program *prog, struct probe_env *env, struct diags *d);
+/*
  * Sessions (session.c): pairs an entry and a return wildcard probe on the same pattern, adding
  * the session program that serves both to prog->sessions and the metadata. 0 or -ENOMEM.
  */
