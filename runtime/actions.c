@@ -161,6 +161,14 @@ static int actions_diag(struct rt *rt, const struct aot_fmt *f, const void *payl
 	if (err)
 		goto out;
 	d.loc = field[0];
+	/* the macro calls it was expanded from, after the location (meta.h) */
+	d.expanded = strchr(field[0], AOT_SITE_US);
+	if (d.expanded) {
+		*(char *)d.expanded++ = '\0';
+		for (char *c = (char *)d.expanded; *c; c++)
+			if (*c == AOT_SITE_RS)
+				*c = '\n';
+	}
 	d.line = (unsigned)strtoul(field[1], &end, 10);
 	d.col = (unsigned)strtoul(field[2], &end, 10);
 	d.file = field[3];

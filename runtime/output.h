@@ -68,6 +68,8 @@ struct output_diag {
 	unsigned line, col; /* of the call */
 	const char *text;   /* as printf formatted it, not NUL-ended */
 	size_t len;
+	/* NULL, or "x.bt:7:3-8: ERROR: expanded from\n", line, ~ line: for each macro call */
+	const char *expanded;
 };
 
 /* --test: the result of one test: probe, the whole run's names and verdicts so far. */

@@ -63,6 +63,8 @@ static void text_diag(struct output *o, const struct output_diag *d)
 	rt_buf_printf(&b, "%s: %s: ", d->loc, d->error ? "ERROR" : "WARNING");
 	rt_buf_add(&b, d->text, len);
 	rt_buf_add(&b, "\n", 1);
+	if (d->expanded)
+		rt_buf_add(&b, d->expanded, strlen(d->expanded));
 	if (!b.oom)
 		fwrite(b.s, 1, b.len, o->err ? o->err : stderr);
 	rt_buf_free(&b);

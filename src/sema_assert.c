@@ -7,6 +7,7 @@
  */
 #include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "arena.h"
@@ -47,15 +48,67 @@ static uint32_t sema_call_width(const struct source *src, struct loc loc)
 	return loc.len;
 }
 
+/* At run time bpftrace 0.27 names a -e program "stdin", as it names one read from stdin. */
+static const char *sema_site_file(struct sema_ctx *ctx, struct loc loc)
+{
+	const struct source *src = diags_source(ctx->d, loc);
+
+	return src && src->name && strcmp(src->name, "-e") ? src->name : "stdin";
+}
+
+/*
+ * "FILE:L:C-E: LEVEL: expanded from", the source line and ~ under the call, for the call at loc
+ * and each macro call it was expanded from, innermost first, as bpftrace 0.27 prints them after
+ * an errorf() in a macro (assert() is one of its standard library). Lines end in RS.
+ */
+static const char *sema_expanded_from(struct sema_ctx *ctx, struct loc at, const char *level)
+{
+	const char *out = "";
+
+	for (uint32_t hops = 0; hops < 64; hops++) {
+		const struct source *src = diags_source(ctx->d, at);
+		struct loc wide = at;
+		char *excerpt;
+
+		wide.len = sema_call_width(src, at);
+		excerpt = diag_excerpt(src, wide);
+		for (char *c = excerpt; c && *c; c++)
+			if (*c == '\n')
+				*c = AOT_SITE_RS;
+		out = arena_printf(ctx->a, "%s%s:%u:%u-%u: %s: expanded from%c%s%c", out,
+				   sema_site_file(ctx, at), at.line, at.col, at.col + wide.len,
+				   level, AOT_SITE_RS, excerpt ? excerpt : "", AOT_SITE_RS);
+		free(excerpt);
+		if (!at.exp || at.exp > ctx->d->nexps)
+			break;
+		at = ctx->d->exps[at.exp - 1].call;
+	}
+	return out;
+}
+
 const char *sema_call_site(struct sema_ctx *ctx, const struct node *n, const char *fmt)
 {
-	const struct source *src = ctx->d->src;
-	/* At run time bpftrace 0.27 names a -e program "stdin", as it names one read from stdin. */
-	const char *file = src && src->name && strcmp(src->name, "-e") ? src->name : "stdin";
+	const struct source *src = diags_source(ctx->d, n->loc);
+	const char *level = n->func == FN_WARNF ? "WARNING" : "ERROR";
+	const char *file = sema_site_file(ctx, n->loc), *from = "";
+	struct loc at = n->loc;
+	uint32_t end = at.col + sema_call_width(src, at);
 
-	return arena_printf(ctx->a, "%s:%u:%u-%u\n%u\n%u\n%s\n%s", file, n->loc.line, n->loc.col,
-			    n->loc.col + sema_call_width(src, n->loc), n->loc.line, n->loc.col,
-			    file, fmt);
+	/*
+	 * bpftrace 0.27's assert() is a macro of its stdlib/base.bt, whose errorf() is at line 6,
+	 * columns 5-37: the error names that place, then the assert() call it was expanded from.
+	 */
+	if (n->func == FN_ASSERT) {
+		from = sema_expanded_from(ctx, at, level);
+		file = "stdlib/base.bt";
+		at = (struct loc){ .line = 6, .col = 5 };
+		end = 37;
+	} else if (at.exp && at.exp <= ctx->d->nexps) {
+		from = sema_expanded_from(ctx, ctx->d->exps[at.exp - 1].call, level);
+	}
+	return arena_printf(ctx->a, "%s:%u:%u-%u%s%s\n%u\n%u\n%s\n%s", file, at.line, at.col, end,
+			    from[0] ? (char[]){ AOT_SITE_US, 0 } : "", from, at.line, at.col, file,
+			    fmt);
 }
 
 static void sema_assert_args(struct sema_ctx *ctx, struct node *first)

@@ -78,7 +78,11 @@
  *                       reports as an error or warning of the call site. fmt: four lines,
  *                       "LOCATION\nLINE\nCOL\nFILE\n" (script.bt:3:5-30, the line and column
  *                       of the call, the script's name), then the printf format; args laid out
- *                       as for AOT_FMT_PRINTF
+ *                       as for AOT_FMT_PRINTF. Where the call was expanded from macro calls
+ *                       (assert() is one), LOCATION goes on with AOT_SITE_US and the text
+ *                       printed after the error, "FILE:L:C-E: ERROR: expanded from", the
+ *                       source line and ~ under the call for each, its lines ended by
+ *                       AOT_SITE_RS
  *   AOT_STATE_SECTION   the global struct aot_state AOT_STATE_MAP in a data section of its own,
  *                       which libbpf loads as a BPF_MAP_TYPE_ARRAY of 1 entry (u32 key 0) named
  *                       after the section; the programs read it at its address (version 4;
@@ -262,6 +266,10 @@ struct aot_map {
 	struct aot_type value; /* AOT_AGG_NONE: the stored value; else the aggregated input */
 	int64_t lhist_min, lhist_max, lhist_step; /* AOT_AGG_LHIST */
 };
+
+/* The separators in an errorf() call site's LOCATION (AOT_FMT_ERRORF above). */
+#define AOT_SITE_US '\x1f'
+#define AOT_SITE_RS '\x1e'
 
 enum aot_fmt_kind {
 	AOT_FMT_PRINTF = 1,
