@@ -24,6 +24,7 @@ void probe_env__free(struct probe_env *env)
 		return;
 	free(env->tracefs);
 	free(env->btf_path);
+	btf_funcs_free(&env->funcs);
 	btf__free(env->vmlinux_btf);
 	free(env);
 }

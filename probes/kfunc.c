@@ -78,7 +78,7 @@ static int kfunc_match(struct probe_env *env, struct arena *a, const char *patte
 	if (!btf)
 		return -ENOENT;
 	if (!probe_has_wildcard(pattern)) {
-		if (btf__find_by_name_kind(btf, pattern, BTF_KIND_FUNC) < 0)
+		if (btf_funcs_find(&env->funcs, btf, pattern) < 0)
 			return 0;
 		*out = arena_alloc(a, sizeof(char *));
 		(*out)[0] = arena_strdup(a, pattern);
@@ -157,7 +157,7 @@ static int kfunc_args_common(struct probe_env *env, struct arena *a, const char 
 
 	if (!btf)
 		return -ENOENT;
-	id = btf__find_by_name_kind(btf, target, BTF_KIND_FUNC);
+	id = btf_funcs_find(&env->funcs, btf, target);
 	if (id < 0 || !(fn = btf__type_by_id(btf, (uint32_t)id)) ||
 	    !(proto = btf__type_by_id(btf, fn->type)) || !btf_is_func_proto(proto)) {
 		probe_err_set(err, NULL, "the kernel's BTF has no function %s", target);

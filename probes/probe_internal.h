@@ -7,6 +7,7 @@
 #include <stdarg.h>
 
 #include "arena.h"
+#include "btf_funcs.h"
 #include "probe.h"
 
 struct probe_env {
@@ -16,6 +17,7 @@ struct probe_env {
 	struct btf *vmlinux_btf; /* parsed on first use */
 	int vmlinux_btf_err;
 	int tracing_multi; /* tracing multi links: 0 untried, 1 there, -errno not */
+	struct btf_funcs funcs; /* vmlinux_btf's functions by name */
 };
 
 /*

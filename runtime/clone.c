@@ -20,6 +20,7 @@
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
 
+#include "btf_funcs.h"
 #include "rt.h"
 #include "tracing_multi.h"
 
@@ -40,7 +41,28 @@ struct rt_clones {
 	struct rt_clone *v; /* in the order of their probes */
 	size_t n;
 	struct btf *vmlinux;
+	struct btf_funcs funcs; /* vmlinux's functions by name */
 };
+
+struct clone_syms {
+	const Elf64_Sym *syms;
+	const char *strs;
+	size_t strsz;
+};
+
+/* Symbol j's name, or NULL if it does not end inside the string table. */
+static const char *clone_sym_name(const struct clone_syms *t, uint32_t j)
+{
+	size_t at = t->syms[j].st_name;
+
+	return at < t->strsz && memchr(t->strs + at, '\0', t->strsz - at) ? t->strs + at : NULL;
+}
+
+static int clone_sym_cmp(const void *x, const void *y, void *t)
+{
+	return strcmp(clone_sym_name(t, *(const uint32_t *)x),
+		      clone_sym_name(t, *(const uint32_t *)y));
+}
 
 /* The (section, offset) of each alias probe's symbol: symbols at the same place are a group. */
 static int clone_symbols(struct rt *rt, const void *elf, size_t size, struct rt_clones *c)
@@ -71,19 +93,39 @@ static int clone_symbols(struct rt *rt, const void *elf, size_t size, struct rt_
 	}
 	if (!syms)
 		return -EINVAL;
+	/* The symbols by name, then each probe's found by bisection (kfunc:* has 50 000). */
+	struct clone_syms t = { .syms = syms, .strs = strs, .strsz = strsz };
+	uint32_t *order = malloc((nsyms ? nsyms : 1) * sizeof(*order));
+	size_t n = 0;
+
+	if (!order)
+		return -ENOMEM;
+	for (size_t j = 0; j < nsyms; j++)
+		if (clone_sym_name(&t, (uint32_t)j))
+			order[n++] = (uint32_t)j;
+	qsort_r(order, n, sizeof(*order), clone_sym_cmp, &t);
 	for (size_t k = 0; k < c->n; k++) {
 		const char *name = rt->meta->probes[c->v[k].probe].prog;
-		size_t len = strlen(name);
+		size_t lo = 0, hi = n;
 
-		for (size_t j = 0; j < nsyms; j++) {
-			if (syms[j].st_name >= strsz || strsz - syms[j].st_name <= len ||
-			    memcmp(strs + syms[j].st_name, name, len + 1))
-				continue;
-			c->v[k].key =
-				((uint64_t)syms[j].st_shndx << 32) | (uint32_t)syms[j].st_value;
-			break;
+		while (lo < hi) {
+			size_t mid = lo + (hi - lo) / 2;
+			int cmp = strcmp(clone_sym_name(&t, order[mid]), name);
+
+			if (!cmp) {
+				const Elf64_Sym *sym = &syms[order[mid]];
+
+				c->v[k].key =
+					((uint64_t)sym->st_shndx << 32) | (uint32_t)sym->st_value;
+				break;
+			}
+			if (cmp < 0)
+				lo = mid + 1;
+			else
+				hi = mid;
 		}
 	}
+	free(order);
 	return 0;
 }
 
@@ -264,7 +306,7 @@ static int clone_load_copy(struct rt *rt, const struct rt_clone *cl, const struc
 static int clone_load_one(struct rt *rt, struct rt_clone *cl, const struct clone_info *ci)
 {
 	const struct aot_probe *p = &rt->meta->probes[cl->probe];
-	int id = btf__find_by_name_kind(rt->clones->vmlinux, p->target, BTF_KIND_FUNC);
+	int id = btf_funcs_find(&rt->clones->funcs, rt->clones->vmlinux, p->target);
 
 	if (id < 0) {
 		rt_report(&rt->out, RT_ERROR, "probe %s: the kernel's BTF has no function %s",
@@ -416,7 +458,7 @@ static int clone_attach_multi(struct rt *rt, const struct rt_clone *cl, struct p
 
 		if (c->v[k].tmpl != cl->tmpl || !clone_is_multi(rt, &c->v[k]))
 			continue;
-		id = btf__find_by_name_kind(c->vmlinux, p->target, BTF_KIND_FUNC);
+		id = btf_funcs_find(&c->funcs, c->vmlinux, p->target);
 		if (id < 0) {
 			rt->plan.v[c->v[k].probe].strategy = PROBE_MISSING;
 			continue;
@@ -530,6 +572,7 @@ void rt_clone_close(struct rt *rt)
 		if (c->v[k].mfd >= 0)
 			close(c->v[k].mfd);
 	}
+	btf_funcs_free(&c->funcs);
 	btf__free(c->vmlinux);
 	free(c->v);
 	free(c);

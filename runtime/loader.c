@@ -17,7 +17,7 @@
 
 #include "rt.h"
 
-#define LOADER_LOG_SIZE (256 * 1024)	   /* per program: plenty for the last lines */
+#define LOADER_LOG_SIZE (256 * 1024)	   /* plenty for the last lines */
 #define LOADER_LOG_SIZE_VERBOSE (16 << 20) /* -v prints the whole log */
 
 /*
@@ -170,22 +170,22 @@ static bool loader_report_key_size(const struct rt *rt, int err)
 static void loader_report_failure(const struct rt *rt, int err)
 {
 	struct bpf_program *prog;
-	size_t i = 0;
 
 	if (loader_report_key_size(rt, err))
 		return;
 
+	/*
+	 * Only the rejected program wrote the log (libbpf asks for one only when a load fails),
+	 * and libbpf stops there: the first program to load that has no fd.
+	 */
 	bpf_object__for_each_program(prog, rt->obj)
 	{
-		const char *log = i < rt->nlogbufs ? rt->logbufs[i] : NULL;
-		const char *probe;
-
-		i++;
-		/* Only the rejected program has a log: the others load without asking for one. */
-		if (!log || !log[0])
+		if (!rt->logbuf || !rt->logbuf[0])
+			break;
+		if (!bpf_program__autoload(prog) || bpf_program__fd(prog) >= 0)
 			continue;
-		probe = loader_probe_name(rt, prog);
-		rt_verifier_report(rt, bpf_program__name(prog), probe, log, err);
+		rt_verifier_report(rt, bpf_program__name(prog), loader_probe_name(rt, prog),
+				   rt->logbuf, err);
 		return;
 	}
 	/* Root and still EPERM, with no verifier log: some kernels refuse BPF trampolines. */
@@ -217,7 +217,7 @@ int rt_load(struct rt *rt, const void *elf, size_t size)
 	struct bpf_program *prog;
 	const void *sec;
 	char msg[256];
-	size_t len, n = 0, i;
+	size_t len;
 	int err;
 
 	loader_verbose = rt->opts->verbose;
@@ -246,23 +246,13 @@ int rt_load(struct rt *rt, const void *elf, size_t size)
 			  rt->opts->obj_name, strerror(-err));
 		return err;
 	}
-	bpf_object__for_each_program(prog, rt->obj) n++;
-	rt->logbufs = calloc(n ? n : 1, sizeof(*rt->logbufs));
-	if (!rt->logbufs)
+	rt->logbuf = calloc(1, logsize);
+	if (!rt->logbuf)
 		return -ENOMEM;
-	rt->nlogbufs = n;
 	rt->log_size = logsize;
-	i = 0;
+	/* One byte short, so the log always ends in a NUL of ours. */
 	bpf_object__for_each_program(prog, rt->obj)
-	{
-		/* Untouched pages of a large buffer cost nothing until the verifier writes. */
-		rt->logbufs[i] = calloc(1, logsize);
-		if (!rt->logbufs[i])
-			return -ENOMEM;
-		/* One byte short, so the log always ends in a NUL of ours. */
-		bpf_program__set_log_buf(prog, rt->logbufs[i], logsize - 1);
-		i++;
-	}
+		bpf_program__set_log_buf(prog, rt->logbuf, logsize - 1);
 	err = rt_prepare(rt);
 	if (!err)
 		err = rt_events_size(rt);
@@ -280,19 +270,14 @@ int rt_load(struct rt *rt, const void *elf, size_t size)
 
 void rt_unload(struct rt *rt)
 {
-	size_t i;
-
 	loader_out = NULL;
 	rt_plan_free(&rt->plan);
 	bpf_object__close(rt->obj);
 	rt->obj = NULL;
-	for (i = 0; i < rt->nlogbufs; i++)
-		free(rt->logbufs[i]);
-	free(rt->logbufs);
-	rt->logbufs = NULL;
+	free(rt->logbuf);
+	rt->logbuf = NULL;
 	free(rt->zeroed);
 	rt->zeroed = NULL;
-	rt->nlogbufs = 0;
 	aot_meta_free(rt->meta);
 	rt->meta = NULL;
 }

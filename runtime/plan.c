@@ -16,16 +16,47 @@
 #include "rt.h"
 #include "tracing_multi.h"
 
+static int plan_prog_cmp(const void *x, const void *y)
+{
+	return strcmp(bpf_program__name(*(struct bpf_program *const *)x),
+		      bpf_program__name(*(struct bpf_program *const *)y));
+}
+
+static struct bpf_program *plan_find_prog(const struct rt_plan *pl, const char *name)
+{
+	size_t lo = 0, hi = pl->nprogs;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		int c = strcmp(bpf_program__name(pl->progs[mid]), name);
+
+		if (!c)
+			return pl->progs[mid];
+		if (c < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return NULL;
+}
+
 int rt_plan_init(struct rt_plan *pl, const struct aot_meta *m, struct bpf_object *obj,
 		 bool list_all)
 {
+	struct bpf_program *prog;
+
 	memset(pl, 0, sizeof(*pl));
 	pl->v = calloc(m->nprobes ? m->nprobes : 1, sizeof(*pl->v));
 	pl->a = arena_new();
-	if (!pl->v || !pl->a) {
+	bpf_object__for_each_program(prog, obj) pl->nprogs++;
+	pl->progs = calloc(pl->nprogs ? pl->nprogs : 1, sizeof(*pl->progs));
+	if (!pl->v || !pl->a || !pl->progs) {
 		rt_plan_free(pl);
 		return -ENOMEM;
 	}
+	pl->nprogs = 0;
+	bpf_object__for_each_program(prog, obj) pl->progs[pl->nprogs++] = prog;
+	qsort(pl->progs, pl->nprogs, sizeof(*pl->progs), plan_prog_cmp);
 	pl->n = m->nprobes;
 	pl->obj = obj;
 	pl->list_all = list_all;
@@ -162,7 +193,7 @@ int rt_plan_resolve(struct rt_plan *pl, uint32_t i, struct probe_err *err)
 	int ret;
 
 	pp->strategy = PROBE_BROKEN;
-	pp->prog = bpf_object__find_program_by_name(pl->obj, p->prog);
+	pp->prog = plan_find_prog(pl, p->prog);
 	pp->type = probe_type_find(p->type);
 	if (!pp->prog) {
 		snprintf(err->msg, sizeof(err->msg), "no program '%s' in the object", p->prog);
@@ -215,5 +246,6 @@ void rt_plan_free(struct rt_plan *pl)
 	rt_plan_resolved(pl);
 	arena_free(pl->a);
 	free(pl->v);
+	free(pl->progs);
 	memset(pl, 0, sizeof(*pl));
 }

@@ -192,6 +192,9 @@ struct rt_plan {
 	struct arena *a;	/* the target lists and reasons */
 	struct probe_env *env;	/* the kernel's probe sources, read on first use */
 	bool list_all;		/* --explain: list every probe's targets, user binaries' too */
+	/* obj's programs by name: libbpf finds one by name in linear time, too slow for kfunc:* */
+	struct bpf_program **progs;
+	size_t nprogs;
 };
 
 /* Each probe starts unresolved (PROBE_BROKEN). 0 or -ENOMEM. */
@@ -212,9 +215,12 @@ struct rt {
 	const struct aot_run_opts *opts;
 	struct aot_meta *meta;
 	struct bpf_object *obj;
-	char **logbufs; /* per program, verifier logs; indexed like bpf_object__for_each_program */
-	size_t nlogbufs;
-	size_t log_size; /* bytes of each */
+	/*
+	 * The verifier's log, shared by every program: libbpf asks for it only when a program
+	 * fails, and stops there (a buffer each cost 256 KiB a program: gigabytes for kfunc:*).
+	 */
+	char *logbuf;
+	size_t log_size; /* its bytes */
 	struct probe_links links;
 	struct output out;
 	struct ring_buffer *rb;
