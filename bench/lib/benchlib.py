@@ -164,3 +164,34 @@ def ninja(target):
     """Builds target in the build directory (the helpers of the bench are meson targets)."""
     subprocess.run(['ninja', '-C', BUILD, target], check=True, stdout=subprocess.DEVNULL)
     return os.path.join(BUILD, target)
+
+
+def vm_rows(title, kernel, cpus, script, timeout, env=''):
+    """Runs bench/lib/SCRIPT in a guest of tests/vm/run (KERNEL, CPUS vCPUs) with AOTRACE_BUILD
+    and ENV set; returns (rows, values): the fields of each "ROW|..." line and the fields of
+    each other "KEY|..." line the script printed. Prints "Not measured" under TITLE and exits 77
+    when the guest gave no rows."""
+    cmd = ('AOTRACE_BUILD=%s %s bash bench/lib/%s 2>&1 | sed "s/^/    /"' % (BUILD, env, script))
+    try:
+        p = subprocess.run([sys.executable, os.path.join(ROOT, 'tests', 'vm', 'run'), '--build',
+                            BUILD, '--kernel', kernel, '--cpus', str(cpus), '--timeout',
+                            str(timeout - 10), '--cmd', cmd], capture_output=True, text=True,
+                           timeout=timeout)
+    except (OSError, subprocess.TimeoutExpired) as e:
+        print('%s\nNot measured: %s\n' % (title, e))
+        sys.exit(77)
+    rows, values = [], {}
+    for line in p.stdout.splitlines():
+        if '|' not in line:
+            continue
+        key, rest = line.strip().split('|', 1)
+        key = key.split()[-1] if key.split() else key
+        if key == 'ROW':
+            rows.append(rest.split('|'))
+        elif key.isupper():
+            values[key] = rest.split('|')
+    if not rows:
+        print('%s\nNot measured: the VM gave no rows.\n' % title)
+        sys.stderr.write(p.stdout[-3000:] + p.stderr[-2000:])
+        sys.exit(77)
+    return rows, values

@@ -5,8 +5,9 @@
 # "ROW|label|start to BEGIN (s)|functions in kprobe_multi links|single kprobe links|
 #  exit() to prompt (s)|until released (s)|events counted".
 A=$AOTRACE_BUILD/aotrace
+# shellcheck source=bench/lib/guest_lib.sh
+. "$(dirname "$0")/guest_lib.sh"
 cd /tmp || exit 1
-up() { cut -d' ' -f1 /proc/uptime; }
 kprogs() { bpftool prog show 2>/dev/null | grep -c '^[0-9]*: kprobe'; }
 echo "FUNCS|$(wc -l < /sys/kernel/tracing/available_filter_functions)"
 P='kprobe:* { @ = count(); } BEGIN { printf("begin_at %llu\n", nsecs); }
@@ -14,31 +15,26 @@ interval:s:2 { printf("exit_at %llu\n", nsecs); exit(); }'
 row() {
 	local label=$1 limit=$2
 	shift 2
-	local t0 t2 pid multi single b x gone
-	t0=$(up)
-	# the end is stamped as the tool returns, whatever this script is doing then
-	rm -f end.txt
-	(timeout "$limit" "$@" > o.txt 2> e.txt; up > end.txt) &
-	pid=$!
-	while ! grep -q begin_at o.txt && kill -0 $pid 2> /dev/null; do sleep 0.1; done
+	local t2 multi single b x gone
+	case_start "$limit" "$@"
 	# bpftrace prints BEGIN before it attaches: look until the links are there or it ends
 	multi=0 single=0
-	while [ "$multi" = 0 ] && [ "$single" = 0 ] && kill -0 $pid 2> /dev/null; do
+	while [ "$multi" = 0 ] && [ "$single" = 0 ] && kill -0 $CASE_PID 2> /dev/null; do
 		bpftool link show > links.txt 2> /dev/null
 		multi=$(grep -o 'func_cnt [0-9]*' links.txt | awk '{ n += $2 } END { print n + 0 }')
 		single=$(grep -c '^[0-9]*: perf_event' links.txt)
 	done
-	wait $pid
+	wait $CASE_PID
 	t2=$(cat end.txt)
 	while [ "$(kprogs)" -gt 0 ] && [ "$(echo "$(up) - $t2 < 120" | bc)" = 1 ]; do sleep 0.2; done
 	gone=$(up)
-	b=$(grep -o 'begin_at [0-9]*' o.txt | awk '{ printf "%.2f", $2 / 1e9 }')
-	x=$(grep -o 'exit_at [0-9]*' o.txt | awk '{ printf "%.2f", $2 / 1e9 }')
+	b=$(stamp begin_at)
+	x=$(stamp exit_at)
 	if [ -z "$b" ] || [ -z "$x" ]; then
 		echo "ROW|$label|did not run: $(grep -m1 -i 'error' e.txt || tail -1 e.txt)"
 		return
 	fi
-	echo "ROW|$label|$(echo "$b - $t0" | bc)|$multi|$single|$(echo "$t2 - $x" | bc)|$(echo "$gone - $x" | bc)|$(grep -o '^@: [0-9]*' o.txt | cut -d' ' -f2)"
+	echo "ROW|$label|$(echo "$b - $CASE_T0" | bc)|$multi|$single|$(echo "$t2 - $x" | bc)|$(echo "$gone - $x" | bc)|$(grep -o '^@: [0-9]*' o.txt | cut -d' ' -f2)"
 	sleep 5
 }
 row "aotrace kprobe:*" 300 "$A" -e "$P"
