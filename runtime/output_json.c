@@ -148,8 +148,8 @@ static void json_map_value(struct json_writer *w, const struct output_map *m,
 {
 	switch (m->map->agg) {
 	case AOT_AGG_NONE:
-		/* Integers print from val, which print()'s divisor has divided. */
-		if (m->map->value.kind != AOT_K_INT)
+		/* Integers print from val, which print()'s divisor has divided (not addresses). */
+		if (m->map->value.kind != AOT_K_INT || m->map->value.nelems == AOT_INT_ADDRESS)
 			rt_value_json(w, m->r, &m->map->value, e->value);
 		else if (m->val_signed)
 			json_int(w, (int64_t)e->val);

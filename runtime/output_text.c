@@ -194,8 +194,8 @@ void output_text_map(struct rt_buf *b, const struct output_map *m)
 			rt_buf_add(b, ": ", 2);
 		switch (map->agg) {
 		case AOT_AGG_NONE:
-			/* Integers print from val, which print()'s divisor has divided. */
-			if (map->value.kind != AOT_K_INT)
+			/* Integers from val, which print()'s divisor divided (not addresses). */
+			if (map->value.kind != AOT_K_INT || map->value.nelems == AOT_INT_ADDRESS)
 				rt_value_text(b, m->r, &map->value, e->value, false);
 			else if (m->val_signed)
 				rt_buf_printf(b, "%" PRId64, (int64_t)e->val);

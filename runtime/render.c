@@ -401,7 +401,9 @@ void rt_value_text(struct rt_buf *out, const struct rt_render *r, const struct a
 
 	switch (t->kind) {
 	case AOT_K_INT:
-		if (t->is_signed)
+		if (t->nelems == AOT_INT_ADDRESS)
+			rt_buf_printf(out, "0x%" PRIx64, rt_value_int(t, data));
+		else if (t->is_signed)
 			rt_buf_printf(out, "%" PRId64, (int64_t)rt_value_int(t, data));
 		else
 			rt_buf_printf(out, "%" PRIu64, rt_value_int(t, data));

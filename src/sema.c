@@ -824,6 +824,7 @@ int sema_check(struct program *prog, struct probe_env *env, struct diags *d)
 	sema_walk(&ctx);
 	ctx.report = true;
 	sema_walk(&ctx);
+	sema_sizeof_finish(&ctx);
 	sema_mapdecls(&ctx);
 	sema_getopt_finish(&ctx);
 	if (d->nerrors > errors)

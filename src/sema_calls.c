@@ -192,6 +192,15 @@ void sema_fn_sizeof(struct sema_ctx *ctx, struct node *n)
 			return;
 		t = sema_narrow(ctx, n->args);
 		size = t.kind == TYPE_BOOL ? 1 : t.size;
+		/* bpftrace 0.27 sizes a bool literal as the int64 it stands for */
+		if (n->args->kind == NODE_BOOL)
+			size = 8;
+		if (n->args->kind == NODE_VAR && n->args->var) {
+			struct sema_sizeof *s = arena_alloc(ctx->a, sizeof(*s));
+
+			*s = (struct sema_sizeof){ n, n->args->var, ctx->sizeofs };
+			ctx->sizeofs = s;
+		}
 		if (type_is_agg(&n->args->type) || n->args->type.kind == TYPE_VOID) {
 			sema_error(ctx, n->args->loc, NULL, "sizeof() cannot take %s",
 				   type_name(ctx->a, &n->args->type));
@@ -202,6 +211,18 @@ void sema_fn_sizeof(struct sema_ctx *ctx, struct node *n)
 	n->num = size;
 	n->args = NULL;
 	n->type = type_int(8, false);
+}
+
+void sema_sizeof_finish(struct sema_ctx *ctx)
+{
+	for (struct sema_sizeof *s = ctx->sizeofs; s; s = s->next) {
+		const struct var_info *v = s->var;
+
+		if (v->narrow.kind == TYPE_INT && v->type.kind == TYPE_INT)
+			s->n->num = v->narrow.size;
+		else if (v->type.kind != TYPE_NONE)
+			s->n->num = v->type.kind == TYPE_BOOL ? 1 : v->type.size;
+	}
 }
 
 /* kstack, kstack(N), kstack(mode), kstack(mode, N); mode is perf, bpftrace or raw. */

@@ -107,8 +107,13 @@ static struct aot_type lower_meta_type(struct aot_meta *m, const struct type *t)
 
 	switch (t->kind) {
 	case TYPE_INT:
-	case TYPE_PTR: /* an address, shown as an integer */
 		at.kind = AOT_K_INT;
+		break;
+	case TYPE_PTR: /* an address: an integer that text shows in hex */
+		at.kind = AOT_K_INT;
+		at.size = 8;
+		at.is_signed = 0;
+		at.nelems = AOT_INT_ADDRESS;
 		break;
 	case TYPE_BOOL:
 		at.kind = AOT_K_BOOL;
@@ -294,8 +299,8 @@ int sema_printf_check(struct sema_ctx *ctx, struct node *call)
 		case AOT_CONV_INT:
 			ok = t->kind == TYPE_INT || t->kind == TYPE_BOOL || t->kind == TYPE_PTR;
 			break;
-		case AOT_CONV_STR: /* values user space renders print as text */
-			ok = t->kind == TYPE_STR || t->kind == TYPE_BUF;
+		case AOT_CONV_STR: /* any value, as text (bpftrace 0.27: %s of 5 is 5) */
+			ok = true;
 			break;
 		default: /* %r: the bytes of a buf() */
 			ok = t->kind == TYPE_BUF && t->render == AOT_K_BUF;

@@ -33,7 +33,16 @@ struct sema_ctx {
 		const char *name, *help; /* help NULL if none */
 	} * getopts;
 	uint32_t ngetopts, capgetopts;
+	/* sizeof($var) calls, sized again once the last walk knows each variable's final type */
+	struct sema_sizeof {
+		struct node *n;
+		struct var_info *var;
+		struct sema_sizeof *next;
+	} * sizeofs;
 };
+
+/* sizeof($var) is the size of the type $var ends with, later assignments that widen it too. */
+void sema_sizeof_finish(struct sema_ctx *ctx);
 
 /* ---- types (sema_types.c) ---- */
 

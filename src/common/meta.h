@@ -231,11 +231,14 @@ enum aot_kind {
 	AOT_K_SYSCALL,	/* rendered: s64 system call number, printed as its name */
 };
 
+/* An INT's nelems: an address (a pointer's value), which text shows as 0x... (bpftrace 0.27). */
+#define AOT_INT_ADDRESS 1
+
 struct aot_type {
 	uint32_t kind; /* enum aot_kind */
 	uint32_t size;
 	uint32_t is_signed;
-	uint32_t nelems; /* TUPLE */
+	uint32_t nelems; /* TUPLE; INT: AOT_INT_ADDRESS or 0 */
 	uint32_t elems;	 /* TUPLE: index of its first element in aot_meta.elems */
 };
 
