@@ -59,6 +59,62 @@ static void kfunc_drop_untraceable(struct probe_env *env, char **names, size_t *
 	free(ok);
 }
 
+/*
+ * A parameter or return type a trampoline can carry (the kernel's btf_distill_func_proto): an
+ * integer, enum or pointer, or as a parameter a struct or union of 1 to 16 bytes.
+ */
+static bool kfunc_slot_ok(const struct btf *btf, uint32_t type_id, bool is_return)
+{
+	int id = btf__resolve_type(btf, type_id);
+	const struct btf_type *t = id > 0 ? btf__type_by_id(btf, (uint32_t)id) : NULL;
+
+	if (!type_id)
+		return is_return; /* void; a parameter of type 0 is C's "..." */
+	if (!t)
+		return false;
+	if (btf_is_int(t) || btf_is_any_enum(t) || btf_is_ptr(t))
+		return true;
+	return !is_return && (btf_is_struct(t) || btf_is_union(t)) && t->size && t->size <= 16;
+}
+
+/*
+ * Drops from a wildcard's functions those no trampoline attaches to, which the kernel refuses
+ * (one of them fails a whole tracing multi link): more than the six arguments of the x86-64
+ * registers (bpftrace 0.27 leaves these out of its list too), "...", a float, a struct of
+ * more than 16 bytes by value, or a struct returned by value; and those the verifier refuses.
+ */
+static void kfunc_drop_unattachable(struct probe_env *env, struct btf *btf, char **names, size_t *n)
+{
+	/*
+	 * The functions the kernel's verifier refuses any tracing program on (its btf_id_deny
+	 * set, Linux 5.13 to 7.2): BPF trampolines call them themselves.
+	 */
+	static const char *const denied[] = {
+		"___migrate_enable",	  "migrate_disable",   "migrate_enable",
+		"rcu_read_unlock_strict", "preempt_count_add", "preempt_count_sub",
+		"__rcu_read_lock",	  "__rcu_read_unlock",
+	};
+	size_t kept = 0;
+
+	for (size_t i = 0; i < *n; i++) {
+		int id = btf_funcs_find(&env->funcs, btf, names[i]);
+		const struct btf_type *fn = id > 0 ? btf__type_by_id(btf, (uint32_t)id) : NULL;
+		const struct btf_type *proto = fn ? btf__type_by_id(btf, fn->type) : NULL;
+		const struct btf_param *params;
+		bool ok = proto && btf_is_func_proto(proto) && btf_vlen(proto) <= 6 &&
+			  kfunc_slot_ok(btf, proto->type, true);
+
+		params = ok ? btf_params(proto) : NULL;
+		for (uint32_t j = 0; ok && j < btf_vlen(proto); j++)
+			ok = kfunc_slot_ok(btf, params[j].type, false);
+		for (size_t j = 0; ok && j < sizeof(denied) / sizeof(denied[0]); j++)
+			ok = strcmp(names[i], denied[j]) != 0;
+		if (ok)
+			names[kept++] = names[i];
+	}
+	*n = kept;
+}
+
 static int kfunc_match(struct probe_env *env, struct arena *a, const char *pattern, char ***out,
 		       size_t *n, struct probe_err *err)
 {
@@ -89,6 +145,8 @@ static int kfunc_match(struct probe_env *env, struct arena *a, const char *patte
 	*n = probe_names_finish(&names, out);
 	if (*n)
 		kfunc_drop_untraceable(env, *out, n);
+	if (*n)
+		kfunc_drop_unattachable(env, btf, *out, n);
 	return (int)*n;
 }
 

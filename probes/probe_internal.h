@@ -16,7 +16,7 @@ struct probe_env {
 	char *btf_path;		 /* types of another kernel: probe_env__set_btf_path */
 	struct btf *vmlinux_btf; /* parsed on first use */
 	int vmlinux_btf_err;
-	int tracing_multi; /* tracing multi links: 0 untried, 1 there, -errno not */
+	int tracing_multi;	/* tracing multi links: 0 untried, 1 there, -errno not */
 	struct btf_funcs funcs; /* vmlinux_btf's functions by name */
 };
 

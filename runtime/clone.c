@@ -432,21 +432,78 @@ static int clone_cookie(struct rt *rt, const struct aot_probe *p, uint64_t *cook
 	return 0;
 }
 
+/* The functions of one tracing multi link of a group, and each one's probe. */
+struct clone_multi {
+	struct rt *rt;
+	struct rt_clone *g;
+	int type;
+	uint32_t *ids, *probes;
+	uint64_t *cookies;
+	uint32_t linked, refused; /* functions attached, and left out, so far */
+};
+
+/*
+ * Links functions [from, from + n) of m. The kernel refuses a whole link for one function it
+ * will not trampoline (a deny list of its own, types it cannot pass): with EINVAL the halves
+ * are linked apart, down to the functions refused alone, which are left out with a warning. A
+ * few bad functions cost a few links more, not one link per function. 0, or -errno of another
+ * refusal.
+ */
+static int clone_multi_link(struct clone_multi *m, uint32_t from, uint32_t n)
+{
+	struct rt *rt = m->rt;
+	int fd = probe_tracing_multi_link(m->g->mfd, m->type, m->ids + from, m->cookies + from, n);
+	int ret;
+
+	if (fd >= 0) {
+		m->linked += n;
+		if (m->g->mlink < 0) {
+			m->g->mlink = fd;
+			return 0;
+		}
+		return probe_links_add_fd(&rt->links, fd);
+	}
+	if (fd != -EINVAL)
+		return fd;
+	if (n == 1) {
+		const struct aot_probe *p = &rt->meta->probes[m->probes[from]];
+
+		if (m->refused++ < 8)
+			rt_report(&rt->out, RT_WARN,
+				  "probe %s: the kernel refuses a trampoline on %s (%s); it is "
+				  "left out",
+				  p->name, p->target, strerror(EINVAL));
+		rt->plan.v[m->probes[from]].strategy = PROBE_MISSING;
+		return 0;
+	}
+	ret = clone_multi_link(m, from, n / 2);
+	return ret ? ret : clone_multi_link(m, from + n / 2, n - n / 2);
+}
+
 /*
  * The one link of cl's group: every PROBE_TRACING_MULTI member's function, each with its
- * cookie. 0 once linked (or when the group already is); -EAGAIN when the kernel refuses the
- * link, with the group turned back to clones and the reason warned about.
+ * cookie (more links where the kernel refuses some functions: clone_multi_link). 0 once linked
+ * (or when the group already is); -EAGAIN when the kernel refuses the link, with the group
+ * turned back to clones and the reason warned about.
  */
 static int clone_attach_multi(struct rt *rt, const struct rt_clone *cl, struct probe_err *perr)
 {
 	struct rt_clones *c = rt->clones;
 	struct rt_clone *g = clone_group(c, cl->tmpl);
-	uint32_t *ids = calloc(c->n, sizeof(*ids)), n = 0;
+	uint32_t *ids = calloc(c->n, sizeof(*ids)), *probes = calloc(c->n, sizeof(*probes)), n = 0;
 	uint64_t *cookies = calloc(c->n, sizeof(*cookies));
-	int type = probe_tracing_multi_type(bpf_program__expected_attach_type(cl->tmpl));
+	struct clone_multi m = {
+		.rt = rt,
+		.g = g,
+		.type = probe_tracing_multi_type(bpf_program__expected_attach_type(cl->tmpl)),
+		.ids = ids,
+		.probes = probes,
+		.cookies = cookies,
+	};
+	size_t nfds = rt->links.nfds; /* the links before this group's */
 	int ret = 0;
 
-	if (!ids || !cookies || !g) {
+	if (!ids || !probes || !cookies || !g) {
 		ret = -ENOMEM;
 		goto out;
 	}
@@ -464,22 +521,35 @@ static int clone_attach_multi(struct rt *rt, const struct rt_clone *cl, struct p
 			continue;
 		}
 		ids[n] = (uint32_t)id;
+		probes[n] = c->v[k].probe;
 		ret = clone_cookie(rt, p, &cookies[n++], perr);
 	}
 	if (ret)
 		goto out;
-	g->mlink = probe_tracing_multi_link(g->mfd, type, ids, cookies, n);
-	if (g->mlink < 0) {
+	ret = n ? clone_multi_link(&m, 0, n) : 0;
+	if (m.refused > 8)
+		rt_report(&rt->out, RT_WARN, "%u functions more the kernel refuses are left out",
+			  m.refused - 8);
+	/* Refused whole, or function by function: the kernel will not do it at all. */
+	if (ret || (n && !m.linked)) {
 		rt_report(&rt->out, RT_WARN,
 			  "probe %s: the kernel refuses a tracing multi link to its %u functions "
 			  "(%s); attaching one copy per function",
-			  rt->meta->probes[cl->probe].name, n, strerror(-g->mlink));
+			  rt->meta->probes[cl->probe].name, n, strerror(ret ? -ret : EINVAL));
+		if (g->mlink >= 0)
+			close(g->mlink);
 		g->mlink = -1;
+		while (rt->links.nfds > nfds)
+			close(rt->links.fds[--rt->links.nfds]);
+		for (uint32_t i = 0; i < n; i++)
+			if (rt->plan.v[probes[i]].strategy == PROBE_MISSING)
+				rt->plan.v[probes[i]].strategy = PROBE_TRACING_MULTI;
 		clone_unmulti(rt, cl->tmpl);
 		ret = -EAGAIN;
 	}
 out:
 	free(ids);
+	free(probes);
 	free(cookies);
 	return ret;
 }

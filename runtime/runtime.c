@@ -11,6 +11,7 @@
 #include <string.h>
 #include <poll.h>
 #include <pthread.h>
+#include <sys/resource.h>
 #include <sys/eventfd.h>
 #include <sys/prctl.h>
 #include <sys/signalfd.h>
@@ -419,6 +420,35 @@ static void runtime_settings(struct aot_run_opts *o, const struct aot_meta *m)
 		o->trailer = m->trailer ? m->trailer : AOT_TRAILER_DEFAULT;
 }
 
+/*
+ * Each probe copy holds two descriptors (its program and its link): kfunc:* attached a copy
+ * per function needs 90 000, past the soft limit of 1024. Raised to the hard limit, and as
+ * root to the kernel's most (fs.nr_open).
+ */
+static void runtime_raise_nofile(void)
+{
+	struct rlimit rl;
+	unsigned long most = 0;
+	FILE *f;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl))
+		return;
+	f = fopen("/proc/sys/fs/nr_open", "r");
+	if (f) {
+		if (fscanf(f, "%lu", &most) != 1)
+			most = 0;
+		fclose(f);
+	}
+	if (most > rl.rlim_max) {
+		struct rlimit all = { most, most };
+
+		if (!setrlimit(RLIMIT_NOFILE, &all))
+			return;
+	}
+	rl.rlim_cur = rl.rlim_max;
+	setrlimit(RLIMIT_NOFILE, &rl);
+}
+
 int aot_run(const void *elf, size_t size, const struct aot_run_opts *opts)
 {
 	struct aot_run_opts o = { 0 };
@@ -438,6 +468,7 @@ int aot_run(const void *elf, size_t size, const struct aot_run_opts *opts)
 	if (!o.obj_name)
 		o.obj_name = "<memory>";
 	rt.opts = &o;
+	runtime_raise_nofile();
 	if ((unsigned int)o.format >= sizeof(runtime_outputs) / sizeof(runtime_outputs[0]) ||
 	    !runtime_outputs[o.format]) {
 		rt_report(NULL, RT_ERROR, "this output format is not implemented yet");
