@@ -440,20 +440,27 @@ struct clone_multi {
 	uint32_t *ids, *probes;
 	uint64_t *cookies;
 	uint32_t linked, refused; /* functions attached, and left out, so far */
+	uint32_t tries;		  /* links asked for: each costs the kernel a pass over its ids */
 };
+
+/* The most links one group's splitting asks for before it gives up on a multi link. */
+#define CLONE_MULTI_TRIES 64
 
 /*
  * Links functions [from, from + n) of m. The kernel refuses a whole link for one function it
  * will not trampoline (a deny list of its own, types it cannot pass): with EINVAL the halves
  * are linked apart, down to the functions refused alone, which are left out with a warning. A
  * few bad functions cost a few links more, not one link per function. 0, or -errno of another
- * refusal.
+ * refusal (-E2BIG after CLONE_MULTI_TRIES links asked for).
  */
 static int clone_multi_link(struct clone_multi *m, uint32_t from, uint32_t n)
 {
 	struct rt *rt = m->rt;
-	int fd = probe_tracing_multi_link(m->g->mfd, m->type, m->ids + from, m->cookies + from, n);
-	int ret;
+	int fd, ret;
+
+	if (m->tries++ == CLONE_MULTI_TRIES)
+		return -E2BIG;
+	fd = probe_tracing_multi_link(m->g->mfd, m->type, m->ids + from, m->cookies + from, n);
 
 	if (fd >= 0) {
 		m->linked += n;
@@ -535,7 +542,9 @@ static int clone_attach_multi(struct rt *rt, const struct rt_clone *cl, struct p
 		rt_report(&rt->out, RT_WARN,
 			  "probe %s: the kernel refuses a tracing multi link to its %u functions "
 			  "(%s); attaching one copy per function",
-			  rt->meta->probes[cl->probe].name, n, strerror(ret ? -ret : EINVAL));
+			  rt->meta->probes[cl->probe].name, n,
+			  m.tries > CLONE_MULTI_TRIES ? "too many of them one by one"
+						      : strerror(ret ? -ret : EINVAL));
 		if (g->mlink >= 0)
 			close(g->mlink);
 		g->mlink = -1;

@@ -69,5 +69,5 @@ row "aotrace kfunc:vfs_* (clones)" env AOTRACE_MULTI_LINKS=0 "$A" -e "$V"
 row "bpftrace 0.27.1 kfunc:vfs_*" "$P27" -e "$V"
 row "aotrace kfunc:* (one tracing multi link)" "$A" -e "$K"
 row "aotrace kfunc:* (clones)" env AOTRACE_MULTI_LINKS=0 "$A" --max-probes 1000000 -e "$K"
-row "bpftrace 0.27.1 kfunc:*" env BPFTRACE_MAX_PROBES=1000000 "$P27" -e "$K"
+row "bpftrace 0.27.1 kfunc:*" env BPFTRACE_MAX_PROBES=1000000 BPFTRACE_MAX_BPF_PROGS=1000000 "$P27" -e "$K"
 kill $WP

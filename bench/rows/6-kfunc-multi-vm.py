@@ -21,8 +21,9 @@ print('`aotrace -l \'kfunc:*\'`), each with an exit() from an interval after 2 s
 print('loop reads a file every 20 ms. "one tracing multi link" is aotrace\'s default there (the')
 print('body reads no argument); "clones" is `AOTRACE_MULTI_LINKS=0`, one program copy and link per')
 print('function; bpftrace 0.27.1 runs from its Debian sid chroot (tests/peers) with')
-print('`BPFTRACE_MAX_PROBES` raised for `kfunc:*`. Links are counted with `bpftool link show` once')
-print('BEGIN has run and their number stopped growing; "released" runs from exit() until no')
+print('`BPFTRACE_MAX_PROBES` and `BPFTRACE_MAX_BPF_PROGS` raised for `kfunc:*`. Links are')
+print('counted with `bpftool link show` once BEGIN has run and their number stopped growing;')
+print('"released" runs from exit() until no')
 print('tracing program is loaded. A case that did not finish in %d s says so. Under TCG the' % limit)
 print('kernel\'s text patching dominates: these are not real-hardware times.\n')
 out = []
