@@ -22,22 +22,17 @@ static int plan_prog_cmp(const void *x, const void *y)
 		      bpf_program__name(*(struct bpf_program *const *)y));
 }
 
+static int plan_prog_name_cmp(const void *name, const void *prog)
+{
+	return strcmp(name, bpf_program__name(*(struct bpf_program *const *)prog));
+}
+
 static struct bpf_program *plan_find_prog(const struct rt_plan *pl, const char *name)
 {
-	size_t lo = 0, hi = pl->nprogs;
+	struct bpf_program **hit =
+		bsearch(name, pl->progs, pl->nprogs, sizeof(*pl->progs), plan_prog_name_cmp);
 
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		int c = strcmp(bpf_program__name(pl->progs[mid]), name);
-
-		if (!c)
-			return pl->progs[mid];
-		if (c < 0)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return NULL;
+	return hit ? *hit : NULL;
 }
 
 int rt_plan_init(struct rt_plan *pl, const struct aot_meta *m, struct bpf_object *obj,

@@ -21,3 +21,17 @@ case_start() {
 
 # stamp begin_at|exit_at: when the program printed it, in seconds of uptime ("" if it did not)
 stamp() { grep -o "$1 [0-9]*" o.txt | awk '{ printf "%.2f", $2 / 1e9 }'; }
+
+# case_end PROGS WITHIN: waits for the case's program to return, then until the command PROGS
+# counts none of its BPF programs loaded (at most WITHIN seconds). Sets CASE_T2 (it returned),
+# CASE_GONE (its programs were gone), CASE_B and CASE_X (its begin_at and exit_at stamps, ""
+# if it did not print them) and CASE_WHY (its first error, or its last line).
+case_end() {
+	wait "$CASE_PID"
+	CASE_T2=$(cat end.txt)
+	while [ "$($1)" -gt 0 ] && [ "$(echo "$(up) - $CASE_T2 < $2" | bc)" = 1 ]; do sleep 0.2; done
+	CASE_GONE=$(up)
+	CASE_B=$(stamp begin_at)
+	CASE_X=$(stamp exit_at)
+	CASE_WHY=$(grep -m1 -i 'error' e.txt || tail -1 e.txt)
+}

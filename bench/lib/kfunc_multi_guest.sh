@@ -33,7 +33,7 @@ echo "FUNCS|$("$A" -l 'kfunc:*' | wc -l)|$("$A" -l 'kfunc:vfs_*' | wc -l)"
 row() {
 	local label=$1
 	shift
-	local t2 b x gone m=0 t=0 prev=-1 n
+	local m=0 t=0 prev=-1 n
 	case_start "$LIMIT" "$@"
 	# the links once their number stops growing (bpftrace may run BEGIN before it attaches)
 	while kill -0 $CASE_PID 2>/dev/null; do
@@ -43,18 +43,11 @@ row() {
 		prev=$n
 		sleep 0.5
 	done
-	wait $CASE_PID
-	t2=$(cat end.txt)
-	while [ "$(tprogs)" -gt 0 ] && [ "$(echo "$(up) - $t2 < $LIMIT" | bc)" = 1 ]; do
-		sleep 0.2
-	done
-	gone=$(up)
-	b=$(stamp begin_at)
-	x=$(stamp exit_at)
-	if [ -z "$b" ] || [ -z "$x" ]; then
-		echo "ROW|$label|did not run in $LIMIT s: $(grep -m1 -i 'error' e.txt || tail -1 e.txt)"
+	case_end tprogs "$LIMIT"
+	if [ -z "$CASE_B" ] || [ -z "$CASE_X" ]; then
+		echo "ROW|$label|did not run in $LIMIT s: $CASE_WHY"
 	else
-		echo "ROW|$label|$(echo "$b - $CASE_T0" | bc)|$m|$t|$(echo "$t2 - $x" | bc)|$(echo "$gone - $x" | bc)|$(grep -c '^@\[' o.txt)|$(grep -E '^@.*: [0-9]+$' o.txt | awk '{ n += $NF } END { print n + 0 }')"
+		echo "ROW|$label|$(echo "$CASE_B - $CASE_T0" | bc)|$m|$t|$(echo "$CASE_T2 - $CASE_X" | bc)|$(echo "$CASE_GONE - $CASE_X" | bc)|$(grep -c '^@\[' o.txt)|$(grep -E '^@.*: [0-9]+$' o.txt | awk '{ n += $NF } END { print n + 0 }')"
 	fi
 	# nothing of this case slows the next one down
 	while [ "$(tprogs)" -gt 0 ]; do sleep 0.5; done

@@ -15,7 +15,7 @@ interval:s:2 { printf("exit_at %llu\n", nsecs); exit(); }'
 row() {
 	local label=$1 limit=$2
 	shift 2
-	local t2 multi single b x gone
+	local multi single
 	case_start "$limit" "$@"
 	# bpftrace prints BEGIN before it attaches: look until the links are there or it ends
 	multi=0 single=0
@@ -24,17 +24,12 @@ row() {
 		multi=$(grep -o 'func_cnt [0-9]*' links.txt | awk '{ n += $2 } END { print n + 0 }')
 		single=$(grep -c '^[0-9]*: perf_event' links.txt)
 	done
-	wait $CASE_PID
-	t2=$(cat end.txt)
-	while [ "$(kprogs)" -gt 0 ] && [ "$(echo "$(up) - $t2 < 120" | bc)" = 1 ]; do sleep 0.2; done
-	gone=$(up)
-	b=$(stamp begin_at)
-	x=$(stamp exit_at)
-	if [ -z "$b" ] || [ -z "$x" ]; then
-		echo "ROW|$label|did not run: $(grep -m1 -i 'error' e.txt || tail -1 e.txt)"
+	case_end kprogs 120
+	if [ -z "$CASE_B" ] || [ -z "$CASE_X" ]; then
+		echo "ROW|$label|did not run: $CASE_WHY"
 		return
 	fi
-	echo "ROW|$label|$(echo "$b - $CASE_T0" | bc)|$multi|$single|$(echo "$t2 - $x" | bc)|$(echo "$gone - $x" | bc)|$(grep -o '^@: [0-9]*' o.txt | cut -d' ' -f2)"
+	echo "ROW|$label|$(echo "$CASE_B - $CASE_T0" | bc)|$multi|$single|$(echo "$CASE_T2 - $CASE_X" | bc)|$(echo "$CASE_GONE - $CASE_X" | bc)|$(grep -o '^@: [0-9]*' o.txt | cut -d' ' -f2)"
 	sleep 5
 }
 row "aotrace kprobe:*" 300 "$A" -e "$P"
