@@ -387,8 +387,61 @@ LLVMValueRef cg_fn_debugf(struct cg *cg, struct node *n)
 	return cg_i64(cg, 0);
 }
 
+/* The kernel's bpf_seq_printf takes at most this many arguments (MAX_BPRINTF_VARARGS). */
+#define CG_SEQ_PRINTF_MAX_ARGS 12
+
+/*
+ * printf in an iter probe, as bpftrace has it: bpf_seq_printf(ctx->meta->seq, fmt, size, args,
+ * 8 * n) into the iterator the runtime reads; the kernel formats it. Each argument is a u64: an
+ * integer, or a string's address.
+ */
+static LLVMValueRef cg_seq_printf(struct cg *cg, struct node *n)
+{
+	struct node *f = n->args, *a;
+	LLVMValueRef args[5], data = NULL, meta;
+	uint32_t nargs = 0, i = 0;
+
+	for (a = f->next; a; a = a->next)
+		nargs++;
+	if (nargs > CG_SEQ_PRINTF_MAX_ARGS) {
+		cg_error(cg, n->loc, "split it into several printf calls",
+			 "printf in an iter probe takes at most %d arguments (the kernel's "
+			 "bpf_seq_printf)",
+			 CG_SEQ_PRINTF_MAX_ARGS);
+		return cg_i64(cg, 0);
+	}
+	if (nargs)
+		data = cg_alloca(cg, 8 * nargs, "seq.args");
+	for (a = f->next; a; a = a->next, i++) {
+		LLVMValueRef v = cg_expr(cg, a);
+
+		if (cg_type_is_buf(&a->type) && a->type.kind != TYPE_STR) {
+			cg_error(cg, a->loc, "print its members one by one",
+				 "printf in an iter probe formats in the kernel (bpf_seq_printf): "
+				 "integers and strings only");
+			return cg_i64(cg, 0);
+		}
+		if (cg_type_is_buf(&a->type))
+			v = LLVMBuildPtrToInt(cg->b, v, cg->t_i64, "");
+		LLVMSetAlignment(LLVMBuildStore(cg->b, v, cg_gep(cg, data, 8 * i)), 8);
+	}
+	meta = LLVMBuildLoad2(cg->b, cg->t_ptr, cg->ctxp, "meta");
+	LLVMSetAlignment(meta, 8);
+	LLVMSetVolatile(meta, true);
+	args[0] = LLVMBuildLoad2(cg->b, cg->t_ptr, meta, "seq");
+	LLVMSetAlignment(args[0], 8);
+	args[1] = cg_str_lit(cg, f->str, f->str_len, 0);
+	args[2] = cg_i32(cg, (uint32_t)f->str_len + 1);
+	args[3] = data ? data : LLVMConstNull(cg->t_ptr);
+	args[4] = cg_i32(cg, 8 * nargs);
+	cg_helper(cg, CG_H_SEQ_PRINTF, cg->t_i64, args, 5);
+	return cg_i64(cg, 0);
+}
+
 /* printf, system, cat: the arguments after the format. */
 LLVMValueRef cg_fn_formatted(struct cg *cg, struct node *n)
 {
+	if (n->func == FN_PRINTF && cg->match && (cg->match->pt->flags & AOT_PROBE_ITER))
+		return cg_seq_printf(cg, n);
 	return cg_fmt_event(cg, n, n->args ? n->args->next : NULL);
 }

@@ -406,11 +406,22 @@ static int64_t cg_ctx_member_off(const struct node *n)
 	return -1;
 }
 
+/*
+ * Whether n reads the context itself (ctx->ip), not memory a pointer read from it points at
+ * (ctx->task->pid, an iter probe's task: kernel memory).
+ */
 static bool cg_reads_ctx(const struct node *n)
 {
 	while (n->kind == NODE_FIELD || n->kind == NODE_INDEX ||
-	       (n->kind == NODE_UNOP && n->op == '*'))
-		n = n->lhs;
+	       (n->kind == NODE_UNOP && n->op == '*')) {
+		const struct node *l = n->lhs;
+		bool through_ptr = (n->kind == NODE_FIELD && n->is_arrow) || n->kind == NODE_UNOP ||
+				   (n->kind == NODE_INDEX && l->type.kind == TYPE_PTR);
+
+		if (through_ptr && !(l->kind == NODE_BUILTIN && l->func == FN_CTX))
+			return false;
+		n = l;
+	}
 	return n->kind == NODE_BUILTIN && n->func == FN_CTX;
 }
 
@@ -436,7 +447,9 @@ LLVMValueRef cg_core_read(struct cg *cg, struct node *n)
 		LLVMSetAlignment(v, 8);
 		if (off & 7)
 			v = LLVMBuildLShr(cg->b, v, cg_i64(cg, (uint64_t)(off & 7) * 8), "");
-		return cg_int_norm(cg, v, t);
+		v = cg_int_norm(cg, v, t);
+		cg_iter_ctx_check(cg, v);
+		return v;
 	}
 
 	switch (t->kind) {

@@ -10,6 +10,8 @@
 #include "cg_core.h"
 #include "cg_internal.h"
 #include "ctypes.h"
+#include "meta.h"
+#include "probe.h"
 
 LLVMValueRef cg_i64(struct cg *cg, uint64_t v)
 {
@@ -636,6 +638,26 @@ LLVMValueRef cg_cond(struct cg *cg, struct node *n)
 void cg_ret0_and_continue(struct cg *cg)
 {
 	cg_ret_and_continue(cg, NULL);
+}
+
+/*
+ * The kernel runs an iterator's program once more after the last object, with none (ctx->task
+ * NULL), and refuses arithmetic on a context pointer not checked for NULL: as in bpftrace, a
+ * read of an iter probe's context that gives 0 ends the program (ctx->fd 0 too).
+ */
+void cg_iter_ctx_check(struct cg *cg, LLVMValueRef v)
+{
+	LLVMBasicBlockRef none, some;
+
+	if (!cg->match || !(cg->match->pt->flags & AOT_PROBE_ITER))
+		return;
+	none = cg_block(cg, "iter.none");
+	some = cg_block(cg, "iter.some");
+	LLVMBuildCondBr(cg->b, LLVMBuildICmp(cg->b, LLVMIntEQ, v, cg_i64(cg, 0), ""), none, some);
+	LLVMPositionBuilderAtEnd(cg->b, none);
+	cg_ret0_and_continue(cg);
+	LLVMBuildBr(cg->b, some); /* from the dead block cg_ret0_and_continue leaves */
+	LLVMPositionBuilderAtEnd(cg->b, some);
 }
 
 /*

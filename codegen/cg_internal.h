@@ -38,6 +38,7 @@ enum cg_helper {
 	CG_H_SEND_SIGNAL_THREAD = 117,
 	CG_H_JIFFIES64 = 118,
 	CG_H_KTIME_GET_BOOT_NS = 125,
+	CG_H_SEQ_PRINTF = 126,
 	CG_H_KTIME_GET_TAI_NS = 208,
 	CG_H_SEND_SIGNAL = 109,
 	CG_H_PROBE_READ_USER = 112,
@@ -305,6 +306,8 @@ bool cg_type_is_buf(const struct type *t);
 /* Ends the probe's run (exit, return), also from a for body: the callback then stops the
  * iteration and flags the probe to return; emitting goes on in an unreachable block. */
 void cg_ret0_and_continue(struct cg *cg);
+/* In an iter probe (AOT_PROBE_ITER): a value read from the context that is 0 ends the program. */
+void cg_iter_ctx_check(struct cg *cg, LLVMValueRef v);
 /* return EXPR: the program returns v (an integer, cut to 32 bits); NULL: 0. */
 void cg_ret_and_continue(struct cg *cg, LLVMValueRef v);
 

@@ -534,11 +534,12 @@ int cg_probe_body(struct cg *cg, struct node *probe, const struct probe_match *m
 		return ret;
 	/*
 	 * BEGIN runs before the run starts and END when it is already stopping, test and bench
-	 * probes instead of a run; every other program (self:signal too) waits for the start and
-	 * stops with the end (struct aot_state.stopped).
+	 * probes instead of a run, an iterator only when the run reads it after BEGIN, or when a
+	 * pin of it is read after the run; every other program (self:signal too) waits for the
+	 * start and stops with the end (struct aot_state.stopped).
 	 */
-	if (stop_check && !((m->pt->flags) &
-			    (AOT_PROBE_BEGIN | AOT_PROBE_END | AOT_PROBE_TEST | AOT_PROBE_BENCH)))
+	if (stop_check && !((m->pt->flags) & (AOT_PROBE_BEGIN | AOT_PROBE_END | AOT_PROBE_TEST |
+					      AOT_PROBE_BENCH | AOT_PROBE_ITER)))
 		cg_stop_check(cg);
 	if (probe->cond) {
 		uint32_t mark = cg_temps_begin(cg);

@@ -70,6 +70,13 @@ struct probe_type {
 	bool has_target;	      /* false for BEGIN/END */
 	/* the C type `ctx` points at ("struct pt_regs"); NULL: the type has no ctx builtin */
 	const char *ctx_type;
+	/* Or the C type ctx points at for a concrete target, where it depends on it (iter). */
+	char *(*ctx_type_of)(struct arena *a, const char *target);
+	/*
+	 * Its probe is the only one of a program but for BEGIN and END, with one target and no
+	 * wildcard (iter, whose run reads the one iterator and ends).
+	 */
+	bool alone;
 	bool can_alias;	      /* matches may share one program cloned per target (fentry/fexit) */
 	const char *list_all; /* the pattern -l uses to list every target; NULL: unlisted */
 	/*
@@ -213,7 +220,17 @@ struct probe_links {
 	void *warn_ctx;
 	/* Set when the run is interrupted (a first Ctrl-C): stop attaching, keep what is. */
 	const atomic_bool *stop;
+	/* The run's iterator (iter:), one of v, and its probe: probe_iter_run reads it. */
+	struct bpf_link *iter;
+	const struct aot_probe *iter_probe;
 };
+
+/*
+ * iter: probes (iter.c), after BEGIN: reads the run's iterator to its end, copying what its
+ * program wrote (printf: bpf_seq_printf) to out_file (a FILE *), or pins its link where the
+ * probe names a pin and says so. Nothing without an iterator. 0 or -errno with err set.
+ */
+int probe_iter_run(const struct probe_links *links, void *out_file, struct probe_err *err);
 
 /* Takes ownership of a link libbpf has no object for (a session's fd). 0 or -ENOMEM. */
 int probe_links_add_fd(struct probe_links *l, int fd);

@@ -11,16 +11,20 @@
 extern const struct probe_type probe_begin, probe_end, probe_tracepoint, probe_interval,
 	probe_uprobe, probe_uretprobe, probe_kprobe, probe_kretprobe, probe_kfunc, probe_kretfunc,
 	probe_rawtracepoint, probe_profile, probe_software, probe_hardware, probe_usdt,
-	probe_watchpoint, probe_tp_btf, probe_self, probe_test, probe_bench;
+	probe_watchpoint, probe_tp_btf, probe_self, probe_test, probe_bench, probe_iter;
 
 const struct probe_type *const probe_types[] = {
-	&probe_begin,	   &probe_end,		 &probe_kprobe,
-	&probe_kretprobe,  &probe_kfunc,	 &probe_kretfunc,
-	&probe_tracepoint, &probe_rawtracepoint, &probe_tp_btf,
-	&probe_profile,	   &probe_interval,	 &probe_software,
-	&probe_hardware,   &probe_uprobe,	 &probe_uretprobe,
-	&probe_usdt,	   &probe_watchpoint,	 &probe_self,
-	&probe_test,	   &probe_bench,	 NULL,
+	&probe_begin,	   &probe_end,
+	&probe_kprobe,	   &probe_kretprobe,
+	&probe_kfunc,	   &probe_kretfunc,
+	&probe_tracepoint, &probe_rawtracepoint,
+	&probe_tp_btf,	   &probe_profile,
+	&probe_interval,   &probe_software,
+	&probe_hardware,   &probe_uprobe,
+	&probe_uretprobe,  &probe_usdt,
+	&probe_watchpoint, &probe_self,
+	&probe_test,	   &probe_bench,
+	&probe_iter,	   NULL,
 };
 
 /*

@@ -567,6 +567,17 @@ int aot_run(const void *elf, size_t size, const struct aot_run_opts *opts)
 	} else {
 		runtime_start_programs(&rt);
 		rt_child_go(&rt.child);
+		/* iter: read to its end (or pinned) once BEGIN has run, which ends the run. */
+		if (rt.links.iter) {
+			struct probe_err perr = { 0 };
+
+			if (probe_iter_run(&rt.links, o.out, &perr)) {
+				rt_report(&rt.out, RT_ERROR, "%s", perr.msg);
+				if (perr.hint[0])
+					rt_report(&rt.out, RT_HINT, "%s", perr.hint);
+			}
+			rt.exiting = true;
+		}
 		/* As bpftrace 0.27: with only BEGIN and END there is nothing to wait for. */
 		if (runtime_only(rt.meta, AOT_PROBE_BEGIN | AOT_PROBE_END | AOT_PROBE_TEST |
 						  AOT_PROBE_BENCH))

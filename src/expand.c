@@ -220,30 +220,6 @@ int expand_check_limit(struct program *prog, struct probe_env *env, struct diags
 	return -E2BIG;
 }
 
-/* Probe types of bpftrace 0.27 that aotrace does not have yet, by the names 0.27 takes. */
-static const struct {
-	const char *names[2];
-	const char *what;
-} expand_later[] = {
-	{ { "iter", "it" }, "iterator probes (iter:task, iter:task_file, iter:task_vma ...)" },
-};
-
-/* A probe type of bpftrace 0.27 that aotrace lacks: an error that says so. */
-static bool expand_unsupported(struct expand_ctx *ctx, struct node *ap)
-{
-	for (size_t i = 0; i < sizeof(expand_later) / sizeof(expand_later[0]); i++)
-		for (size_t j = 0; j < 2 && expand_later[i].names[j]; j++) {
-			if (strcasecmp(ap->provider, expand_later[i].names[j]))
-				continue;
-			diag_error(ctx->d, ap->loc,
-				   "aotrace compiles a part of the language so far; see aotrace(8)",
-				   "%s of bpftrace 0.27 are not supported yet",
-				   expand_later[i].what);
-			return true;
-		}
-	return false;
-}
-
 /* Nothing matches ap: an error, or a warning that it is skipped. err: the type's reason. */
 static void expand_nomatch(struct expand_ctx *ctx, struct node *ap, const struct probe_type *pt,
 			   const struct probe_err *err, bool skipped)
@@ -348,8 +324,6 @@ static int expand_attach(struct expand_ctx *ctx, struct node *ap)
 		ast_attach_set(a, ap, str);
 		pt = probe_type_find(ap->provider);
 	}
-	if (!pt && expand_unsupported(ctx, ap))
-		return -EOPNOTSUPP;
 	if (!pt) {
 		expand_type_list(ctx, hint, sizeof(hint));
 		diag_error(ctx->d, ap->loc, arena_printf(a, "probe types: %s", hint),
@@ -369,6 +343,12 @@ static int expand_attach(struct expand_ctx *ctx, struct node *ap)
 	} else {
 		if (!ap->target || !*ap->target) {
 			diag_error(ctx->d, ap->loc, NULL, "%s probe needs a target", pt->name);
+			return -EINVAL;
+		}
+		if (pt->alone && probe_has_wildcard(ap->target)) {
+			diag_error(ctx->d, ap->loc,
+				   arena_printf(a, "list them with: aotrace -l '%s:*'", pt->name),
+				   "%s probe type does not support wildcards", pt->name);
 			return -EINVAL;
 		}
 		ret = pt->match(ctx->env, a, ap->target, &targets, &ntargets, &err);
@@ -448,6 +428,37 @@ static int expand_attach(struct expand_ctx *ctx, struct node *ap)
 	return 0;
 }
 
+/*
+ * A probe of a type that runs alone (iter, whose run reads its iterator and ends) is the only
+ * one of its program but for BEGIN and END, as in bpftrace 0.27.
+ */
+static void expand_check_alone(struct program *prog, struct diags *d)
+{
+	const struct probe_match *alone = NULL;
+	const struct node *other = NULL;
+
+	for (const struct node *p = prog->root->body; p; p = p->next) {
+		if (p->kind != NODE_PROBE)
+			continue;
+		for (const struct node *ap = p->args; ap; ap = ap->next)
+			for (uint32_t i = 0; i < ap->nmatches; i++) {
+				const struct probe_match *m = &ap->matches[i];
+
+				if (m->pt->flags & (AOT_PROBE_BEGIN | AOT_PROBE_END))
+					continue;
+				if (!alone && m->pt->alone)
+					alone = m;
+				else if (!other)
+					other = ap;
+			}
+	}
+	if (alone && other)
+		diag_error(d, other->loc, "run the other probes in another aotrace",
+			   "%s cannot be mixed with other probes, not even another %s probe "
+			   "(BEGIN and END are allowed)",
+			   alone->name, alone->pt->name);
+}
+
 int expand_probes(struct program *prog, struct probe_env *env, struct diags *d)
 {
 	struct expand_ctx ctx = {
@@ -485,6 +496,8 @@ int expand_probes(struct program *prog, struct probe_env *env, struct diags *d)
 			if (policy == AOT_MISSING_WARN && !probe_has_wildcard(e->ap->target))
 				expand_nomatch(&ctx, e->ap, e->pt, &e->err, true);
 	}
+	if (d->nerrors == errors)
+		expand_check_alone(prog, d);
 	return d->nerrors > errors ? -EINVAL : 0;
 }
 

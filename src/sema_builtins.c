@@ -62,7 +62,8 @@ void sema_bi_func(struct sema_ctx *ctx, struct node *n)
 
 /*
  * ctx: the program's context, typed by the probe type (struct pt_regs * in kprobes and
- * uprobes, struct bpf_perf_event_data * in perf event probes); the same in every match.
+ * uprobes, struct bpf_perf_event_data * in perf event probes) or by its target (struct
+ * bpf_iter__task * in iter:task); the same in every match.
  */
 void sema_bi_ctx(struct sema_ctx *ctx, struct node *n)
 {
@@ -71,8 +72,11 @@ void sema_bi_ctx(struct sema_ctx *ctx, struct node *n)
 	for (struct node *ap = ctx->probe->args; ap; ap = ap->next) {
 		for (uint32_t i = 0; i < ap->nmatches; i++) {
 			const struct probe_type *pt = ap->matches[i].pt;
+			const char *t = pt->ctx_type_of
+						? pt->ctx_type_of(ctx->a, ap->matches[i].target)
+						: pt->ctx_type;
 
-			if (!pt->ctx_type) {
+			if (!t) {
 				sema_error(ctx, n->loc,
 					   pt->builtins & PB_ARGS
 						   ? "read its fields with args->name"
@@ -80,12 +84,12 @@ void sema_bi_ctx(struct sema_ctx *ctx, struct node *n)
 					   "'ctx' is not available in %s probes", pt->name);
 				return;
 			}
-			if (type && strcmp(type, pt->ctx_type)) {
+			if (type && strcmp(type, t)) {
 				sema_error(ctx, n->loc, "split the probe",
-					   "'ctx' cannot be both %s and %s", type, pt->ctx_type);
+					   "'ctx' cannot be both %s and %s", type, t);
 				return;
 			}
-			type = pt->ctx_type;
+			type = t;
 		}
 	}
 	if (type)

@@ -127,6 +127,7 @@ BPF_FEATURES = {
     'fexit': ('fexit/' + kernel_func(), 'fexit programs refused'),
     'uprobe': ('uprobe/{libc}:getpid', 'no uprobes'),
     'uprobe_multi': ('uprobe.multi/{libc}:getpid', 'no uprobe_multi links'),
+    'iter': ('iter/task', 'no task iterators'),
 }
 
 PROBE_C = '''char _license[] __attribute__((section("license"), used)) = "GPL";
@@ -941,7 +942,7 @@ FALLBACK_FILES = {'aot_bpftool', 'aot_core', 'basic', 'helper_errors', 'kfunc', 
 KERNEL_FEATURES = {'kprobe', 'kretprobe', 'fentry', 'fexit', 'kprobe_multi', 'kprobe_session',
                    'uprobe_multi', 'uprobe_session', 'tracing_multi', 'attach_cookie',
                    'perf_link', 'func_ip', 'watchpoint', 'hardware', 'kstack', 'tp_btf',
-                   'tp_btf_names', 'smp'}
+                   'tp_btf_names', 'smp', 'iter'}
 PARTS = {
     'fallback': (lambda t: t.label.split(':', 1)[0] in FALLBACK_FILES,
                  'not kernel-dependent (language, output, CLI, peers, compile errors): '

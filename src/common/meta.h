@@ -336,6 +336,11 @@ enum aot_probe_flags {
 	AOT_PROBE_TEST = 1 << 6,
 	AOT_PROBE_BENCH = 1 << 11,
 	/*
+	 * iter:NAME: a BPF iterator, the only probe of its program but for BEGIN and END. The
+	 * runtime reads it after BEGIN (what printf wrote with bpf_seq_printf) and ends the run.
+	 */
+	AOT_PROBE_ITER = 1 << 10,
+	/*
 	 * A session program: the entry and return probes (AOT_PROBE_IN_SESSION) of one wildcard
 	 * in one program, attached with one kprobe or uprobe session link where the kernel has
 	 * them (type and target are the entry probe's). It calls the kfunc bpf_session_is_return
