@@ -43,7 +43,8 @@ extern const size_t aot_cli_nrun_opts;
 /* Help text of the shared options, for a binary that lists them in its own table. */
 #define AOT_CLI_HELP_OUTPUT "write the output to FILE instead of stdout"
 #define AOT_CLI_HELP_FORMAT "output format: text or json"
-#define AOT_CLI_HELP_PID "uprobes fire only in process PID; the run ends when it exits"
+#define AOT_CLI_HELP_PID                                                                           \
+	"uprobes fire only in process PID, iter:task visits only it; the run ends when it exits"
 #define AOT_CLI_HELP_CMD "run CMD with the probes attached; the run ends when it exits"
 #define AOT_CLI_HELP_MISSING                                                                       \
 	"a probe this kernel lacks: error, warn (skip it; the default) or ignore (skip silently)"
