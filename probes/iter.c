@@ -35,9 +35,36 @@ static char *iter_name(struct arena *a, const char *target)
 }
 
 /*
- * Every iterator of the kernel's BTF the pattern matches (the kernel's own variants of a context,
- * bpf_iter__task__safe_trusted, are not iterators); a pin after the name is kept on the target.
- * Programs refuse wildcards (expand: probe_type.alone).
+ * Whether the running kernel loads an iterator program for NAME: 0 or -errno. Those of a map's
+ * elements (bpf_map_elem, bpf_sk_storage_map, sockmap) are refused (EPERM on 6.18) and need a
+ * map besides, which bpftrace's iter probes cannot give; bpftrace 0.27 leaves out what does not
+ * load. A program compiled for another kernel's BTF (AOTRACE_BTF) is not tried here.
+ */
+static int iter_loads(struct probe_env *env, struct btf *btf, const char *func)
+{
+	struct bpf_insn insns[] = {
+		{ .code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = BPF_REG_0, .imm = 0 },
+		{ .code = BPF_JMP | BPF_EXIT },
+	};
+	int id = btf__find_by_name_kind(btf, func, BTF_KIND_FUNC), fd;
+	LIBBPF_OPTS(bpf_prog_load_opts, opts, .expected_attach_type = BPF_TRACE_ITER);
+
+	if (env->btf_path)
+		return 0;
+	if (id < 0)
+		return -ENOENT;
+	opts.attach_btf_id = (uint32_t)id;
+	fd = bpf_prog_load(BPF_PROG_TYPE_TRACING, "aot_iter_try", "GPL", insns, 2, &opts);
+	if (fd < 0)
+		return -errno;
+	close(fd);
+	return 0;
+}
+
+/*
+ * Every iterator of the kernel's BTF the pattern matches that the kernel loads (the kernel's own
+ * variants of a context, bpf_iter__task__safe_trusted, are not iterators); a pin after the name
+ * is kept on the target. Programs refuse wildcards (expand: probe_type.alone).
  */
 static int iter_match(struct probe_env *env, struct arena *a, const char *pattern, char ***out,
 		      size_t *n, struct probe_err *err)
@@ -61,10 +88,23 @@ static int iter_match(struct probe_env *env, struct arena *a, const char *patter
 	probe_btf_names(btf, BTF_KIND_STRUCT, ITER_STRUCT, name, &names);
 	for (size_t i = 0; i < names.n; i++) {
 		size_t len = strlen(names.v[i]);
+		int ret;
 
 		if (len > 14 && !strcmp(names.v[i] + len - 14, "__safe_trusted"))
 			continue;
-		names.v[kept++] = pin ? arena_printf(a, "%s%s", names.v[i], pin) : names.v[i];
+		ret = iter_loads(env, btf, arena_printf(a, ITER_FUNC "%s", names.v[i]));
+		if (ret && !probe_has_wildcard(name)) {
+			probe_err_set(err,
+				      "as bpftrace 0.27, aotrace has only the iterators the kernel "
+				      "loads; those of a map's elements (bpf_map_elem, "
+				      "bpf_sk_storage_map, sockmap) need a map besides",
+				      "the kernel refuses an iterator program for %s: %s", name,
+				      strerror(-ret));
+			return ret;
+		}
+		if (!ret)
+			names.v[kept++] =
+				pin ? arena_printf(a, "%s%s", names.v[i], pin) : names.v[i];
 	}
 	names.n = kept;
 	*n = probe_names_finish(&names, out);
