@@ -25,6 +25,10 @@
 #define ITER_FUNC "bpf_iter_"
 /* Where a relative pin goes, as in bpftrace. */
 #define ITER_PIN_DIR "/sys/fs/bpf/"
+/* Why an iterator the kernel has may not load or attach. */
+#define ITER_MAP_HINT                                                                              \
+	"an iterator of a map's elements (bpf_map_elem, bpf_sk_storage_map, sockmap) needs a "     \
+	"map, which iter probes cannot give it, as in bpftrace"
 
 /* NAME of a target NAME[:PIN], arena-allocated. */
 static char *iter_name(struct arena *a, const char *target)
@@ -94,10 +98,7 @@ static int iter_match(struct probe_env *env, struct arena *a, const char *patter
 			continue;
 		ret = iter_loads(env, btf, arena_printf(a, ITER_FUNC "%s", names.v[i]));
 		if (ret && !probe_has_wildcard(name)) {
-			probe_err_set(err,
-				      "as bpftrace 0.27, aotrace has only the iterators the kernel "
-				      "loads; those of a map's elements (bpf_map_elem, "
-				      "bpf_sk_storage_map, sockmap) need a map besides",
+			probe_err_set(err, ITER_MAP_HINT,
 				      "the kernel refuses an iterator program for %s: %s", name,
 				      strerror(-ret));
 			return ret;
@@ -147,7 +148,7 @@ static int iter_attach(const struct probe_plan *plan, struct probe_links *links,
 	union bpf_iter_link_info info = { .task.pid = (uint32_t)links->pid };
 	LIBBPF_OPTS(bpf_iter_attach_opts, opts, .link_info = &info, .link_info_len = sizeof(info));
 	struct bpf_link *link = bpf_program__attach_iter(plan->prog, links->pid ? &opts : NULL);
-	int ret = probe_links_add_result(links, link, err, NULL, plan->probe->name);
+	int ret = probe_links_add_result(links, link, err, ITER_MAP_HINT, plan->probe->name);
 
 	if (!ret) {
 		links->iter = link;
