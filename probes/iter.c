@@ -25,10 +25,10 @@
 #define ITER_FUNC "bpf_iter_"
 /* Where a relative pin goes, as in bpftrace. */
 #define ITER_PIN_DIR "/sys/fs/bpf/"
-/* Why an iterator the kernel has may not load or attach. */
+/* Why an iterator the kernel has may not load or attach: bpftrace gives it only -p's pid. */
 #define ITER_MAP_HINT                                                                              \
 	"an iterator of a map's elements (bpf_map_elem, bpf_sk_storage_map, sockmap) needs a "     \
-	"map, which iter probes cannot give it, as in bpftrace"
+	"map, iter:cgroup a cgroup, which iter probes cannot give them, as in bpftrace"
 
 /* NAME of a target NAME[:PIN], arena-allocated. */
 static char *iter_name(struct arena *a, const char *target)
