@@ -87,12 +87,27 @@ static void kfunc_drop_unattachable(struct probe_env *env, struct btf *btf, char
 {
 	/*
 	 * The functions the kernel's verifier refuses any tracing program on (its btf_id_deny
-	 * set, Linux 5.13 to 7.2): BPF trampolines call them themselves.
+	 * set, Linux 5.13 to 7.2): BPF trampolines call them themselves. Then those it accepts
+	 * and a trampoline on which takes the kernel down, each with why.
 	 */
 	static const char *const denied[] = {
-		"___migrate_enable",	  "migrate_disable",   "migrate_enable",
-		"rcu_read_unlock_strict", "preempt_count_add", "preempt_count_sub",
-		"__rcu_read_lock",	  "__rcu_read_unlock",
+		"___migrate_enable",
+		"migrate_disable",
+		"migrate_enable",
+		"rcu_read_unlock_strict",
+		"preempt_count_add",
+		"preempt_count_sub",
+		"__rcu_read_lock",
+		"__rcu_read_unlock",
+		/*
+		 * Called by __rcu_read_unlock() when the task has a quiescent state to report,
+		 * and so by the trampoline's own __bpf_prog_exit_recur(), after the recursion
+		 * check: each call runs the trampoline again, until the stack overflows (7.2
+		 * guest: "BUG: TASK stack guard page was hit", a stack of rcu_read_unlock_special
+		 * / __bpf_prog_exit_recur / bpf_trampoline_*; with one multi link or with a
+		 * clone per function alike). It hung kfunc:rc* and kfunc:* there.
+		 */
+		"rcu_read_unlock_special",
 	};
 	size_t kept = 0;
 
