@@ -151,6 +151,14 @@ static int kfunc_match(struct probe_env *env, struct arena *a, const char *patte
 	if (!probe_has_wildcard(pattern)) {
 		if (btf_funcs_find(&env->funcs, btf, pattern) < 0)
 			return 0;
+		/* named on its own too: the kernel accepts it, and then overflows its stack */
+		if (!strcmp(pattern, "rcu_read_unlock_special")) {
+			probe_err_set(err, "the trampoline itself calls it (see aotrace(8))",
+				      "a kfunc probe on %s recurses until the kernel's stack "
+				      "overflows (Linux 7.2): refused",
+				      pattern);
+			return -EINVAL;
+		}
 		*out = arena_alloc(a, sizeof(char *));
 		(*out)[0] = arena_strdup(a, pattern);
 		*n = 1;

@@ -65,6 +65,9 @@ static void text_diag(struct output *o, const struct output_diag *d)
 	rt_buf_add(&b, "\n", 1);
 	if (d->expanded)
 		rt_buf_add(&b, d->expanded, strlen(d->expanded));
+	/* after the output of the events before it, as bpftrace 0.27 (stdout to a pipe) */
+	if (o->f)
+		fflush(o->f);
 	if (!b.oom)
 		fwrite(b.s, 1, b.len, o->err ? o->err : stderr);
 	rt_buf_free(&b);

@@ -87,6 +87,8 @@ static void runtime_prepare(struct rt *rt)
 		st.start_ns = (uint64_t)ts.tv_sec * 1000000000ull + ts.tv_nsec;
 		/* Inert until BEGIN has run: runtime_start_programs(). */
 		st.stopped = AOT_STOPPED_NOT_STARTED;
+		st.ncpus = (uint64_t)libbpf_num_possible_cpus();
+		st.cpid = (uint64_t)rt->child.pid;
 		bpf_map_update_elem(fd, &key, &st, BPF_ANY);
 	}
 }

@@ -169,7 +169,7 @@ const struct func_def func_defs[FN__NUM] = {
 	/* curtask->real_parent->tgid and ->comm: the node becomes the member */
 	[FN_PPID] = { "ppid", BUILTIN(0), .check = sema_bi_parent },
 	[FN_PCOMM] = { "pcomm", BUILTIN(0), .check = sema_bi_parent },
-	[FN_HAS_KEY] = { "has_key", CALL(2, 2, 0), .type = U64, .check = sema_fn_has_key,
+	[FN_HAS_KEY] = { "has_key", CALL(2, 2, 0), .type = { .kind = TYPE_BOOL, .size = 1 }, .check = sema_fn_has_key,
 			 .lower = sema_lower_has_key, .emit = cg_fn_has_key },
 	/* the number is turned into text by the runtime */
 	[FN_SIGNAL_NAME] = { "signal_name", CALL(1, 1, 0), .type = RENDERED(AOT_K_SIGNAL, 8),
@@ -185,28 +185,37 @@ const struct func_def func_defs[FN__NUM] = {
 			.emit = cg_fn_strlen },
 
 	/* bpftrace 0.17 has them, aotrace not yet: using one is an error that says so */
-	[FN_CPID] = { "cpid", BUILTIN(FUNC_MISSING) },
 	[FN_UNWATCH] = { "unwatch", CALL(1, 1, FUNC_MISSING | FUNC_VOID) },
 	[FN_SKBOUTPUT] = { "skboutput", CALL(4, 4, FUNC_MISSING) },
 
+	/* the run's struct aot_state, which the runtime fills before BEGIN */
+	[FN_NCPUS] = { "ncpus", BUILTIN(FUNC_CALL), .type = U64, .emit = cg_bi_ncpus },
+	/* -c's child; cpid warns when there is none, as bpftrace 0.27 does */
+	[FN_CPID] = { "cpid", BUILTIN(FUNC_CALL), .type = U32, .lower = sema_lower_cpid,
+		      .emit = cg_bi_cpid },
+	[FN_HAS_CPID] = { "has_cpid", BUILTIN(FUNC_CALL), .type = { .kind = TYPE_BOOL, .size = 1 },
+			  .emit = cg_bi_has_cpid },
+	/* answered while compiling (src/sema_meta.c): the node becomes a literal */
+	[FN_PROBETYPE] = { "probetype", BUILTIN(FUNC_CALL), .check = sema_bi_probetype },
+	[FN_STRCAP] = { "strcap", CALL(1, 1, 0), .check = sema_fn_strcap },
+	[FN_IS_ARRAY] = { "is_array", CALL(1, 1, 0), .check = sema_fn_is_type },
+	[FN_IS_INTEGER] = { "is_integer", CALL(1, 1, 0), .check = sema_fn_is_type },
+	[FN_IS_LITERAL] = { "is_literal", CALL(1, 1, 0), .check = sema_fn_is_type },
+	[FN_IS_PTR] = { "is_ptr", CALL(1, 1, 0), .check = sema_fn_is_type },
+	[FN_IS_STR] = { "is_str", CALL(1, 1, 0), .check = sema_fn_is_type },
+	[FN_IS_UNSIGNED_INTEGER] = { "is_unsigned_integer", CALL(1, 1, 0),
+				     .check = sema_fn_is_type },
+	[FN_KFUNC_ALLOWED] = { "kfunc_allowed", CALL(1, 1, 0), .check = sema_fn_kfunc_allowed },
+	[FN_KFUNC_EXIST] = { "kfunc_exist", CALL(1, 1, 0), .check = sema_fn_kfunc_exist },
+	/* rewritten into has_key() and an assignment (src/sema_stdlib.c) */
+	[FN_FIND] = { "find", CALL(3, 3, 0), .check = sema_fn_find },
+	[FN_MEMCMP] = { "memcmp", CALL(3, 3, 0), .check = sema_fn_memcmp,
+			.lower = sema_lower_memcmp, .emit = cg_fn_memcmp },
+
 	/* bpftrace 0.27's (docs/stdlib.md), aotrace not yet: an error that says so */
-	[FN_NCPUS] = { "ncpus", BUILTIN(FUNC_MISSING) },
-	[FN_HAS_CPID] = { "has_cpid", BUILTIN(FUNC_MISSING) },
-	[FN_PROBETYPE] = { "probetype", BUILTIN(FUNC_MISSING) },
-	[FN_FIND] = { "find", CALL(0, 64, FUNC_MISSING) },
-	[FN_MEMCMP] = { "memcmp", CALL(0, 64, FUNC_MISSING) },
-	[FN_STRCAP] = { "strcap", CALL(0, 64, FUNC_MISSING) },
 	[FN_TSERIES] = { "tseries", CALL(0, 64, FUNC_MISSING) },
-	[FN_IS_ARRAY] = { "is_array", CALL(0, 64, FUNC_MISSING) },
-	[FN_IS_INTEGER] = { "is_integer", CALL(0, 64, FUNC_MISSING) },
-	[FN_IS_LITERAL] = { "is_literal", CALL(0, 64, FUNC_MISSING) },
-	[FN_IS_PTR] = { "is_ptr", CALL(0, 64, FUNC_MISSING) },
-	[FN_IS_STR] = { "is_str", CALL(0, 64, FUNC_MISSING) },
-	[FN_IS_UNSIGNED_INTEGER] = { "is_unsigned_integer", CALL(0, 64, FUNC_MISSING) },
 	[FN_PERCPU_KADDR] = { "percpu_kaddr", CALL(0, 64, FUNC_MISSING) },
 	[FN_SOCKET_COOKIE] = { "socket_cookie", CALL(0, 64, FUNC_MISSING) },
-	[FN_KFUNC_ALLOWED] = { "kfunc_allowed", CALL(0, 64, FUNC_MISSING) },
-	[FN_KFUNC_EXIST] = { "kfunc_exist", CALL(0, 64, FUNC_MISSING) },
 
 	/* diagnostics (src/sema_assert.c): reported by the runtime with the call's location */
 	[FN_ERRORF] = { "errorf", CALL(1, 64, FUNC_VOID), .check = sema_fn_formatted,

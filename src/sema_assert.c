@@ -34,6 +34,9 @@ static uint32_t sema_call_width(const struct source *src, struct loc loc)
 	if (!p || strnlen(p, loc.col) < loc.col - 1)
 		return loc.len;
 	end = p + strcspn(p, "\n");
+	/* a builtin (cpid) without parentheses is its name */
+	if (p + loc.col - 1 + loc.len >= end || p[loc.col - 1 + loc.len] != '(')
+		return loc.len;
 	for (const char *c = p + loc.col - 1; c < end; c++) {
 		if (*c == '"') {
 			for (c++; c < end && *c != '"'; c++)
@@ -89,7 +92,7 @@ static const char *sema_expanded_from(struct sema_ctx *ctx, struct loc at, const
 const char *sema_call_site(struct sema_ctx *ctx, const struct node *n, const char *fmt)
 {
 	const struct source *src = diags_source(ctx->d, n->loc);
-	const char *level = n->func == FN_WARNF ? "WARNING" : "ERROR";
+	const char *level = n->func == FN_WARNF || n->func == FN_CPID ? "WARNING" : "ERROR";
 	const char *file = sema_site_file(ctx, n->loc), *from = "";
 	struct loc at = n->loc;
 	uint32_t end = at.col + sema_call_width(src, at);
@@ -98,11 +101,13 @@ const char *sema_call_site(struct sema_ctx *ctx, const struct node *n, const cha
 	 * bpftrace 0.27's assert() is a macro of its stdlib/base.bt, whose errorf() is at line 6,
 	 * columns 5-37: the error names that place, then the assert() call it was expanded from.
 	 */
-	if (n->func == FN_ASSERT) {
+	if (n->func == FN_ASSERT || n->func == FN_CPID) {
 		from = sema_expanded_from(ctx, at, level);
 		file = "stdlib/base.bt";
-		at = (struct loc){ .line = 6, .col = 5 };
-		end = 37;
+		/* and cpid's warnf() without a child is at line 208, columns 5-51 */
+		at = n->func == FN_ASSERT ? (struct loc){ .line = 6, .col = 5 }
+					  : (struct loc){ .line = 208, .col = 5 };
+		end = n->func == FN_ASSERT ? 37 : 51;
 	} else if (at.exp && at.exp <= ctx->d->nexps) {
 		from = sema_expanded_from(ctx, ctx->d->exps[at.exp - 1].call, level);
 	}

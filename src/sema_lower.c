@@ -474,6 +474,22 @@ int sema_lower_assert(struct sema_ctx *ctx, struct node *n)
 				    sema_call_site(ctx, n, "assert failed: %s"));
 }
 
+/* memcmp(l, r, count): l and r keep their bytes (no widening), count is an int64. */
+int sema_lower_memcmp(struct sema_ctx *ctx, struct node *n)
+{
+	int ret = lower_list(ctx, n->args);
+
+	lower_cast_int64(ctx, n->args->next->next);
+	return ret;
+}
+
+/* cpid: the warning of its call site when there is no child (no arguments). */
+int sema_lower_cpid(struct sema_ctx *ctx, struct node *n)
+{
+	return lower_fmt(ctx, n, NULL, AOT_FMT_WARNF,
+			 sema_call_site(ctx, n, "No child command (`-c`); cpid is zero"));
+}
+
 int sema_lower_time(struct sema_ctx *ctx, struct node *n)
 {
 	return lower_fmt(ctx, n, NULL, AOT_FMT_TIME, n->args ? n->args->str : "%H:%M:%S\n");
@@ -547,6 +563,8 @@ static int lower_expr(struct sema_ctx *ctx, struct node *n)
 		return ret;
 	case NODE_CALL:
 		return lower_call(ctx, n);
+	case NODE_BUILTIN: /* cpid: a format of its own */
+		return n->func && func_defs[n->func].lower ? func_defs[n->func].lower(ctx, n) : 0;
 	case NODE_FIELD:
 		if (n->lhs && n->lhs->kind != NODE_BUILTIN)
 			return lower_expr(ctx, n->lhs);

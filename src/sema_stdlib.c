@@ -4,6 +4,7 @@
  * has_key, len, strlen, nsecs(clock), pid(init), and the builtins made of curtask's members (ppid,
  * pcomm).
  */
+#include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -349,4 +350,110 @@ void sema_getopt_finish(struct sema_ctx *ctx)
 						sema_getopt_list(ctx)),
 				   "unknown program option %s", o->named[i]);
 	}
+}
+
+/* A new node of kind at loc: a variable, a map element, ... of the rewrites below. */
+static struct node *sema_stdlib_node(struct sema_ctx *ctx, enum node_kind kind, struct loc loc,
+				     const char *name)
+{
+	struct node *v = node_new(ctx->a, kind, loc);
+
+	v->name = name ? arena_strdup(ctx->a, name) : NULL;
+	return v;
+}
+
+/*
+ * find(@m, key, $v): true and the element's value in $v if @m has key, else false and $v as it
+ * was. The node becomes the block
+ *
+ *	{ $k = key; $f = has_key(@m, $k); if ($f) { $v = @m[$k]; } (bool)$f }
+ *
+ * with hidden $k and $f: the key is evaluated once, $v is typed by the assignment (and must be
+ * declared before the call to be read after it, as in bpftrace 0.27).
+ */
+void sema_fn_find(struct sema_ctx *ctx, struct node *n)
+{
+	struct node *m = n->args, *key = m->next, *var = key->next, *s[3], *call, *elem, *cast;
+	const char *k = arena_printf(ctx->a, "$find.k.%p", (void *)n);
+	const char *f = arena_printf(ctx->a, "$find.f.%p", (void *)n);
+	struct loc at = n->loc;
+
+	if (m->kind != NODE_MAP || m->args) {
+		sema_error(ctx, m->loc, "write find(@map, key, $var)",
+			   "find() takes a map with keys, a key and a variable");
+		return;
+	}
+	if (var->kind != NODE_VAR) {
+		sema_error(ctx, var->loc, "declare one before: let $val;",
+			   "find() stores the value in a variable");
+		return;
+	}
+	key->next = NULL;
+	/* $k = key; */
+	s[0] = sema_stdlib_node(ctx, NODE_ASSIGN, at, NULL);
+	s[0]->lhs = sema_stdlib_node(ctx, NODE_VAR, at, k);
+	s[0]->rhs = key;
+	/* $f = has_key(@m, $k); */
+	call = sema_stdlib_node(ctx, NODE_CALL, at, "has_key");
+	call->func = FN_HAS_KEY;
+	call->args = sema_stdlib_node(ctx, NODE_MAP, m->loc, m->name);
+	call->args->next = sema_stdlib_node(ctx, NODE_VAR, at, k);
+	s[1] = sema_stdlib_node(ctx, NODE_ASSIGN, at, NULL);
+	s[1]->lhs = sema_stdlib_node(ctx, NODE_VAR, at, f);
+	s[1]->rhs = call;
+	/* if ($f) { $v = @m[$k]; } */
+	elem = sema_stdlib_node(ctx, NODE_MAP, m->loc, m->name);
+	elem->args = sema_stdlib_node(ctx, NODE_VAR, at, k);
+	s[2] = sema_stdlib_node(ctx, NODE_IF, at, NULL);
+	s[2]->cond = sema_stdlib_node(ctx, NODE_VAR, at, f);
+	s[2]->body = sema_stdlib_node(ctx, NODE_BLOCK, at, NULL);
+	s[2]->body->body = sema_stdlib_node(ctx, NODE_ASSIGN, var->loc, NULL);
+	s[2]->body->body->lhs = var;
+	s[2]->body->body->rhs = elem;
+	s[0]->next = s[1];
+	s[1]->next = s[2];
+	/* (bool)$f */
+	cast = sema_stdlib_node(ctx, NODE_CAST, at, NULL);
+	cast->cast_type = arena_strdup(ctx->a, "bool");
+	cast->lhs = sema_stdlib_node(ctx, NODE_VAR, at, f);
+	n->kind = NODE_BLOCK;
+	n->func = FN_NONE;
+	n->args = NULL;
+	n->body = s[0];
+	n->lhs = cast;
+	sema_expr(ctx, n);
+}
+
+/* The bytes memcmp() may compare of an argument: any value held in bytes but a kernel record. */
+static bool sema_memcmp_sized(const struct type *t)
+{
+	return t->kind != TYPE_NONE && t->kind != TYPE_VOID && t->kind != TYPE_RECORD &&
+	       t->size > 0;
+}
+
+/*
+ * memcmp(left, right, count): the first count bytes of two values, as bpftrace 0.27 compares
+ * them (signed chars); at most the smaller value's size, which a literal count may not pass.
+ */
+void sema_fn_memcmp(struct sema_ctx *ctx, struct node *n)
+{
+	struct node *l = n->args, *r = l->next, *count = r->next;
+	int64_t c;
+
+	sema_expr(ctx, l);
+	sema_expr(ctx, r);
+	sema_expr(ctx, count);
+	n->type = type_int(4, true);
+	for (struct node *a = l; a != count; a = a->next)
+		if (a->type.kind != TYPE_NONE && !sema_memcmp_sized(&a->type)) {
+			sema_error(ctx, a->loc, "compare a value: a string, an array, a tuple, ...",
+				   "memcmp() cannot compare %s", type_name(ctx->a, &a->type));
+			return;
+		}
+	sema_need_int(ctx, count, "memcmp()'s count");
+	n->idx = l->type.size < r->type.size ? l->type.size : r->type.size;
+	if (sema_const_int(count, &c) && (c < 0 || (uint64_t)c > n->idx))
+		sema_error(ctx, count->loc,
+			   arena_printf(ctx->a, "the smaller argument has %u bytes", n->idx),
+			   "memcmp() cannot compare %" PRId64 " bytes of these", c);
 }

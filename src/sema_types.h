@@ -170,6 +170,10 @@ void sema_fn_offsetof(struct sema_ctx *ctx, struct node *n);
 /* ppid, pcomm: the node becomes curtask->real_parent->tgid or ->comm */
 void sema_bi_parent(struct sema_ctx *ctx, struct node *n);
 void sema_fn_has_key(struct sema_ctx *ctx, struct node *n);
+/* find(@m, k, $v): the node becomes a block of has_key() and an assignment */
+void sema_fn_find(struct sema_ctx *ctx, struct node *n);
+/* memcmp(l, r, count): n->idx is the bytes it may compare */
+void sema_fn_memcmp(struct sema_ctx *ctx, struct node *n);
 void sema_fn_getopt(struct sema_ctx *ctx, struct node *n);
 /* After the walks: a named parameter no getopt() reads is an error; so is --help, which lists. */
 void sema_getopt_finish(struct sema_ctx *ctx);
@@ -182,6 +186,13 @@ void sema_fn_pid_ns(struct sema_ctx *ctx, struct node *n);
 void sema_fn_len(struct sema_ctx *ctx, struct node *n);
 /* comm, comm(): the current task's; comm(pid) is refused */
 void sema_fn_comm(struct sema_ctx *ctx, struct node *n);
+
+/* ---- sema_meta.c: answered while compiling; each call becomes a literal ---- */
+void sema_fn_is_type(struct sema_ctx *ctx, struct node *n);
+void sema_bi_probetype(struct sema_ctx *ctx, struct node *n);
+void sema_fn_strcap(struct sema_ctx *ctx, struct node *n);
+void sema_fn_kfunc_exist(struct sema_ctx *ctx, struct node *n);
+void sema_fn_kfunc_allowed(struct sema_ctx *ctx, struct node *n);
 
 /* ---- sema_assert.c: errorf, warnf, assert, fail, static_assert ---- */
 /*
@@ -214,5 +225,7 @@ int sema_lower_has_key(struct sema_ctx *ctx, struct node *n);
 int sema_lower_diagf(struct sema_ctx *ctx, struct node *n);
 /* assert(cond, msg): the condition, and errorf("assert failed: %s", msg) */
 int sema_lower_assert(struct sema_ctx *ctx, struct node *n);
+int sema_lower_cpid(struct sema_ctx *ctx, struct node *n);
+int sema_lower_memcmp(struct sema_ctx *ctx, struct node *n);
 
 #endif

@@ -195,6 +195,12 @@ struct aot_state {
 	 * detaches can go on in the background without the programs doing anything.
 	 */
 	uint64_t stopped;
+	/*
+	 * Written with start_ns; absent from objects before ncpus and cpid existed, which read
+	 * only the fields above (the runtime writes the map's value size of this struct).
+	 */
+	uint64_t ncpus; /* possible CPUs, libbpf_num_possible_cpus() */
+	uint64_t cpid;	/* -c's child, 0 without one */
 };
 
 #define AOT_STOPPED_ENDING 1
