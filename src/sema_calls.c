@@ -848,6 +848,17 @@ void sema_fn_join(struct sema_ctx *ctx, struct node *n)
 void sema_fn_path(struct sema_ctx *ctx, struct node *n)
 {
 	sema_args(ctx, n->args);
+	/* path(file->f_path), the struct path itself (bpftrace 0.27's docs): its address */
+	if (n->args->type.kind == TYPE_RECORD && n->args->kind == NODE_FIELD) {
+		struct node *addr = node_new(ctx->a, NODE_UNOP, n->args->loc);
+
+		addr->op = '&';
+		addr->lhs = n->args;
+		addr->next = n->args->next;
+		n->args->next = NULL;
+		n->args = addr;
+		sema_expr(ctx, addr);
+	}
 	sema_need_int(ctx, n->args, "path()");
 	n->type = type_str(ctx->prog->opts->strlen_max);
 }
