@@ -78,37 +78,49 @@ static bool kfunc_slot_ok(const struct btf *btf, uint32_t type_id, bool is_retur
 }
 
 /*
+ * The functions the kernel's verifier refuses any tracing program on (its btf_id_deny set,
+ * Linux 5.13 to 7.2): BPF trampolines call them themselves.
+ */
+static const char *const kfunc_denied[] = {
+	"___migrate_enable", "migrate_disable",	  "migrate_enable",  "rcu_read_unlock_strict",
+	"preempt_count_add", "preempt_count_sub", "__rcu_read_lock", "__rcu_read_unlock",
+};
+
+/*
+ * The functions the verifier accepts and a trampoline on which takes the kernel down, each with
+ * why: left out of wildcards, and refused when named.
+ */
+static const char *const kfunc_fatal[] = {
+	/*
+	 * Called by __rcu_read_unlock() when the task has a quiescent state to report, and so by
+	 * the trampoline's own __bpf_prog_exit_recur(), after the recursion check: each call runs
+	 * the trampoline again, until the stack overflows (7.2 guest: "BUG: TASK stack guard page
+	 * was hit", a stack of rcu_read_unlock_special / __bpf_prog_exit_recur /
+	 * bpf_trampoline_*; with one multi link or with a clone per function alike). It hung
+	 * kfunc:rc* and kfunc:* there.
+	 */
+	"rcu_read_unlock_special",
+};
+
+static bool kfunc_listed(const char *name, const char *const *list, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (!strcmp(name, list[i]))
+			return true;
+	return false;
+}
+
+#define KFUNC_LISTED(name, list) kfunc_listed(name, list, sizeof(list) / sizeof(list[0]))
+
+/*
  * Drops from a wildcard's functions those no trampoline attaches to, which the kernel refuses
  * (one of them fails a whole tracing multi link): more than the six arguments of the x86-64
  * registers (bpftrace 0.27 leaves these out of its list too), "...", a float, a struct of
- * more than 16 bytes by value, or a struct returned by value; and those the verifier refuses.
+ * more than 16 bytes by value, or a struct returned by value; and those the verifier refuses
+ * or that take the kernel down.
  */
 static void kfunc_drop_unattachable(struct probe_env *env, struct btf *btf, char **names, size_t *n)
 {
-	/*
-	 * The functions the kernel's verifier refuses any tracing program on (its btf_id_deny
-	 * set, Linux 5.13 to 7.2): BPF trampolines call them themselves. Then those it accepts
-	 * and a trampoline on which takes the kernel down, each with why.
-	 */
-	static const char *const denied[] = {
-		"___migrate_enable",
-		"migrate_disable",
-		"migrate_enable",
-		"rcu_read_unlock_strict",
-		"preempt_count_add",
-		"preempt_count_sub",
-		"__rcu_read_lock",
-		"__rcu_read_unlock",
-		/*
-		 * Called by __rcu_read_unlock() when the task has a quiescent state to report,
-		 * and so by the trampoline's own __bpf_prog_exit_recur(), after the recursion
-		 * check: each call runs the trampoline again, until the stack overflows (7.2
-		 * guest: "BUG: TASK stack guard page was hit", a stack of rcu_read_unlock_special
-		 * / __bpf_prog_exit_recur / bpf_trampoline_*; with one multi link or with a
-		 * clone per function alike). It hung kfunc:rc* and kfunc:* there.
-		 */
-		"rcu_read_unlock_special",
-	};
 	size_t kept = 0;
 
 	for (size_t i = 0; i < *n; i++) {
@@ -122,8 +134,8 @@ static void kfunc_drop_unattachable(struct probe_env *env, struct btf *btf, char
 		params = ok ? btf_params(proto) : NULL;
 		for (uint32_t j = 0; ok && j < btf_vlen(proto); j++)
 			ok = kfunc_slot_ok(btf, params[j].type, false);
-		for (size_t j = 0; ok && j < sizeof(denied) / sizeof(denied[0]); j++)
-			ok = strcmp(names[i], denied[j]) != 0;
+		ok = ok && !KFUNC_LISTED(names[i], kfunc_denied) &&
+		     !KFUNC_LISTED(names[i], kfunc_fatal);
 		if (ok)
 			names[kept++] = names[i];
 	}
@@ -152,7 +164,7 @@ static int kfunc_match(struct probe_env *env, struct arena *a, const char *patte
 		if (btf_funcs_find(&env->funcs, btf, pattern) < 0)
 			return 0;
 		/* named on its own too: the kernel accepts it, and then overflows its stack */
-		if (!strcmp(pattern, "rcu_read_unlock_special")) {
+		if (KFUNC_LISTED(pattern, kfunc_fatal)) {
 			probe_err_set(err, "the trampoline itself calls it (see aotrace(8))",
 				      "a kfunc probe on %s recurses until the kernel's stack "
 				      "overflows (Linux 7.2): refused",

@@ -20,6 +20,7 @@
 
 #define U64 { .kind = TYPE_INT, .size = 8 }
 #define U32 { .kind = TYPE_INT, .size = 4 }
+#define BOOL { .kind = TYPE_BOOL, .size = 1 }
 #define RENDERED(k, n) { .kind = TYPE_BUF, .size = n, .render = k }
 #define AGG(k, n) { .kind = k, .size = n }
 
@@ -169,7 +170,7 @@ const struct func_def func_defs[FN__NUM] = {
 	/* curtask->real_parent->tgid and ->comm: the node becomes the member */
 	[FN_PPID] = { "ppid", BUILTIN(0), .check = sema_bi_parent },
 	[FN_PCOMM] = { "pcomm", BUILTIN(0), .check = sema_bi_parent },
-	[FN_HAS_KEY] = { "has_key", CALL(2, 2, 0), .type = { .kind = TYPE_BOOL, .size = 1 }, .check = sema_fn_has_key,
+	[FN_HAS_KEY] = { "has_key", CALL(2, 2, 0), .type = BOOL, .check = sema_fn_has_key,
 			 .lower = sema_lower_has_key, .emit = cg_fn_has_key },
 	/* the number is turned into text by the runtime */
 	[FN_SIGNAL_NAME] = { "signal_name", CALL(1, 1, 0), .type = RENDERED(AOT_K_SIGNAL, 8),
@@ -193,8 +194,7 @@ const struct func_def func_defs[FN__NUM] = {
 	/* -c's child; cpid warns when there is none, as bpftrace 0.27 does */
 	[FN_CPID] = { "cpid", BUILTIN(FUNC_CALL), .type = U32, .lower = sema_lower_cpid,
 		      .emit = cg_bi_cpid },
-	[FN_HAS_CPID] = { "has_cpid", BUILTIN(FUNC_CALL), .type = { .kind = TYPE_BOOL, .size = 1 },
-			  .emit = cg_bi_has_cpid },
+	[FN_HAS_CPID] = { "has_cpid", BUILTIN(FUNC_CALL), .type = BOOL, .emit = cg_bi_has_cpid },
 	/* answered while compiling (src/sema_meta.c): the node becomes a literal */
 	[FN_PROBETYPE] = { "probetype", BUILTIN(FUNC_CALL), .check = sema_bi_probetype },
 	[FN_STRCAP] = { "strcap", CALL(1, 1, 0), .check = sema_fn_strcap },

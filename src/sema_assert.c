@@ -89,25 +89,41 @@ static const char *sema_expanded_from(struct sema_ctx *ctx, struct loc at, const
 	return out;
 }
 
+/*
+ * The calls that are macros of bpftrace 0.27's stdlib/base.bt, whose errorf() or warnf() its
+ * reports name: assert()'s errorf at line 6, columns 5-37; cpid's warnf without a child at line
+ * 208, columns 5-51. The call is then the place it was expanded from.
+ */
+static const struct sema_stdlib_site {
+	enum func func;
+	uint32_t line, col, end;
+} sema_stdlib_sites[] = {
+	{ FN_ASSERT, 6, 5, 37 },
+	{ FN_CPID, 208, 5, 51 },
+};
+
+static const struct sema_stdlib_site *sema_stdlib_site(enum func func)
+{
+	for (size_t i = 0; i < sizeof(sema_stdlib_sites) / sizeof(sema_stdlib_sites[0]); i++)
+		if (sema_stdlib_sites[i].func == func)
+			return &sema_stdlib_sites[i];
+	return NULL;
+}
+
 const char *sema_call_site(struct sema_ctx *ctx, const struct node *n, const char *fmt)
 {
 	const struct source *src = diags_source(ctx->d, n->loc);
 	const char *level = n->func == FN_WARNF || n->func == FN_CPID ? "WARNING" : "ERROR";
 	const char *file = sema_site_file(ctx, n->loc), *from = "";
+	const struct sema_stdlib_site *site = sema_stdlib_site(n->func);
 	struct loc at = n->loc;
 	uint32_t end = at.col + sema_call_width(src, at);
 
-	/*
-	 * bpftrace 0.27's assert() is a macro of its stdlib/base.bt, whose errorf() is at line 6,
-	 * columns 5-37: the error names that place, then the assert() call it was expanded from.
-	 */
-	if (n->func == FN_ASSERT || n->func == FN_CPID) {
+	if (site) {
 		from = sema_expanded_from(ctx, at, level);
 		file = "stdlib/base.bt";
-		/* and cpid's warnf() without a child is at line 208, columns 5-51 */
-		at = n->func == FN_ASSERT ? (struct loc){ .line = 6, .col = 5 }
-					  : (struct loc){ .line = 208, .col = 5 };
-		end = n->func == FN_ASSERT ? 37 : 51;
+		at = (struct loc){ .line = site->line, .col = site->col };
+		end = site->end;
 	} else if (at.exp && at.exp <= ctx->d->nexps) {
 		from = sema_expanded_from(ctx, ctx->d->exps[at.exp - 1].call, level);
 	}
