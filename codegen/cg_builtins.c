@@ -27,16 +27,59 @@ static LLVMValueRef cg_lo32(struct cg *cg, LLVMValueRef v)
 	return LLVMBuildAnd(cg->b, v, cg_i64(cg, 0xffffffff), "");
 }
 
+/*
+ * pid and tid, as bpftrace 0.27 defines them: in the pid namespace of the process that runs the
+ * program (curr_ns, the default), or in the initial one (init). The runtime writes the device and
+ * inode of its namespace into struct aot_state, 0 when that is the initial namespace: then, or
+ * with (init), the ids come from bpf_get_current_pid_tgid; otherwise from
+ * bpf_get_ns_current_pid_tgid, which gives 0 for a task outside that namespace.
+ */
+static LLVMValueRef cg_pid_tid(struct cg *cg, struct node *n, bool pid)
+{
+	LLVMBasicBlockRef init, ns, done, from[2];
+	LLVMValueRef ino, info, args[4], ids, v[2], phi;
+
+	if (n->args && n->args->kind == NODE_BUILTIN && !strcmp(n->args->name, "init")) {
+		ids = cg_call0(cg, CG_H_GET_CURRENT_PID_TGID);
+		return pid ? cg_hi32(cg, ids) : cg_lo32(cg, ids);
+	}
+	init = cg_block(cg, "pidns.init");
+	ns = cg_block(cg, "pidns.ns");
+	done = cg_block(cg, "pidns.done");
+	ino = cg_state_load(cg, offsetof(struct aot_state, pidns_ino), "pidns.ino");
+	LLVMBuildCondBr(cg->b, LLVMBuildICmp(cg->b, LLVMIntEQ, ino, cg_i64(cg, 0), ""), init, ns);
+	LLVMPositionBuilderAtEnd(cg->b, init);
+	ids = cg_call0(cg, CG_H_GET_CURRENT_PID_TGID);
+	v[0] = pid ? cg_hi32(cg, ids) : cg_lo32(cg, ids);
+	from[0] = LLVMGetInsertBlock(cg->b);
+	LLVMBuildBr(cg->b, done);
+	LLVMPositionBuilderAtEnd(cg->b, ns);
+	/* struct bpf_pidns_info { u32 pid (the thread's); u32 tgid; } */
+	info = cg_alloca_zero(cg, 8, "pidns.info");
+	args[0] = cg_state_load(cg, offsetof(struct aot_state, pidns_dev), "pidns.dev");
+	args[1] = ino;
+	args[2] = info;
+	args[3] = cg_i64(cg, 8);
+	cg_helper(cg, CG_H_GET_NS_CURRENT_PID_TGID, cg->t_i64, args, 4);
+	v[1] = LLVMBuildZExt(cg->b,
+			     LLVMBuildLoad2(cg->b, cg->t_i32, cg_gep(cg, info, pid ? 4 : 0), ""),
+			     cg->t_i64, "");
+	from[1] = LLVMGetInsertBlock(cg->b);
+	LLVMBuildBr(cg->b, done);
+	LLVMPositionBuilderAtEnd(cg->b, done);
+	phi = LLVMBuildPhi(cg->b, cg->t_i64, pid ? "pid" : "tid");
+	LLVMAddIncoming(phi, v, from, 2);
+	return phi;
+}
+
 LLVMValueRef cg_bi_pid(struct cg *cg, struct node *n)
 {
-	(void)n;
-	return cg_hi32(cg, cg_call0(cg, CG_H_GET_CURRENT_PID_TGID));
+	return cg_pid_tid(cg, n, true);
 }
 
 LLVMValueRef cg_bi_tid(struct cg *cg, struct node *n)
 {
-	(void)n;
-	return cg_lo32(cg, cg_call0(cg, CG_H_GET_CURRENT_PID_TGID));
+	return cg_pid_tid(cg, n, false);
 }
 
 LLVMValueRef cg_bi_uid(struct cg *cg, struct node *n)

@@ -196,8 +196,10 @@ static void cg_map_kind(struct cg *cg, const struct map_info *mi, struct cg_mapd
 /* The maps of builtins: elapsed's start time, kstack's and ustack's stack traces. */
 static void cg_maps_builtin(struct cg *cg)
 {
-	static const char *const state_fields[] = { "start_ns", "stopped", "ncpus", "cpid" };
-	static const bool state_signed[] = { false, false, false, false };
+	static const char *const state_fields[] = { "start_ns", "stopped",   "ncpus",
+						    "cpid",	"pidns_dev", "pidns_ino" };
+	enum { NFIELDS = sizeof(state_fields) / sizeof(*state_fields) };
+	static const bool state_signed[NFIELDS] = { false };
 	struct type frames = { .kind = TYPE_STR, .size = 8 * AOT_STACK_MAX_DEPTH };
 	struct cg_mapdef def;
 
@@ -206,8 +208,11 @@ static void cg_maps_builtin(struct cg *cg)
 	 * of its own, which libbpf makes a one-entry array: the programs read it at its address
 	 * (BPF_PSEUDO_MAP_VALUE), with no lookup.
 	 */
-	LLVMTypeRef st_fields[] = { cg->t_i64, cg->t_i64, cg->t_i64, cg->t_i64 };
-	LLVMTypeRef st = LLVMStructTypeInContext(cg->ctx, st_fields, 4, false);
+	LLVMTypeRef st_fields[NFIELDS], st;
+
+	for (int i = 0; i < NFIELDS; i++)
+		st_fields[i] = cg->t_i64;
+	st = LLVMStructTypeInContext(cg->ctx, st_fields, NFIELDS, false);
 
 	cg->state = LLVMAddGlobal(cg->mod, st, AOT_STATE_MAP);
 	LLVMSetInitializer(cg->state, LLVMConstNull(st));
@@ -215,7 +220,7 @@ static void cg_maps_builtin(struct cg *cg)
 	LLVMSetAlignment(cg->state, 8);
 	LLVMSetLinkage(cg->state, LLVMExternalLinkage);
 	cg_di_global(cg, cg->state, AOT_STATE_MAP,
-		     cg_di_struct_u64s(cg, "aot_state", state_fields, state_signed, 4));
+		     cg_di_struct_u64s(cg, "aot_state", state_fields, state_signed, NFIELDS));
 	def = (struct cg_mapdef){
 		.type = CG_MAP_PERCPU_ARRAY,
 		.max_entries = 1,

@@ -15,6 +15,7 @@
 #include <sys/eventfd.h>
 #include <sys/prctl.h>
 #include <sys/signalfd.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -66,6 +67,20 @@ static int runtime_state_fd(struct rt *rt)
 }
 
 /*
+ * The pid namespace pid and tid are counted in: this process's, unless it is the initial one
+ * (PROC_PID_INIT_INO), where the programs use the cheaper helper.
+ */
+static void runtime_pidns(struct aot_state *st)
+{
+	struct stat sb;
+
+	if (stat("/proc/self/ns/pid", &sb) || sb.st_ino == 0xeffffffcu)
+		return;
+	st->pidns_dev = (uint64_t)sb.st_dev;
+	st->pidns_ino = (uint64_t)sb.st_ino;
+}
+
+/*
  * After load, before attach: the symbol services and their maps, the lost-event counter, and
  * the start time `elapsed` counts from. A program that renders kernel addresses subscribes to
  * symbol changes now, so that programs loaded from here on are named right.
@@ -89,6 +104,7 @@ static void runtime_prepare(struct rt *rt)
 		st.stopped = AOT_STOPPED_NOT_STARTED;
 		st.ncpus = (uint64_t)libbpf_num_possible_cpus();
 		st.cpid = (uint64_t)rt->child.pid;
+		runtime_pidns(&st);
 		bpf_map_update_elem(fd, &key, &st, BPF_ANY);
 	}
 }

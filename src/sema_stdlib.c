@@ -115,26 +115,17 @@ void sema_fn_nsecs(struct sema_ctx *ctx, struct node *n)
 }
 
 /*
- * pid(ns), tid(ns): aotrace's ids are the init namespace's (bpf_get_current_pid_tgid). Those
- * of the caller's namespace (bpftrace 0.27's bare pid inside a container) would need the
- * namespace's device and inode from the runtime: not yet.
+ * pid(ns), tid(ns): ns is curr_ns (the default: the namespace of the process that runs the
+ * program) or init (codegen's cg_pid_tid).
  */
 void sema_fn_pid_ns(struct sema_ctx *ctx, struct node *n)
 {
 	struct node *a = n->args;
 
 	n->type = func_defs[n->func].type;
-	if (!a || (a->kind == NODE_BUILTIN && !strcmp(a->name, "init")))
+	if (!a ||
+	    (a->kind == NODE_BUILTIN && (!strcmp(a->name, "init") || !strcmp(a->name, "curr_ns"))))
 		return;
-	if (a->kind == NODE_BUILTIN && !strcmp(a->name, "curr_ns")) {
-		sema_error(
-			ctx, a->loc,
-			arena_printf(ctx->a, "%s and %s(init) are ids in the init namespace",
-				     n->name, n->name),
-			"%s(curr_ns): ids in the pid namespace of the caller are not supported yet",
-			n->name);
-		return;
-	}
 	sema_error(ctx, a->loc, "namespaces: init, curr_ns", "%s(): unknown namespace '%s'",
 		   n->name, a->kind == NODE_BUILTIN ? a->name : "(an expression)");
 }

@@ -201,6 +201,12 @@ struct aot_state {
 	 */
 	uint64_t ncpus; /* possible CPUs, libbpf_num_possible_cpus() */
 	uint64_t cpid;	/* -c's child, 0 without one */
+	/*
+	 * The runtime's pid namespace (st_dev and st_ino of /proc/self/ns/pid), both 0 when it is
+	 * the initial namespace: pid and tid are the ids in it (absent before pid(curr_ns)).
+	 */
+	uint64_t pidns_dev;
+	uint64_t pidns_ino;
 };
 
 #define AOT_STOPPED_ENDING 1
