@@ -254,7 +254,7 @@ void aot_cli_help(FILE *f, const struct aot_cli_table *t)
 void aot_cli_help_env(FILE *f)
 {
 	fprintf(f, "  %-26s %s\n", "BPFTRACE_PERF_RB_PAGES",
-		"event buffer pages per CPU (default 64), as bpftrace's");
+		"event ring buffer pages (default 4096), as bpftrace 0.27's");
 	fprintf(f, "  %-26s %s\n", "BPFTRACE_MISSING_PROBES",
 		"error, warn or ignore, when --missing-probes is not given");
 	fprintf(f, "  %-26s %s\n", "BPFTRACE_PRINT_MAPS_ON_EXIT",

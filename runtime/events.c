@@ -32,8 +32,11 @@
  * per core 4096 records took up to 1.2 s.
  */
 #define EVENTS_PASS_MS 50
-/* Ring buffer pages per CPU (bpftrace's perf buffer default) and the most we ask for. */
-#define EVENTS_RB_PAGES 64
+/*
+ * Ring buffer pages (bpftrace 0.27's perf_rb_pages default, 16 MiB of 4 KiB pages) and the most
+ * bytes we ask for.
+ */
+#define EVENTS_RB_PAGES 4096
 #define EVENTS_RB_MAX (1ull << 30)
 
 /* print(@map, top, div)'s payload. */
@@ -124,10 +127,11 @@ void rt_events_report_lost(struct rt *rt)
 }
 
 /*
- * The ring buffer's size, set before load: bpftrace gives each CPU BPFTRACE_PERF_RB_PAGES
- * pages (64) of perf buffer, so the one ring all CPUs share here gets that many pages per
- * possible CPU, rounded up to the power of two the kernel wants, never less than the object's
- * own size. A burst of join() records (16 KiB each) no longer overflows it on a busy machine.
+ * The ring buffer's size, set before load: BPFTRACE_PERF_RB_PAGES pages (4096) for the one
+ * ring all CPUs share, rounded up to the power of two the kernel wants, as bpftrace 0.27.1
+ * sizes its own (measured: 8 pages make 32 KiB, 1024 make 4 MiB, the default 16 MiB). With
+ * 0.17's 64 pages per CPU, opensnoop lost a thousand events in 3 s of a busy machine that
+ * 0.27.1 printed all of.
  */
 int rt_events_size(struct rt *rt)
 {
@@ -135,12 +139,13 @@ int rt_events_size(struct rt *rt)
 	unsigned long long pages = rt->opts->rb_pages ? rt->opts->rb_pages : EVENTS_RB_PAGES;
 	unsigned long long bytes, size;
 	long page = sysconf(_SC_PAGESIZE);
-	int ncpus = libbpf_num_possible_cpus();
 
 	if (!map)
 		return 0;
-	bytes = pages * (page > 0 ? page : 4096) * (ncpus > 0 ? ncpus : 1);
-	for (size = bpf_map__max_entries(map); size < bytes && size < EVENTS_RB_MAX;)
+	if (page <= 0)
+		page = 4096;
+	bytes = pages * page;
+	for (size = page; size < bytes && size < EVENTS_RB_MAX;)
 		size *= 2;
 	return bpf_map__set_max_entries(map, size);
 }
