@@ -138,6 +138,8 @@ int probe_info(struct probe_env *env, void *out_file)
 		  "no kprobe session links or no bpf_session_is_return (6.10)");
 	info_line(f, "uprobe session:", probe_session_supported(env, probe_type_find("uprobe"), -1),
 		  "no uprobe session links or no bpf_session_is_return (6.13)");
+	info_line(f, "fentry session:", probe_session_supported(env, probe_type_find("kfunc"), -1),
+		  "no fsession links (fentry + fexit, Linux 7.2 UAPI) or no bpf_session_is_return");
 	r = probe_kfunc_try_load(env, BPF_TRACE_FENTRY, ret0, 2);
 	info_line(f, "fentry:", !r, strerror(-r));
 	r = probe_kfunc_try_load(env, BPF_TRACE_FEXIT, ret0, 2);

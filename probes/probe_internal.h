@@ -93,6 +93,7 @@ static inline bool probe_plan_multi(const struct probe_plan *plan)
 /* Attach types of session links, newer than the UAPI headers of the build host. */
 #define PROBE_KPROBE_SESSION 56 /* BPF_TRACE_KPROBE_SESSION, Linux 6.10 */
 #define PROBE_UPROBE_SESSION 57 /* BPF_TRACE_UPROBE_SESSION, Linux 6.13 */
+#define PROBE_TRACE_FSESSION 58 /* BPF_TRACE_FSESSION (fentry + fexit), Linux 7.2 UAPI */
 /*
  * session.c: session links, made with bpf(BPF_LINK_CREATE) as libbpf 1.4 cannot; the
  * kprobe_multi and uprobe_multi layouts of link_create with the session attach type. Each

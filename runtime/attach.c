@@ -129,14 +129,15 @@ static int attach_one(struct rt *rt, uint32_t i)
 		err = pp->type->attach(pp, &rt->links, &perr);
 	/*
 	 * "Attached N probes" counts a multi probe's targets, as bpftrace counts its probes, and
-	 * a session's twice: its entry and its return probe.
+	 * a session's twice: its entry and its return probe (an fsession's one function is no
+	 * multi target).
 	 */
+	multi = rt->links.multi_targets - multi;
 	if (!err && pp->strategy == PROBE_SESSION)
-		rt->nattached += 2 * (rt->links.multi_targets - multi);
+		rt->nattached += 2 * (multi ? multi : 1);
 	else if (!err)
-		rt->nattached += pp->strategy == PROBE_MULTI || pp->strategy == PROBE_FALLBACK
-					 ? rt->links.multi_targets - multi
-					 : 1;
+		rt->nattached +=
+			pp->strategy == PROBE_MULTI || pp->strategy == PROBE_FALLBACK ? multi : 1;
 	/*
 	 * A kprobe's function is only looked up here: missing, the kernel says ENOENT. A
 	 * uprobe's binary must exist; a function it lacks is missing (perr.missing).

@@ -103,6 +103,12 @@ static void plan_targets(struct rt_plan *pl, struct probe_plan *pp)
 	pp->ntargets = (long)n;
 }
 
+static bool plan_session_member_ok(const struct probe_plan *pp)
+{
+	return pp->strategy == PROBE_MULTI || pp->strategy == PROBE_FALLBACK ||
+	       pp->strategy == PROBE_SINGLE;
+}
+
 /*
  * The members of session program i: the entry and return probes on its pattern, before it in
  * the metadata (session.c adds it after them), that no session has taken yet.
@@ -125,10 +131,11 @@ static bool plan_session_members(struct rt_plan *pl, uint32_t i, struct probe_pl
 		else if (!*ret && !strcmp(pp->type->name, sp->type->session_return))
 			*ret = pp;
 	}
-	/* Members with nothing to attach here (missing, broken) have no session either. */
-	return *entry && *ret &&
-	       ((*entry)->strategy == PROBE_MULTI || (*entry)->strategy == PROBE_FALLBACK) &&
-	       ((*ret)->strategy == PROBE_MULTI || (*ret)->strategy == PROBE_FALLBACK);
+	/*
+	 * Members with nothing to attach here (missing, broken) have no session either; an
+	 * fsession's are one function's each (PROBE_SINGLE).
+	 */
+	return *entry && *ret && plan_session_member_ok(*entry) && plan_session_member_ok(*ret);
 }
 
 /*

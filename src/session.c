@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Sessions, after probe expansion: an entry and a return probe on the same wildcard
- * (kprobe:vfs_* and kretprobe:vfs_*, uprobe:B:f* and uretprobe:B:f*) get one more program that
- * serves both, for one session link where the kernel has them (kprobe 6.10, uprobe 6.13). The
- * two keep their own programs: the runtime loads those where it has no session links.
+ * (kprobe:vfs_* and kretprobe:vfs_*, uprobe:B:f* and uretprobe:B:f*), or on the same one
+ * function of a type without multi programs (kfunc:F and kretfunc:F), get one more program that
+ * serves both, for one session link where the kernel has them (kprobe 6.10, uprobe 6.13,
+ * fsession 7.2). The two keep their own programs: the runtime loads those where it has no
+ * session links.
  */
 #include <errno.h>
 #include <string.h>
@@ -12,6 +14,17 @@
 #include "frontend.h"
 #include "meta.h"
 #include "probe.h"
+
+/*
+ * Whether match i of ap may be half of a session: a multi program's, or the one match of an
+ * attach point of a type that has no multi programs (a trampoline: an fsession is one function's).
+ */
+static bool session_candidate(const struct node *ap, uint32_t i)
+{
+	const struct probe_match *m = &ap->matches[i];
+
+	return m->is_multi || (!m->pt->multi_section && ap->nmatches == 1);
+}
 
 /* The return probe on m's pattern that no session has yet, or NULL. */
 static struct probe_match *session_find_return(struct program *prog, const struct probe_match *m,
@@ -24,7 +37,8 @@ static struct probe_match *session_find_return(struct program *prog, const struc
 			for (uint32_t i = 0; i < ap->nmatches; i++) {
 				struct probe_match *r = &ap->matches[i];
 
-				if (!r->is_multi || strcmp(r->pt->name, m->pt->session_return) ||
+				if (!session_candidate(ap, i) || r->is_multi != m->is_multi ||
+				    strcmp(r->pt->name, m->pt->session_return) ||
 				    strcmp(r->target, m->target) || r->ntargets != m->ntargets ||
 				    (prog->meta->probes[r->meta_idx].flags & AOT_PROBE_IN_SESSION))
 					continue;
@@ -37,14 +51,16 @@ static struct probe_match *session_find_return(struct program *prog, const struc
 
 /*
  * The session program's section, as libbpf 1.5 and later name it: the entry's multi section
- * with "session" for "multi" (kprobe.session/vfs_*, uprobe.session/PATH:f*).
+ * with "session" for "multi" (kprobe.session/vfs_*, uprobe.session/PATH:f*). An fsession keeps
+ * the entry's "fentry/FUNC", by which libbpf 1.4 finds its function (it has no "fsession/"); the
+ * runtime gives it its attach type.
  */
 static char *session_section(struct arena *a, const char *multi)
 {
 	const char *dot = strstr(multi, ".multi/");
 
 	if (!dot)
-		return arena_printf(a, "%s.session", multi);
+		return arena_strdup(a, multi);
 	return arena_printf(a, "%.*s.session/%s", (int)(dot - multi), multi,
 			    dot + strlen(".multi/"));
 }
@@ -107,7 +123,7 @@ int session_pair(struct program *prog, struct probe_env *env)
 				struct node *rp = NULL;
 				int ret;
 
-				if (!e->is_multi || !e->pt->session_return ||
+				if (!session_candidate(ap, i) || !e->pt->session_return ||
 				    (prog->meta->probes[e->meta_idx].flags & AOT_PROBE_IN_SESSION))
 					continue;
 				r = session_find_return(prog, e, &rp);

@@ -411,15 +411,16 @@ def probe_big_keys(env):
     return None
 
 
-def probe_tracing_multi(env):
-    """Tracing multi links (Linux 7.2 UAPI: BPF_TRACE_FENTRY_MULTI = 59, link_create's
-    tracing_multi { ids, cookies, cnt } at byte 16): a program returning 0 loaded as fentry
-    multi without an attach BTF id, linked to vfs_read for a moment."""
+def tracing_prog(env, attach_type, what, with_target):
+    """A program returning 0 loaded as BPF_PROG_TYPE_TRACING of attach_type, for vfs_read
+    (attach_btf_id at byte 108 of BPF_PROG_LOAD) where with_target: (fd, the function's BTF id,
+    None), or (-1, None, the reason it is missing)."""
     r = subprocess.run([env.bpftool, 'btf', 'dump', 'file', '/sys/kernel/btf/vmlinux'],
                        capture_output=True, text=True)
     m = re.search(r"^\[(\d+)\] FUNC '%s'" % kernel_func(), r.stdout, re.M)
     if not m:
-        return 'no BTF id for %s (bpftool btf dump: %s)' % (kernel_func(), r.stderr.strip())
+        return -1, None, 'no BTF id for %s (bpftool btf dump: %s)' % (kernel_func(),
+                                                                      r.stderr.strip())
     libc = ctypes.CDLL(None, use_errno=True)
     insns = struct.pack('<BBhi', 0xb7, 0, 0, 0) + struct.pack('<BBhi', 0x95, 0, 0, 0)
     code = ctypes.create_string_buffer(insns, len(insns))
@@ -427,24 +428,53 @@ def probe_tracing_multi(env):
     # BPF_PROG_LOAD: prog_type TRACING (26), insn_cnt, insns, license; expected_attach_type at 68
     attr = bytearray(struct.pack('<IIQQ', 26, 2, ctypes.addressof(code),
                                  ctypes.addressof(lic)).ljust(128, b'\0'))
-    struct.pack_into('<I', attr, 68, 59)
+    struct.pack_into('<I', attr, 68, attach_type)
+    if with_target:
+        struct.pack_into('<I', attr, 108, int(m.group(1)))
     buf = ctypes.create_string_buffer(bytes(attr), len(attr))
     prog = libc.syscall(321, 5, buf, len(attr))
     if prog < 0:
-        return 'no fentry multi programs: %s' % os.strerror(ctypes.get_errno())
-    ids = (ctypes.c_uint32 * 1)(int(m.group(1)))
-    cookies = (ctypes.c_uint64 * 1)(1)
-    # BPF_LINK_CREATE (28): prog_fd, target_fd, attach_type, flags, ids, cookies, cnt
-    attr = struct.pack('<IIIIQQI', prog, 0, 59, 0, ctypes.addressof(ids),
-                       ctypes.addressof(cookies), 1).ljust(128, b'\0')
+        return -1, None, 'no %s programs: %s' % (what, os.strerror(ctypes.get_errno()))
+    return prog, int(m.group(1)), None
+
+
+def tracing_link(prog, attr, what):
+    """BPF_LINK_CREATE (28) with attr (prog_fd first) for a moment; None or why it failed."""
+    libc = ctypes.CDLL(None, use_errno=True)
     buf = ctypes.create_string_buffer(attr, len(attr))
     link = libc.syscall(321, 28, buf, len(attr))
     err = ctypes.get_errno()
     os.close(prog)
     if link < 0:
-        return 'no tracing multi links: %s' % os.strerror(err)
+        return 'no %s links: %s' % (what, os.strerror(err))
     os.close(link)
     return None
+
+
+def probe_tracing_multi(env):
+    """Tracing multi links (Linux 7.2 UAPI: BPF_TRACE_FENTRY_MULTI = 59, link_create's
+    tracing_multi { ids, cookies, cnt } at byte 16): a program returning 0 loaded as fentry
+    multi without an attach BTF id, linked to vfs_read for a moment."""
+    prog, btf_id, why = tracing_prog(env, 59, 'fentry multi', False)
+    if prog < 0:
+        return why
+    ids = (ctypes.c_uint32 * 1)(btf_id)
+    cookies = (ctypes.c_uint64 * 1)(1)
+    # prog_fd, target_fd, attach_type, flags, ids, cookies, cnt
+    return tracing_link(prog, struct.pack('<IIIIQQI', prog, 0, 59, 0, ctypes.addressof(ids),
+                                          ctypes.addressof(cookies), 1).ljust(128, b'\0'),
+                        'tracing multi')
+
+
+def probe_fsession(env):
+    """fsession links (Linux 7.2 UAPI: BPF_TRACE_FSESSION = 58): a program returning 0 loaded as
+    fsession for vfs_read, linked for a moment as libbpf links a trampoline (prog_fd,
+    target_fd, attach_type)."""
+    prog, _, why = tracing_prog(env, 58, 'fsession (Linux 7.2)', True)
+    if prog < 0:
+        return why
+    return tracing_link(prog, struct.pack('<III', prog, 0, 58).ljust(128, b'\0'),
+                        'fsession (Linux 7.2)')
 
 
 def probe_sdt(env):
@@ -554,6 +584,7 @@ FEATURES.update({
     'watchpoint': probe_watchpoint,
     'sdt': probe_sdt,
     'tracing_multi': probe_tracing_multi,
+    'fsession': probe_fsession,
     'perf_link': probe_perf_link,
     'big_keys': probe_big_keys,
     'tp_btf_names': probe_tp_btf_names,
@@ -940,9 +971,9 @@ FALLBACK_FILES = {'aot_bpftool', 'aot_core', 'basic', 'helper_errors', 'kfunc', 
 # Features a kernel may lack that the host of CI lacks too (no kprobes, no fentry) or that came
 # late: a test in another file that needs one depends on the kernel as much as the fallback part.
 KERNEL_FEATURES = {'kprobe', 'kretprobe', 'fentry', 'fexit', 'kprobe_multi', 'kprobe_session',
-                   'uprobe_multi', 'uprobe_session', 'tracing_multi', 'attach_cookie',
-                   'perf_link', 'func_ip', 'watchpoint', 'hardware', 'kstack', 'tp_btf',
-                   'tp_btf_names', 'smp', 'iter'}
+                   'uprobe_multi', 'uprobe_session', 'tracing_multi', 'fsession',
+                   'attach_cookie', 'perf_link', 'func_ip', 'watchpoint', 'hardware', 'kstack',
+                   'tp_btf', 'tp_btf_names', 'smp', 'iter'}
 PARTS = {
     'fallback': (lambda t: t.label.split(':', 1)[0] in FALLBACK_FILES,
                  'not kernel-dependent (language, output, CLI, peers, compile errors): '

@@ -80,7 +80,8 @@ static const struct aot_cli_opt cli_opts[] = {
 	{ "no-multi", no_argument, 257, NULL,
 	  "one program per wildcard match instead of one program with a multi link" },
 	{ "no-session", no_argument, 278, NULL,
-	  "kprobe and kretprobe (uprobe, uretprobe) of one wildcard as two programs, two links" },
+	  "kprobe and kretprobe (uprobe, uretprobe) of one wildcard, kfunc and kretfunc of one "
+	  "function, as two programs, two links" },
 	{ "expand", required_argument, 270, "HOW",
 	  "kfunc wildcards: auto, full (one function per match) or alias (one per body, cloned at load, "
 	  "or one tracing multi link where the body reads no args)" },
