@@ -9,6 +9,7 @@
 
 #include "arena.h"
 #include "cg_internal.h"
+#include "ctypes.h"
 #include "meta.h"
 #include "probe.h"
 
@@ -118,6 +119,58 @@ LLVMValueRef cg_bi_rand(struct cg *cg, struct node *n)
 	return cg_lo32(cg, cg_call0(cg, CG_H_GET_PRANDOM_U32));
 }
 
+/* "N/A", "[unknown]": comm(pid)'s answers when it has none, as bpftrace 0.27's. */
+static void cg_comm_none(struct cg *cg, LLVMValueRef buf, const char *text)
+{
+	cg_store_cstr(cg, buf, text, strlen(text), 16);
+}
+
+/*
+ * comm(pid): task = bpf_task_from_pid(pid); its comm read; bpf_task_release(task). No task: a
+ * warning with the pid and "N/A"; no such kfunc in this kernel: a warning and "[unknown]".
+ */
+static LLVMValueRef cg_comm_of_pid(struct cg *cg, struct node *n)
+{
+	struct crecord *task_rec = n->mpath[0]->parent;
+	LLVMMetadataRef task_di = cg_core_record_ptr_di(cg, task_rec), int_di = cg_di_c_int(cg);
+	LLVMTypeRef from_ty, release_ty;
+	LLVMValueRef from = cg_kfunc_extern(cg, "bpf_task_from_pid", &from_ty, cg->t_ptr, task_di,
+					    &cg->t_i32, &int_di, 1);
+	LLVMValueRef release =
+		cg_kfunc_extern(cg, "bpf_task_release", &release_ty, LLVMVoidTypeInContext(cg->ctx),
+				NULL, &cg->t_ptr, &task_di, 1);
+	LLVMBasicBlockRef have = cg_block(cg, "comm.kfunc"), none = cg_block(cg, "comm.nokfunc"),
+			  found = cg_block(cg, "comm.task"), missing = cg_block(cg, "comm.notask"),
+			  done = cg_block(cg, "comm.done");
+	LLVMValueRef buf = cg_alloca_zero(cg, n->type.size, "comm.pid"), pid, task, args[3];
+	struct node unsupported = *n;
+
+	pid = LLVMBuildTrunc(cg->b, cg_expr(cg, n->args), cg->t_i32, "pid");
+	LLVMBuildCondBr(cg->b, cg_kfunc_exists(cg, from), have, none);
+	LLVMPositionBuilderAtEnd(cg->b, none);
+	unsupported.idx = n->field_off;
+	cg_fmt_event(cg, &unsupported, NULL);
+	cg_comm_none(cg, buf, "[unknown]");
+	LLVMBuildBr(cg->b, done);
+	LLVMPositionBuilderAtEnd(cg->b, have);
+	task = LLVMBuildCall2(cg->b, from_ty, from, &pid, 1, "task");
+	LLVMBuildCondBr(cg->b, LLVMBuildICmp(cg->b, LLVMIntEQ, task, LLVMConstNull(cg->t_ptr), ""),
+			missing, found);
+	LLVMPositionBuilderAtEnd(cg->b, found);
+	args[0] = buf;
+	args[1] = cg_i64(cg, 16);
+	args[2] = cg_core_path(cg, task, n->mpath, n->npath);
+	cg_helper(cg, CG_H_PROBE_READ_KERNEL, cg->t_i64, args, 3);
+	LLVMBuildCall2(cg->b, release_ty, release, &task, 1, "");
+	LLVMBuildBr(cg->b, done);
+	LLVMPositionBuilderAtEnd(cg->b, missing);
+	cg_fmt_event(cg, n, n->args);
+	cg_comm_none(cg, buf, "N/A");
+	LLVMBuildBr(cg->b, done);
+	LLVMPositionBuilderAtEnd(cg->b, done);
+	return buf;
+}
+
 LLVMValueRef cg_bi_comm(struct cg *cg, struct node *n)
 {
 	uint32_t size = n->type.size ? n->type.size : 16;
@@ -126,9 +179,13 @@ LLVMValueRef cg_bi_comm(struct cg *cg, struct node *n)
 	 * they were, and a map key of comm must hash the same whenever the name is the same (in
 	 * a 6.1 guest, @[comm] = count() held one key per stack garbage, printed as many lines).
 	 */
-	LLVMValueRef buf = cg_alloca_zero(cg, size, "comm");
-	LLVMValueRef args[] = { buf, cg_i64(cg, size) };
+	LLVMValueRef buf, args[2];
 
+	if (n->args && n->npath)
+		return cg_comm_of_pid(cg, n);
+	buf = cg_alloca_zero(cg, size, "comm");
+	args[0] = buf;
+	args[1] = cg_i64(cg, size);
 	cg_helper(cg, CG_H_GET_CURRENT_COMM, cg->t_i64, args, 2);
 	return buf;
 }

@@ -266,6 +266,21 @@ static LLVMValueRef cg_core_member(struct cg *cg, LLVMValueRef base, const struc
 	return call;
 }
 
+LLVMValueRef cg_core_path(struct cg *cg, LLVMValueRef base, const struct cmember *const *path,
+			  uint32_t npath)
+{
+	for (uint32_t i = 0; i < npath; i++)
+		base = cg_core_member(cg, base, path[i]);
+	return base;
+}
+
+LLVMMetadataRef cg_core_record_ptr_di(struct cg *cg, struct crecord *r)
+{
+	struct cg_core_rec *cr = r && r->btf_id ? cg_core_rec(cg, r) : NULL;
+
+	return cg_di_ptr(cg, cr ? cr->di : NULL);
+}
+
 static LLVMValueRef cg_core_ptr(struct cg *cg, LLVMValueRef v)
 {
 	return LLVMBuildIntToPtr(cg->b, v, cg->t_ptr, "");

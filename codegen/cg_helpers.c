@@ -131,3 +131,40 @@ LLVMValueRef cg_helper(struct cg *cg, enum cg_helper id, LLVMTypeRef ret, LLVMVa
 		cg_helper_check(cg, id, call);
 	return call;
 }
+
+/*
+ * extern RET name(PARAMS...) __ksym __weak: a kfunc the program calls, with the prototype in
+ * debug info that makes the backend write its BTF FUNC in .ksyms (libbpf compares it with the
+ * kernel's: the kinds must agree, pointees of records by kind only). Weak, so that an object
+ * loads where the kernel lacks it: the address of the extern is then 0 (cg_kfunc_exists).
+ */
+LLVMValueRef cg_kfunc_extern(struct cg *cg, const char *name, LLVMTypeRef *fty, LLVMTypeRef ret,
+			     LLVMMetadataRef ret_di, LLVMTypeRef *params,
+			     LLVMMetadataRef *params_di, unsigned nparams)
+{
+	LLVMValueRef fn = LLVMGetNamedFunction(cg->mod, name);
+	LLVMMetadataRef types[6], sty, sp;
+
+	*fty = LLVMFunctionType(ret, params, nparams, false);
+	if (fn)
+		return fn;
+	fn = LLVMAddFunction(cg->mod, name, *fty);
+	LLVMSetLinkage(fn, LLVMExternalWeakLinkage);
+	LLVMSetSection(fn, ".ksyms");
+	types[0] = ret_di;
+	for (unsigned i = 0; i < nparams && i < 5; i++)
+		types[i + 1] = params_di[i];
+	sty = LLVMDIBuilderCreateSubroutineType(cg->dib, cg->di_file, types, nparams + 1,
+						LLVMDIFlagPrototyped);
+	sp = LLVMDIBuilderCreateFunction(cg->dib, cg->di_file, name, strlen(name), name,
+					 strlen(name), cg->di_file, 0, sty, false, false, 0,
+					 LLVMDIFlagPrototyped, true);
+	LLVMSetSubprogram(fn, sp);
+	return fn;
+}
+
+/* Whether the kernel has the weak kfunc fn (libbpf resolves the extern's address to 0 if not). */
+LLVMValueRef cg_kfunc_exists(struct cg *cg, LLVMValueRef fn)
+{
+	return LLVMBuildICmp(cg->b, LLVMIntNE, fn, LLVMConstNull(cg->t_ptr), "kfunc.exists");
+}

@@ -248,6 +248,15 @@ LLVMValueRef cg_params_read(struct cg *cg, struct node *n);
 /* ---- cg_helpers.c: BPF helper calls ---- */
 
 /* A call of helper id; with -k, an event reports where a checked helper failed. */
+LLVMValueRef cg_kfunc_extern(struct cg *cg, const char *name, LLVMTypeRef *fty, LLVMTypeRef ret,
+			     LLVMMetadataRef ret_di, LLVMTypeRef *params,
+			     LLVMMetadataRef *params_di, unsigned nparams);
+LLVMValueRef cg_kfunc_exists(struct cg *cg, LLVMValueRef fn);
+/* The address of a member path (CO-RE relocated) of the record at base. */
+LLVMValueRef cg_core_path(struct cg *cg, LLVMValueRef base, const struct cmember *const *path,
+			  uint32_t npath);
+/* A pointer to a kernel record in debug info (NULL: a plain pointer). */
+LLVMMetadataRef cg_core_record_ptr_di(struct cg *cg, struct crecord *r);
 LLVMValueRef cg_helper(struct cg *cg, enum cg_helper id, LLVMTypeRef ret, LLVMValueRef *args,
 		       unsigned nargs);
 /*

@@ -40,10 +40,10 @@ const struct func_def func_defs[FN__NUM] = {
 	[FN_NSECS] = { "nsecs", BUILTIN(FUNC_CALL), .max_args = 1, .type = U64,
 		       .check = sema_fn_nsecs, .lower = sema_lower_names, .emit = cg_bi_nsecs },
 	[FN_CPU] = { "cpu", BUILTIN(0), .type = U64, .emit = cg_bi_cpu },
-	/* comm(pid) of bpftrace 0.27 is refused by its check */
+	/* comm(pid) of bpftrace 0.27 too: another task's, through the kfunc bpf_task_from_pid */
 	[FN_COMM] = { "comm", BUILTIN(FUNC_CALL), .max_args = 1,
 		      .type = { .kind = TYPE_STR, .size = 16 }, .check = sema_fn_comm,
-		      .emit = cg_bi_comm },
+		      .lower = sema_lower_comm, .emit = cg_bi_comm },
 	/* a string as long as the longest name of the probe's matches */
 	[FN_PROBE] = { "probe", BUILTIN(0), .type = { .kind = TYPE_STR }, .check = sema_bi_probe,
 		       .emit = cg_bi_probe },

@@ -92,14 +92,19 @@ static const char *sema_expanded_from(struct sema_ctx *ctx, struct loc at, const
 /*
  * The calls that are macros of bpftrace 0.27's stdlib/base.bt, whose errorf() or warnf() its
  * reports name: assert()'s errorf at line 6, columns 5-37; cpid's warnf without a child at line
- * 208, columns 5-51. The call is then the place it was expanded from.
+ * 208, columns 5-51; comm(pid)'s "No such process" at line 176, columns 7-46. The call is then
+ * the place it was expanded from, through the macro at via when its argument is not a variable
+ * (comm(arg_pid) at line 188 calls comm($pid)).
  */
 static const struct sema_stdlib_site {
 	enum func func;
 	uint32_t line, col, end;
+	uint32_t via_line, via_col;
+	const char *via; /* the macro's call as its line shows it */
 } sema_stdlib_sites[] = {
 	{ FN_ASSERT, 6, 5, 37 },
 	{ FN_CPID, 208, 5, 51 },
+	{ FN_COMM, 176, 7, 46, 188, 3, "  comm($pid)" },
 };
 
 static const struct sema_stdlib_site *sema_stdlib_site(enum func func)
@@ -113,7 +118,9 @@ static const struct sema_stdlib_site *sema_stdlib_site(enum func func)
 const char *sema_call_site(struct sema_ctx *ctx, const struct node *n, const char *fmt)
 {
 	const struct source *src = diags_source(ctx->d, n->loc);
-	const char *level = n->func == FN_WARNF || n->func == FN_CPID ? "WARNING" : "ERROR";
+	const char *level = n->func == FN_WARNF || n->func == FN_CPID || n->func == FN_COMM
+				    ? "WARNING"
+				    : "ERROR";
 	const char *file = sema_site_file(ctx, n->loc), *from = "";
 	const struct sema_stdlib_site *site = sema_stdlib_site(n->func);
 	struct loc at = n->loc;
@@ -121,6 +128,16 @@ const char *sema_call_site(struct sema_ctx *ctx, const struct node *n, const cha
 
 	if (site) {
 		from = sema_expanded_from(ctx, at, level);
+		if (site->via && n->args && n->args->kind != NODE_VAR) {
+			size_t len = strlen(site->via) - 2;
+			char *tilde = arena_alloc(ctx->a, len + 1);
+
+			memset(tilde, '~', len);
+			from = arena_printf(
+				ctx->a, "stdlib/base.bt:%u:%u-%zu: %s: expanded from%c%s%c  %s%c%s",
+				site->via_line, site->via_col, site->via_col + len, level,
+				AOT_SITE_RS, site->via, AOT_SITE_RS, tilde, AOT_SITE_RS, from);
+		}
 		file = "stdlib/base.bt";
 		at = (struct loc){ .line = site->line, .col = site->col };
 		end = site->end;

@@ -490,6 +490,33 @@ int sema_lower_cpid(struct sema_ctx *ctx, struct node *n)
 			 sema_call_site(ctx, n, "No child command (`-c`); cpid is zero"));
 }
 
+/*
+ * comm(pid): the warnings of its call site when no task has the pid (n->idx, the pid its
+ * argument) and when the kernel has no bpf_task_from_pid (n->field_off).
+ */
+int sema_lower_comm(struct sema_ctx *ctx, struct node *n)
+{
+	struct node plain = *n;
+	int ret;
+
+	if (!n->args || !n->npath)
+		return 0;
+	ret = lower_expr(ctx, n->args)
+		      ?: lower_fmt(ctx, n, n->args, AOT_FMT_WARNF,
+				   sema_call_site(ctx, n, "No such process (pid=%d)"));
+	if (ret)
+		return ret;
+	plain.func = FN_WARNF;
+	plain.args = NULL;
+	ret = lower_fmt(
+		ctx, &plain, NULL, AOT_FMT_WARNF,
+		sema_call_site(
+			ctx, &plain,
+			"'bpf_task_from_pid kfunc', which is used for getting the process comm, is not supported on your system."));
+	n->field_off = plain.idx;
+	return ret;
+}
+
 int sema_lower_time(struct sema_ctx *ctx, struct node *n)
 {
 	return lower_fmt(ctx, n, NULL, AOT_FMT_TIME, n->args ? n->args->str : "%H:%M:%S\n");

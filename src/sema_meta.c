@@ -99,10 +99,16 @@ static const struct probe_match *sema_meta_first_match(struct sema_ctx *ctx)
 }
 
 /* probetype: the first attach point's type, as bpftrace names it ("none" if nothing matched). */
-void sema_bi_probetype(struct sema_ctx *ctx, struct node *n)
+const char *sema_probetype(struct sema_ctx *ctx)
 {
 	const struct probe_match *m = sema_meta_first_match(ctx);
-	const char *name = m ? sema_meta_probetype(m->pt) : "none";
+
+	return m ? sema_meta_probetype(m->pt) : "none";
+}
+
+void sema_bi_probetype(struct sema_ctx *ctx, struct node *n)
+{
+	const char *name = sema_probetype(ctx);
 
 	n->kind = NODE_STR;
 	n->str = arena_strdup(ctx->a, name);
@@ -164,9 +170,8 @@ void sema_fn_kfunc_exist(struct sema_ctx *ctx, struct node *n)
  * probe's program type that calls the kfunc with "calling kernel function NAME is not
  * allowed" (any other failure of the tried load counts as allowed).
  */
-void sema_fn_kfunc_allowed(struct sema_ctx *ctx, struct node *n)
+bool sema_kfunc_allowed(struct sema_ctx *ctx, const char *name)
 {
-	const char *name = sema_meta_kfunc_name(ctx, n);
 	const struct probe_match *m = sema_meta_first_match(ctx);
 	enum bpf_prog_type type = BPF_PROG_TYPE_UNSPEC;
 	enum bpf_attach_type attach;
@@ -179,20 +184,24 @@ void sema_fn_kfunc_allowed(struct sema_ctx *ctx, struct node *n)
 		    .log_level = 1);
 	int id, fd;
 
-	if (!name)
-		return;
 	id = sema_meta_kfunc_id(ctx, name);
 	if (m && m->section)
 		libbpf_prog_type_by_name(m->section, &type, &attach);
-	if (id <= 0 || type == BPF_PROG_TYPE_UNSPEC) {
-		sema_meta_bool(n, false);
-		return;
-	}
+	if (id <= 0 || type == BPF_PROG_TYPE_UNSPEC)
+		return false;
 	insns[0].imm = id;
 	fd = bpf_prog_load(type, "aot_kfunc", "GPL", insns, sizeof(insns) / sizeof(insns[0]),
 			   &opts);
 	if (fd >= 0)
 		close(fd);
 	refusal = arena_printf(ctx->a, "calling kernel function %s is not allowed", name);
-	sema_meta_bool(n, fd >= 0 || !strstr(log, refusal));
+	return fd >= 0 || !strstr(log, refusal);
+}
+
+void sema_fn_kfunc_allowed(struct sema_ctx *ctx, struct node *n)
+{
+	const char *name = sema_meta_kfunc_name(ctx, n);
+
+	if (name)
+		sema_meta_bool(n, sema_kfunc_allowed(ctx, name));
 }

@@ -150,12 +150,43 @@ void sema_fn_len(struct sema_ctx *ctx, struct node *n)
  * comm(pid): bpftrace 0.27 reads another task's name with the bpf_task_from_pid kfunc, which
  * aotrace does not call yet.
  */
+/*
+ * comm(pid), as bpftrace 0.27's standard library has it: the name of the task with that pid
+ * (in the initial namespace), found with the kfunc bpf_task_from_pid, as a string of 64 bytes.
+ * Only in probes whose programs may call it. n->mpath is task_struct's comm (CO-RE).
+ */
 void sema_fn_comm(struct sema_ctx *ctx, struct node *n)
 {
+	struct node *task, *field;
+
 	n->type = func_defs[n->func].type;
-	if (n->args)
-		sema_error(ctx, n->loc, "comm is the current task's name",
-			   "comm(pid) is not supported yet");
+	if (!n->args)
+		return;
+	sema_expr(ctx, n->args);
+	if (n->args->type.kind != TYPE_INT) {
+		sema_error(ctx, n->args->loc, "comm is the current task's name",
+			   "comm(pid) takes an integer pid, not %s",
+			   type_name(ctx->a, &n->args->type));
+		return;
+	}
+	if (!sema_kfunc_allowed(ctx, "bpf_task_from_pid")) {
+		sema_error(
+			ctx, n->loc,
+			"comm is the current task's name; comm(pid) works where kfunc_allowed(\"bpf_task_from_pid\") holds (tracepoint, kfunc, profile, interval, iter probes)",
+			"comm(pid) is not supported in this probe type (%s): the kernel does not let its programs call bpf_task_from_pid",
+			sema_probetype(ctx));
+		return;
+	}
+	task = node_new(ctx->a, NODE_BUILTIN, n->loc);
+	task->name = arena_strdup(ctx->a, "curtask");
+	task->func = FN_CURTASK;
+	field = sema_stdlib_member(ctx, task, "comm");
+	sema_expr(ctx, field);
+	if (!field->npath)
+		return;
+	n->mpath = field->mpath;
+	n->npath = field->npath;
+	n->type = (struct type){ .kind = TYPE_STR, .size = 64 };
 }
 
 /* ---- getopt(name, default[, help]): named parameters (bpftrace 0.27) ---- */

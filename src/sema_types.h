@@ -184,7 +184,11 @@ void sema_fn_nsecs(struct sema_ctx *ctx, struct node *n);
 void sema_fn_pid_ns(struct sema_ctx *ctx, struct node *n);
 /* len(@map): a whole map; len(stack) is refused */
 void sema_fn_len(struct sema_ctx *ctx, struct node *n);
-/* comm, comm(): the current task's; comm(pid) is refused */
+/* The first attach point's type, as bpftrace's probetype names it. */
+const char *sema_probetype(struct sema_ctx *ctx);
+/* Whether the probe's programs may call the kfunc (kfunc_allowed()). */
+bool sema_kfunc_allowed(struct sema_ctx *ctx, const char *name);
+/* comm, comm(): the current task's; comm(pid) another's (a string of 64, n->mpath its comm) */
 void sema_fn_comm(struct sema_ctx *ctx, struct node *n);
 
 /* ---- sema_meta.c: answered while compiling; each call becomes a literal ---- */
@@ -226,6 +230,7 @@ int sema_lower_diagf(struct sema_ctx *ctx, struct node *n);
 /* assert(cond, msg): the condition, and errorf("assert failed: %s", msg) */
 int sema_lower_assert(struct sema_ctx *ctx, struct node *n);
 int sema_lower_cpid(struct sema_ctx *ctx, struct node *n);
+int sema_lower_comm(struct sema_ctx *ctx, struct node *n);
 int sema_lower_memcmp(struct sema_ctx *ctx, struct node *n);
 
 #endif
