@@ -168,6 +168,14 @@ static int tp_parse_field(struct arena *a, const char *line, bool user_ptrs, str
 		arg->type.size = size == 1 || size == 2 || size == 4 || size == 8 ? size : 8;
 		arg->type.is_signed = is_signed && !is_ptr;
 		arg->is_user_ptr = is_ptr && user_ptrs;
+		/*
+		 * A pointer, as bpftrace 0.27 types it (printed in hex, is_ptr): void * here, its
+		 * pointee made from decl when a program uses it (sema).
+		 */
+		if (is_ptr && size == 8) {
+			arg->type = (struct type){ .kind = TYPE_PTR, .size = 8 };
+			arg->type.is_user = arg->is_user_ptr;
+		}
 	}
 	return 1;
 }

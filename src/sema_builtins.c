@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "arena.h"
+#include "ctypes.h"
 #include "meta.h"
 #include "probe.h"
 #include "sema_record.h"
@@ -215,6 +216,39 @@ void sema_bi_args(struct sema_ctx *ctx, struct node *n)
 }
 
 /* args->name: the field must exist, with one type, in every match of the probe. */
+/*
+ * A tracepoint's pointer field (void * from the format file): its pointee from the declaration,
+ * "const char *const * argv" read as char **; void where a name is not known.
+ */
+static void sema_arg_pointee(struct sema_ctx *ctx, const struct probe_arg *arg, struct type *t)
+{
+	const char *missing, *d = arg->decl;
+	char *text = arena_alloc(ctx->a, arg->decl ? strlen(arg->decl) + 1 : 1), *o = text;
+	size_t len = arg->decl ? strlen(arg->decl) - strlen(arg->name) : 0;
+	struct type pt;
+
+	if (t->kind != TYPE_PTR || t->pointee || t->btf_id || !len)
+		return;
+	/* the words before the name, but const and volatile */
+	while (d < arg->decl + len) {
+		size_t w = strcspn(d, " *");
+
+		if (w && !(w == 5 && !strncmp(d, "const", 5)) &&
+		    !(w == 8 && !strncmp(d, "volatile", 8)))
+			o += sprintf(o, "%s%.*s", o == text ? "" : " ", (int)w, d);
+		d += w;
+		for (; *d == '*' || *d == ' '; d++)
+			if (*d == '*')
+				*o++ = '*';
+	}
+	*o = 0;
+	if (ctypes_parse(ctypes_get(ctx->prog, ctx->env), text, &pt, &missing) ||
+	    pt.kind != TYPE_PTR)
+		return;
+	pt.is_user = t->is_user;
+	*t = pt;
+}
+
 void sema_args_field(struct sema_ctx *ctx, struct node *n, bool hidden)
 {
 	struct probe_arg *first = NULL;
@@ -263,6 +297,7 @@ void sema_args_field(struct sema_ctx *ctx, struct node *n, bool hidden)
 	n->field_off = first->offset;
 	n->is_user = first->is_user_ptr;
 	n->type = first->is_dataloc ? type_str(ctx->prog->opts->strlen_max) : first->type;
+	sema_arg_pointee(ctx, first, &n->type);
 	/*
 	 * In user-space probes, arg0..N and retval point into the traced process. The address
 	 * space travels with the value into variables and maps: str($p), str(@m[tid]).
