@@ -133,6 +133,27 @@ static LLVMValueRef cg_pid(struct cg *cg)
 	return LLVMBuildLShr(cg->b, v, cg_i64(cg, 32), "pid");
 }
 
+/*
+ * For len(): the stack's depth, from bpf_get_stack into a buffer of the deepest stack, in bits
+ * 32-39 of a valid id (the runtime reads the id's low 32 bits).
+ */
+static LLVMValueRef cg_stack_depth(struct cg *cg, LLVMValueRef id, bool user)
+{
+	LLVMValueRef args[4], n, depth;
+
+	args[0] = cg->ctxp;
+	args[1] = cg_alloca(cg, 8 * AOT_STACK_MAX_DEPTH, "stack.frames");
+	args[2] = cg_i64(cg, 8 * AOT_STACK_MAX_DEPTH);
+	args[3] = cg_i64(cg, user ? CG_BPF_F_USER_STACK : 0);
+	n = cg_helper(cg, CG_H_GET_STACK, cg->t_i64, args, 4);
+	depth = LLVMBuildSelect(cg->b, LLVMBuildICmp(cg->b, LLVMIntSGT, n, cg_i64(cg, 0), ""),
+				LLVMBuildLShr(cg->b, n, cg_i64(cg, 3), ""), cg_i64(cg, 0), "");
+	return LLVMBuildSelect(
+		cg->b, LLVMBuildICmp(cg->b, LLVMIntSLT, id, cg_i64(cg, 0), ""), id,
+		LLVMBuildOr(cg->b, id, LLVMBuildShl(cg->b, depth, cg_i64(cg, 32), ""), ""),
+		"stack.id");
+}
+
 /* kstack/ustack: the stack id from bpf_get_stackid, a negative errno if it failed. */
 static LLVMValueRef cg_stack(struct cg *cg, struct node *n, bool user)
 {
@@ -146,7 +167,29 @@ static LLVMValueRef cg_stack(struct cg *cg, struct node *n, bool user)
 	args[1] = map;
 	args[2] = cg_i64(cg, user ? CG_BPF_F_USER_STACK : 0);
 	id = cg_helper(cg, CG_H_GET_STACKID, cg->t_i64, args, 3);
+	if (cg->prog->uses_stack_len)
+		id = cg_stack_depth(cg, id, user);
 	return cg_u64_pair(cg, user ? 16 : 8, id, user ? cg_pid(cg) : NULL);
+}
+
+/*
+ * len(kstack), len(ustack): the frames the stack had when it was taken, which its value carries
+ * above the id (cg_stack), at most the frames it prints; 0 for a stack that could not be read.
+ */
+LLVMValueRef cg_stack_len(struct cg *cg, struct node *a)
+{
+	uint32_t limit = a->type.render_arg & 0xffff;
+	LLVMValueRef id = LLVMBuildLoad2(cg->b, cg->t_i64, cg_expr(cg, a), "stack.id"), depth;
+
+	depth = LLVMBuildAnd(cg->b, LLVMBuildLShr(cg->b, id, cg_i64(cg, 32), ""), cg_i64(cg, 0xff),
+			     "stack.depth");
+	depth = LLVMBuildSelect(cg->b, LLVMBuildICmp(cg->b, LLVMIntSLT, id, cg_i64(cg, 0), ""),
+				cg_i64(cg, 0), depth, "");
+	if (limit && limit < AOT_STACK_MAX_DEPTH)
+		depth = LLVMBuildSelect(
+			cg->b, LLVMBuildICmp(cg->b, LLVMIntUGT, depth, cg_i64(cg, limit), ""),
+			cg_i64(cg, limit), depth, "stack.len");
+	return depth;
 }
 
 LLVMValueRef cg_fn_kstack(struct cg *cg, struct node *n)

@@ -31,6 +31,7 @@ enum cg_helper {
 	CG_H_GET_CURRENT_COMM = 16,
 	CG_H_TRACE_PRINTK = 6,
 	CG_H_GET_STACKID = 27,
+	CG_H_GET_STACK = 67,
 	CG_H_GET_CURRENT_TASK = 35,
 	CG_H_OVERRIDE_RETURN = 58,
 	CG_H_GET_NUMA_NODE_ID = 42,
@@ -252,6 +253,8 @@ LLVMValueRef cg_kfunc_extern(struct cg *cg, const char *name, LLVMTypeRef *fty, 
 			     LLVMMetadataRef ret_di, LLVMTypeRef *params,
 			     LLVMMetadataRef *params_di, unsigned nparams);
 LLVMValueRef cg_kfunc_exists(struct cg *cg, LLVMValueRef fn);
+/* len(kstack), len(ustack): the frames of a stack value */
+LLVMValueRef cg_stack_len(struct cg *cg, struct node *a);
 /* The address of a member path (CO-RE relocated) of the record at base. */
 LLVMValueRef cg_core_path(struct cg *cg, LLVMValueRef base, const struct cmember *const *path,
 			  uint32_t npath);

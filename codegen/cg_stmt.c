@@ -210,6 +210,9 @@ LLVMValueRef cg_fn_len(struct cg *cg, struct node *n)
 	static const char name[] = "aot_len_next";
 	LLVMValueRef fn = LLVMGetNamedFunction(cg->mod, name), args[4];
 
+	if (n->args->kind != NODE_MAP || n->args->args)
+		return cg_stack_len(cg, n->args);
+
 	if (!fn) {
 		LLVMTypeRef params[4] = { cg->t_ptr, cg->t_ptr, cg->t_ptr, cg->t_ptr };
 		LLVMBasicBlockRef here = LLVMGetInsertBlock(cg->b);

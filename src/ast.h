@@ -217,6 +217,7 @@ struct program {
 		*ctypes;   /* the type universe (kernel BTF, C definitions), made on first use */
 	bool uses_elapsed; /* sema: the program reads elapsed (codegen adds AOT_STATE_MAP) */
 	bool uses_kstack, uses_ustack; /* sema: codegen adds the stack trace maps */
+	bool uses_stack_len;	       /* sema: len() of a stack, whose depth its value carries */
 	/*
 	 * For the object cache: host_bound, a value was read from this boot's state (kaddr,
 	 * uaddr, cgroupid), so the object is for this run only; deps, the files the C definitions

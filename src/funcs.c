@@ -181,7 +181,7 @@ const struct func_def func_defs[FN__NUM] = {
 	[FN_GETOPT] = { "getopt", CALL(1, 3, 0), .check = sema_fn_getopt },
 	/* the elements bpf_for_each_map_elem visits */
 	[FN_LEN] = { "len", CALL(1, 1, 0), .type = U64, .check = sema_fn_len,
-		     .lower = sema_lower_names, .emit = cg_fn_len },
+		     .lower = sema_lower_len, .emit = cg_fn_len },
 	[FN_STRLEN] = { "strlen", CALL(1, 1, 0), .type = U64, .check = sema_fn_strlen,
 			.emit = cg_fn_strlen },
 

@@ -130,26 +130,30 @@ void sema_fn_pid_ns(struct sema_ctx *ctx, struct node *n)
 		   n->name, a->kind == NODE_BUILTIN ? a->name : "(an expression)");
 }
 
-/* len(@map): the number of elements, of a whole map; bpftrace's len of a stack is not here yet. */
+/* len(@map): the number of elements, of a whole map; len(kstack), len(ustack): its frames. */
 void sema_fn_len(struct sema_ctx *ctx, struct node *n)
 {
 	struct node *a = n->args;
 
 	n->type = func_defs[n->func].type;
-	if (a->kind != NODE_MAP) {
+	if (a->kind != NODE_MAP || a->args) {
 		sema_expr(ctx, a);
-		sema_error(ctx, a->loc, "write len(@map)", "len() takes a whole map%s",
-			   a->type.kind == TYPE_BUF ? " (the depth of a stack is not supported yet)"
-						    : "");
+		if (a->type.kind == TYPE_BUF &&
+		    (a->type.render == AOT_K_KSTACK || a->type.render == AOT_K_USTACK)) {
+			ctx->prog->uses_stack_len = true;
+			return;
+		}
+		if (a->kind == NODE_MAP)
+			sema_fn_whole_map(ctx, n);
+		else if (a->type.kind != TYPE_NONE)
+			sema_error(ctx, a->loc, "write len(@map), len(kstack) or len(ustack)",
+				   "len() takes a whole map or a stack, not %s",
+				   type_name(ctx->a, &a->type));
 		return;
 	}
 	sema_fn_whole_map(ctx, n);
 }
 
-/*
- * comm(pid): bpftrace 0.27 reads another task's name with the bpf_task_from_pid kfunc, which
- * aotrace does not call yet.
- */
 /*
  * comm(pid), as bpftrace 0.27's standard library has it: the name of the task with that pid
  * (in the initial namespace), found with the kfunc bpf_task_from_pid, as a string of 64 bytes.

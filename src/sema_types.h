@@ -182,7 +182,7 @@ void sema_fn_strlen(struct sema_ctx *ctx, struct node *n);
 void sema_fn_nsecs(struct sema_ctx *ctx, struct node *n);
 /* pid(init), tid(init): the namespace is a name; curr_ns is refused */
 void sema_fn_pid_ns(struct sema_ctx *ctx, struct node *n);
-/* len(@map): a whole map; len(stack) is refused */
+/* len(@map): a whole map; len(kstack), len(ustack): a stack's frames */
 void sema_fn_len(struct sema_ctx *ctx, struct node *n);
 /* The first attach point's type, as bpftrace's probetype names it. */
 const char *sema_probetype(struct sema_ctx *ctx);
@@ -231,6 +231,7 @@ int sema_lower_diagf(struct sema_ctx *ctx, struct node *n);
 int sema_lower_assert(struct sema_ctx *ctx, struct node *n);
 int sema_lower_cpid(struct sema_ctx *ctx, struct node *n);
 int sema_lower_comm(struct sema_ctx *ctx, struct node *n);
+int sema_lower_len(struct sema_ctx *ctx, struct node *n);
 int sema_lower_memcmp(struct sema_ctx *ctx, struct node *n);
 
 #endif
