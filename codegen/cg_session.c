@@ -20,27 +20,12 @@
  */
 static LLVMValueRef cg_session_kfunc(struct cg *cg, bool with_ctx, LLVMTypeRef *fty)
 {
-	static const char name[] = "bpf_session_is_return";
-	LLVMValueRef fn = LLVMGetNamedFunction(cg->mod, name);
-	LLVMMetadataRef types[2], sty, sp;
+	LLVMMetadataRef bool_di = LLVMDIBuilderCreateBasicType(cg->dib, "bool", 4, 8,
+							       CG_DW_ATE_BOOLEAN, LLVMDIFlagZero);
+	LLVMMetadataRef ctx_di = cg_di_ptr(cg, NULL);
 
-	*fty = LLVMFunctionType(cg->t_i8, &cg->t_ptr, with_ctx, false);
-	if (fn)
-		return fn;
-	fn = LLVMAddFunction(cg->mod, name, *fty);
-	LLVMSetLinkage(fn, LLVMExternalWeakLinkage);
-	LLVMSetSection(fn, ".ksyms");
-	/* A declaration's subprogram makes the backend write the extern's BTF FUNC in .ksyms. */
-	types[0] = LLVMDIBuilderCreateBasicType(cg->dib, "bool", 4, 8, CG_DW_ATE_BOOLEAN,
-						LLVMDIFlagZero);
-	types[1] = cg_di_ptr(cg, NULL);
-	sty = LLVMDIBuilderCreateSubroutineType(cg->dib, cg->di_file, types, with_ctx ? 2 : 1,
-						LLVMDIFlagPrototyped);
-	sp = LLVMDIBuilderCreateFunction(cg->dib, cg->di_file, name, strlen(name), name,
-					 strlen(name), cg->di_file, 0, sty, false, false, 0,
-					 LLVMDIFlagPrototyped, true);
-	LLVMSetSubprogram(fn, sp);
-	return fn;
+	return cg_kfunc_extern(cg, "bpf_session_is_return", fty, cg->t_i8, bool_di, &cg->t_ptr,
+			       &ctx_di, with_ctx);
 }
 
 static int cg_session_fn(struct cg *cg, const struct session *s)
