@@ -192,6 +192,55 @@ LLVMValueRef cg_stack_len(struct cg *cg, struct node *a)
 	return depth;
 }
 
+/*
+ * A pointer a helper may return NULL for, null-checked where the verifier sees it (it refuses
+ * arithmetic on a pointer not checked): the pointer on one path, 0 on the other. An empty asm
+ * hides that the two are the same value, or LLVM folds the check away.
+ */
+static LLVMValueRef cg_checked_null(struct cg *cg, LLVMValueRef p)
+{
+	LLVMBasicBlockRef from = LLVMGetInsertBlock(cg->b), some = cg_block(cg, "nonnull"),
+			  done = cg_block(cg, "nullchecked"), blocks[2];
+	LLVMTypeRef fty = LLVMFunctionType(cg->t_i64, &cg->t_i64, 1, false);
+	LLVMValueRef same = LLVMGetInlineAsm(fty, "", 0, "=r,0", 4, false, false,
+					     LLVMInlineAsmDialectATT, false),
+		     vals[2], phi;
+
+	LLVMBuildCondBr(cg->b, LLVMBuildICmp(cg->b, LLVMIntEQ, p, cg_i64(cg, 0), ""), done, some);
+	LLVMPositionBuilderAtEnd(cg->b, some);
+	vals[1] = LLVMBuildCall2(cg->b, fty, same, &p, 1, "");
+	LLVMBuildBr(cg->b, done);
+	LLVMPositionBuilderAtEnd(cg->b, done);
+	phi = LLVMBuildPhi(cg->b, cg->t_i64, "checked");
+	vals[0] = cg_i64(cg, 0);
+	blocks[0] = from;
+	blocks[1] = some;
+	LLVMAddIncoming(phi, vals, blocks, 2);
+	return phi;
+}
+
+/*
+ * percpu_kaddr("sym"[, cpu]): extern TYPE sym __ksym (typed, so that the verifier knows it is
+ * per-CPU), then bpf_this_cpu_ptr(&sym) or bpf_per_cpu_ptr(&sym, cpu).
+ */
+LLVMValueRef cg_fn_percpu_kaddr(struct cg *cg, struct node *n)
+{
+	const char *name = n->args->str;
+	LLVMValueRef sym = LLVMGetNamedGlobal(cg->mod, name), args[2];
+
+	if (!sym) {
+		sym = LLVMAddGlobal(cg->mod, cg->t_i8, name);
+		LLVMSetLinkage(sym, LLVMExternalLinkage);
+		LLVMSetSection(sym, ".ksyms");
+		cg_di_global(cg, sym, name, cg_core_btf_di(cg, n->idx));
+	}
+	args[0] = sym;
+	if (!n->args->next)
+		return cg_helper(cg, CG_H_THIS_CPU_PTR, cg->t_i64, args, 1);
+	args[1] = LLVMBuildAnd(cg->b, cg_expr(cg, n->args->next), cg_i64(cg, 0xffffffff), "cpu");
+	return cg_checked_null(cg, cg_helper(cg, CG_H_PER_CPU_PTR, cg->t_i64, args, 2));
+}
+
 LLVMValueRef cg_fn_kstack(struct cg *cg, struct node *n)
 {
 	return cg_stack(cg, n, false);

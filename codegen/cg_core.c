@@ -274,6 +274,13 @@ LLVMValueRef cg_core_path(struct cg *cg, LLVMValueRef base, const struct cmember
 	return base;
 }
 
+LLVMMetadataRef cg_core_btf_di(struct cg *cg, uint32_t id)
+{
+	const struct btf *btf = ctypes_btf(ctypes_get(cg->prog, NULL), NULL);
+
+	return btf ? cg_core_di_btf(cg, btf, id) : NULL;
+}
+
 LLVMMetadataRef cg_core_record_ptr_di(struct cg *cg, struct crecord *r)
 {
 	struct cg_core_rec *cr = r && r->btf_id ? cg_core_rec(cg, r) : NULL;

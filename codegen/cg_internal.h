@@ -32,6 +32,8 @@ enum cg_helper {
 	CG_H_TRACE_PRINTK = 6,
 	CG_H_GET_STACKID = 27,
 	CG_H_GET_STACK = 67,
+	CG_H_PER_CPU_PTR = 153,
+	CG_H_THIS_CPU_PTR = 154,
 	CG_H_GET_CURRENT_TASK = 35,
 	CG_H_OVERRIDE_RETURN = 58,
 	CG_H_GET_NUMA_NODE_ID = 42,
@@ -258,6 +260,8 @@ LLVMValueRef cg_stack_len(struct cg *cg, struct node *a);
 /* The address of a member path (CO-RE relocated) of the record at base. */
 LLVMValueRef cg_core_path(struct cg *cg, LLVMValueRef base, const struct cmember *const *path,
 			  uint32_t npath);
+/* The debug-info type of the kernel's BTF type id. */
+LLVMMetadataRef cg_core_btf_di(struct cg *cg, uint32_t id);
 /* A pointer to a kernel record in debug info (NULL: a plain pointer). */
 LLVMMetadataRef cg_core_record_ptr_di(struct cg *cg, struct crecord *r);
 LLVMValueRef cg_helper(struct cg *cg, enum cg_helper id, LLVMTypeRef ret, LLVMValueRef *args,

@@ -39,6 +39,9 @@ static const struct verifier_hint {
 	{ "program of this type cannot use helper",
 	  "a builtin or function used here is not available in this probe type" },
 	{ "cannot call GPL-restricted function", "the object's license must be GPL-compatible" },
+	{ "failed to find the address for kernel symbol",
+	  "the kernel's /proc/kallsyms has no address for that variable (a kernel built without "
+	  "CONFIG_KALLSYMS_ALL lists no data symbols): percpu_kaddr() cannot reach it here" },
 	{ "misaligned", "an unaligned access: a bug in aotrace's code generation, please report it "
 			"with the output of -v" },
 };

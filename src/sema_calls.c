@@ -16,7 +16,10 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <bpf/btf.h>
+
 #include "arena.h"
+#include "ctypes.h"
 #include "probe.h"
 #include "sema_record.h"
 #include "sema_types.h"
@@ -441,6 +444,19 @@ void sema_fn_reg(struct sema_ctx *ctx, struct node *n)
 		   "reg(): unknown register '%s'", n->args->str);
 }
 
+/* Whether VAR id lies in the kernel's per-CPU data section. */
+static bool sema_btf_is_percpu(const struct btf *btf, int id)
+{
+	int ds = btf__find_by_name_kind(btf, ".data..percpu", BTF_KIND_DATASEC);
+	const struct btf_type *t = ds > 0 ? btf__type_by_id(btf, (uint32_t)ds) : NULL;
+	const struct btf_var_secinfo *v = t ? btf_var_secinfos(t) : NULL;
+
+	for (uint16_t i = 0; t && i < btf_vlen(t); i++)
+		if (v[i].type == (uint32_t)id)
+			return true;
+	return false;
+}
+
 /* kaddr("sym"), uaddr("sym"), cgroupid("path"): a literal, looked up now. */
 void sema_fn_kaddr(struct sema_ctx *ctx, struct node *n)
 {
@@ -448,6 +464,48 @@ void sema_fn_kaddr(struct sema_ctx *ctx, struct node *n)
 	if (sema_need_literal(ctx, n, n->args, "symbol name"))
 		sema_kaddr_lookup(ctx, n);
 	ctx->prog->host_bound = true; /* this boot's value: not for the cache */
+}
+
+/*
+ * percpu_kaddr("sym"[, cpu]), bpftrace 0.27's: a pointer to the kernel's per-CPU variable sym
+ * (a VAR of the kernel's BTF in .data..percpu) on the current CPU or on cpu (NULL past the
+ * last). n->idx is the variable's type id, which its pointer points at.
+ */
+void sema_fn_percpu_kaddr(struct sema_ctx *ctx, struct node *n)
+{
+	struct ctypes *ct = ctypes_get(ctx->prog, ctx->env);
+	const struct btf *btf = ct ? ctypes_btf(ct, NULL) : NULL;
+	const struct btf_type *var;
+	struct type *pointee;
+	int id;
+
+	n->type = (struct type){ .kind = TYPE_PTR, .size = 8 };
+	if (n->args->next) {
+		sema_expr(ctx, n->args->next);
+		if (n->args->next->type.kind != TYPE_INT)
+			sema_error(ctx, n->args->next->loc, "the second argument is a CPU number",
+				   "percpu_kaddr() takes an integer cpu, not %s",
+				   type_name(ctx->a, &n->args->next->type));
+	}
+	if (!sema_need_literal(ctx, n, n->args, "per-CPU variable's name"))
+		return;
+	id = btf ? btf__find_by_name_kind(btf, n->args->str, BTF_KIND_VAR) : -1;
+	if (id <= 0 || !sema_btf_is_percpu(btf, id)) {
+		sema_error(
+			ctx, n->args->loc,
+			btf ? "per-CPU variables are in the kernel's BTF (bpftool btf dump file /sys/kernel/btf/vmlinux | grep -A1 .data..percpu)"
+			    : "the kernel has no BTF",
+			"percpu_kaddr(): no per-CPU kernel variable '%s'", n->args->str);
+		return;
+	}
+	var = btf__type_by_id(btf, (uint32_t)id);
+	n->idx = var->type;
+	pointee = arena_alloc(ctx->a, sizeof(*pointee));
+	*pointee = ctypes_from_btf(ct, var->type);
+	if (pointee->kind != TYPE_NONE && pointee->kind != TYPE_VOID)
+		n->type.pointee = pointee;
+	else
+		n->type.btf_id = var->type;
 }
 
 void sema_fn_uaddr(struct sema_ctx *ctx, struct node *n)

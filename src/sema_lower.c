@@ -549,6 +549,11 @@ int sema_lower_len(struct sema_ctx *ctx, struct node *n)
 	return n->args->kind == NODE_MAP && !n->args->args ? 0 : lower_expr(ctx, n->args);
 }
 
+int sema_lower_percpu_kaddr(struct sema_ctx *ctx, struct node *n)
+{
+	return n->args->next ? lower_expr(ctx, n->args->next) : 0;
+}
+
 int sema_lower_has_key(struct sema_ctx *ctx, struct node *n)
 {
 	return lower_expr(ctx, n->lhs);

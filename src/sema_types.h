@@ -161,6 +161,9 @@ void sema_fn_uptr(struct sema_ctx *ctx, struct node *n);
 void sema_fn_kstack(struct sema_ctx *ctx, struct node *n);
 void sema_fn_ustack(struct sema_ctx *ctx, struct node *n);
 void sema_fn_kaddr(struct sema_ctx *ctx, struct node *n);
+/* percpu_kaddr("sym"[, cpu]): n->idx the variable's BTF type */
+void sema_fn_percpu_kaddr(struct sema_ctx *ctx, struct node *n);
+int sema_lower_percpu_kaddr(struct sema_ctx *ctx, struct node *n);
 void sema_fn_uaddr(struct sema_ctx *ctx, struct node *n);
 void sema_fn_cgroupid(struct sema_ctx *ctx, struct node *n);
 void sema_fn_sizeof(struct sema_ctx *ctx, struct node *n);

@@ -531,6 +531,19 @@ def probe_unemulated(env):
     return None if scale <= 1 else 'skipped under emulation (timeouts x%g)' % scale
 
 
+def probe_kallsyms_data(env):
+    """A kernel whose /proc/kallsyms lists data symbols (CONFIG_KALLSYMS_ALL): the addresses of
+    per-CPU variables, which percpu_kaddr() needs."""
+    try:
+        with open('/proc/kallsyms') as f:
+            for line in f:
+                if line.endswith(' process_counts\n') and not line.startswith('0000000000000000'):
+                    return None
+    except OSError as e:
+        return 'cannot read /proc/kallsyms: %s' % e
+    return '/proc/kallsyms lists no data symbols (no CONFIG_KALLSYMS_ALL)'
+
+
 PEERS_DIR = os.path.join(SRCDIR, 'tests', 'peers')
 
 
@@ -595,6 +608,7 @@ FEATURES.update({
     'btf': probe_btf,
     'kstack': probe_kstack,
     'unemulated': probe_unemulated,
+    'kallsyms_data': probe_kallsyms_data,
     'bpftool': probe_tool('bpftool', 'bpftool'),
     'bpftrace': probe_tool('bpftrace', 'bpftrace'),
     'clang': probe_tool('clang', 'clang'),
@@ -973,7 +987,7 @@ FALLBACK_FILES = {'aot_bpftool', 'aot_core', 'basic', 'helper_errors', 'kfunc', 
 KERNEL_FEATURES = {'kprobe', 'kretprobe', 'fentry', 'fexit', 'kprobe_multi', 'kprobe_session',
                    'uprobe_multi', 'uprobe_session', 'tracing_multi', 'fsession',
                    'attach_cookie', 'perf_link', 'func_ip', 'watchpoint', 'hardware', 'kstack',
-                   'tp_btf', 'tp_btf_names', 'smp', 'iter'}
+                   'tp_btf', 'tp_btf_names', 'smp', 'iter', 'kallsyms_data'}
 PARTS = {
     'fallback': (lambda t: t.label.split(':', 1)[0] in FALLBACK_FILES,
                  'not kernel-dependent (language, output, CLI, peers, compile errors): '
