@@ -131,7 +131,9 @@ void rt_events_report_lost(struct rt *rt)
  * ring all CPUs share, rounded up to the power of two the kernel wants, as bpftrace 0.27.1
  * sizes its own (measured: 8 pages make 32 KiB, 1024 make 4 MiB, the default 16 MiB). With
  * 0.17's 64 pages per CPU, opensnoop lost a thousand events in 3 s of a busy machine that
- * 0.27.1 printed all of.
+ * 0.27.1 printed all of. The kernel maps every page of the ring into our memory (twice): a
+ * program that prints no formats (only maps, exit) keeps its object's small ring unless the
+ * pages are asked for, so that aotrace-run on such a script stays under 10 MB of RSS.
  */
 int rt_events_size(struct rt *rt)
 {
@@ -140,7 +142,7 @@ int rt_events_size(struct rt *rt)
 	unsigned long long bytes, size;
 	long page = sysconf(_SC_PAGESIZE);
 
-	if (!map)
+	if (!map || (!rt->opts->rb_pages && rt->meta && !rt->meta->nfmts))
 		return 0;
 	if (page <= 0)
 		page = 4096;
