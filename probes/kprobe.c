@@ -74,6 +74,33 @@ static int kprobe_collect(struct probe_env *env, struct arena *a, const char *pa
 	return 0;
 }
 
+/*
+ * Whether this kernel's traceable functions are known and func is not one of them. bpftrace
+ * 0.27 matches a named function against them too ("No matches for kprobe md_flush_request" on
+ * Debian's 6.12 without md_mod loaded), where the kernel takes a kprobe on a function it does
+ * not have through tracefs, for a module that may bring it later, and the probe never fires.
+ */
+static bool kprobe_untraceable(struct probe_env *env, const char *func)
+{
+	const char *root = probe_env_tracefs(env, NULL);
+	char path[128], line[512];
+	size_t len = strlen(func);
+	bool found = false;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/available_filter_functions",
+		 root ? root : "/sys/kernel/tracing");
+	f = fopen(path, "r");
+	if (!f)
+		return false;
+	/* "name" or "name [module]" */
+	while (!found && fgets(line, sizeof(line), f))
+		found = !strncmp(line, func, len) &&
+			(line[len] == '\n' || line[len] == ' ' || line[len] == '\t');
+	fclose(f);
+	return !found;
+}
+
 static int kprobe_match(struct probe_env *env, struct arena *a, const char *pattern, char ***out,
 			size_t *n, struct probe_err *err)
 {
@@ -83,9 +110,20 @@ static int kprobe_match(struct probe_env *env, struct arena *a, const char *patt
 	*n = 0;
 	/*
 	 * One function (or an offset into one) needs no list, and no kprobes on this kernel:
-	 * --emit-elf builds for other hosts. Attaching checks it.
+	 * --emit-elf builds for other hosts. Where the kernel lists what it can trace, a function
+	 * it lacks is missing, as in bpftrace 0.27 (an object keeps it: --missing-probes).
 	 */
 	if (!probe_has_wildcard(pattern)) {
+		char func[256];
+
+		snprintf(func, sizeof(func), "%s", pattern);
+		func[strcspn(func, "+")] = 0;
+		if (kprobe_supported(env, NULL) == 0 && kprobe_untraceable(env, func)) {
+			probe_err_set(err, KPROBE_LIST_HINT,
+				      "no traceable function %s on this kernel", func);
+			err->missing = arena_strdup(a, pattern);
+			return 0;
+		}
 		*out = arena_alloc(a, sizeof(char *));
 		(*out)[0] = arena_strdup(a, pattern);
 		*n = 1;

@@ -64,7 +64,7 @@ int rt_prepare(struct rt *rt)
 			if (perr.hint[0])
 				rt_report(&rt->out, RT_HINT, "%s", perr.hint);
 		} else if (pl->v[i].strategy == PROBE_MISSING)
-			err = attach_missing(rt, &pl->v[i], NULL);
+			err = attach_missing(rt, &pl->v[i], pl->v[i].why);
 	}
 	rt_plan_resolved(pl);
 	return err;

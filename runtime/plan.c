@@ -101,6 +101,9 @@ static void plan_targets(struct rt_plan *pl, struct probe_plan *pp)
 	}
 	pp->targets = targets;
 	pp->ntargets = (long)n;
+	/* Why nothing matched, when the probe type knows (a kprobe function not traceable here). */
+	if (!n && perr.msg[0])
+		pp->why = arena_strdup(pl->a, perr.msg);
 }
 
 static bool plan_session_member_ok(const struct probe_plan *pp)

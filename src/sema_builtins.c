@@ -51,10 +51,18 @@ void sema_bi_probe(struct sema_ctx *ctx, struct node *n)
 	n->type = type_str(sema_probe_name_size(ctx));
 }
 
-/* func: a user-space probe's function is a user symbol, resolved in the traced process. */
+/*
+ * func: a user-space probe's function is a user symbol, resolved in the traced process. A probe
+ * left out for matching nothing here (missing_probes) has no probe type to say so: its kprobe
+ * or kfunc func stays a kernel symbol (xfsdist.bt's @name, also set to a ksym in BEGIN).
+ */
 void sema_bi_func(struct sema_ctx *ctx, struct node *n)
 {
-	if (!sema_probe_lacks(ctx, PB_USER))
+	bool matched = false;
+
+	for (struct node *ap = ctx->probe->args; ap; ap = ap->next)
+		matched |= ap->nmatches > 0;
+	if (matched && !sema_probe_lacks(ctx, PB_USER))
 		n->type = type_buf(AOT_K_USYM, 16, 0);
 	else if (sema_probe_lacks_any(ctx, PB_USER))
 		sema_error(ctx, n->loc, "split the probe into kernel and user parts",
