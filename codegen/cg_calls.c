@@ -241,6 +241,14 @@ LLVMValueRef cg_fn_percpu_kaddr(struct cg *cg, struct node *n)
 	return cg_checked_null(cg, cg_helper(cg, CG_H_PER_CPU_PTR, cg->t_i64, args, 2));
 }
 
+/* socket_cookie(sk): bpf_get_socket_cookie with the kernel's struct sock pointer. */
+LLVMValueRef cg_fn_socket_cookie(struct cg *cg, struct node *n)
+{
+	LLVMValueRef sk = LLVMBuildIntToPtr(cg->b, cg_expr(cg, n->args), cg->t_ptr, "sk");
+
+	return cg_helper(cg, CG_H_GET_SOCKET_COOKIE, cg->t_i64, &sk, 1);
+}
+
 LLVMValueRef cg_fn_kstack(struct cg *cg, struct node *n)
 {
 	return cg_stack(cg, n, false);

@@ -45,6 +45,7 @@ struct LLVMOpaqueValue *cg_fn_time(struct cg *cg, struct node *n);
 struct LLVMOpaqueValue *cg_fn_join(struct cg *cg, struct node *n);
 struct LLVMOpaqueValue *cg_fn_kstack(struct cg *cg, struct node *n);
 struct LLVMOpaqueValue *cg_fn_percpu_kaddr(struct cg *cg, struct node *n);
+struct LLVMOpaqueValue *cg_fn_socket_cookie(struct cg *cg, struct node *n);
 struct LLVMOpaqueValue *cg_fn_ustack(struct cg *cg, struct node *n);
 /* ksym, usym, cgroup_path, strerror: the value (and for usym the pid) */
 struct LLVMOpaqueValue *cg_fn_sym(struct cg *cg, struct node *n);

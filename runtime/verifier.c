@@ -42,6 +42,9 @@ static const struct verifier_hint {
 	{ "failed to find the address for kernel symbol",
 	  "the kernel's /proc/kallsyms has no address for that variable (a kernel built without "
 	  "CONFIG_KALLSYMS_ALL lists no data symbols): percpu_kaddr() cannot reach it here" },
+	{ "expected=sock_common",
+	  "socket_cookie() needs the struct sock pointer as the kernel passed it to the function "
+	  "(args.sk): one read from memory (args.sock->sk) is a plain number to the verifier" },
 	{ "misaligned", "an unaligned access: a bug in aotrace's code generation, please report it "
 			"with the output of -v" },
 };

@@ -215,7 +215,7 @@ const struct func_def func_defs[FN__NUM] = {
 	/* bpftrace 0.27's (docs/stdlib.md), aotrace not yet: an error that says so */
 	[FN_TSERIES] = { "tseries", CALL(0, 64, FUNC_MISSING) },
 
-	[FN_SOCKET_COOKIE] = { "socket_cookie", CALL(0, 64, FUNC_MISSING) },
+
 
 	/* diagnostics (src/sema_assert.c): reported by the runtime with the call's location */
 	[FN_ERRORF] = { "errorf", CALL(1, 64, FUNC_VOID), .check = sema_fn_formatted,
@@ -234,6 +234,9 @@ const struct func_def func_defs[FN__NUM] = {
 
 	/* resolved while compiling: sema makes them literals */
 	[FN_KADDR] = { "kaddr", CALL(1, 1, 0), .check = sema_fn_kaddr },
+	/* bpf_get_socket_cookie(sk) of a struct sock pointer, in fentry programs */
+	[FN_SOCKET_COOKIE] = { "socket_cookie", CALL(1, 1, 0), .type = U64,
+			       .check = sema_fn_socket_cookie, .emit = cg_fn_socket_cookie },
 	/* a per-CPU kernel variable's address on this or that CPU (n->idx: its BTF type) */
 	[FN_PERCPU_KADDR] = { "percpu_kaddr", CALL(1, 2, 0), .check = sema_fn_percpu_kaddr,
 			      .lower = sema_lower_percpu_kaddr, .emit = cg_fn_percpu_kaddr },

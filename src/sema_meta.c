@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "arena.h"
+#include "ctypes.h"
 #include "funcs.h"
 #include "probe.h"
 #include "sema_types.h"
@@ -170,6 +171,44 @@ void sema_fn_kfunc_exist(struct sema_ctx *ctx, struct node *n)
  * probe's program type that calls the kfunc with "calling kernel function NAME is not
  * allowed" (any other failure of the tried load counts as allowed).
  */
+/*
+ * socket_cookie(sk): a struct sock pointer, as bpftrace 0.27 requires, in a probe whose program
+ * may call bpf_get_socket_cookie on one (a tracing program: kfunc, kretfunc, iter).
+ */
+void sema_fn_socket_cookie(struct sema_ctx *ctx, struct node *n)
+{
+	const struct probe_match *m = sema_meta_first_match(ctx);
+	enum bpf_prog_type type = BPF_PROG_TYPE_UNSPEC;
+	enum bpf_attach_type attach;
+	struct node *a = n->args;
+	const struct type *pt;
+
+	n->type = type_int(8, false);
+	sema_expr(ctx, a);
+	if (a->type.kind == TYPE_NONE)
+		return;
+	pt = a->type.kind == TYPE_PTR ? ctypes_pointee(ctypes_get(ctx->prog, ctx->env), &a->type)
+				      : NULL;
+	if (!pt || pt->kind != TYPE_RECORD || !pt->rec || strcmp(pt->rec->name, "sock")) {
+		sema_error(
+			ctx, a->loc, "pass a struct sock pointer, e.g. args.sk",
+			"socket_cookie() only supports 'struct sock *' as the argument (%s provided)",
+			pt && pt->kind == TYPE_RECORD && pt->rec
+				? arena_printf(ctx->a, "'%s %s *'",
+					       pt->rec->is_union ? "union" : "struct",
+					       pt->rec->name)
+				: type_name(ctx->a, &a->type));
+		return;
+	}
+	if (m && m->section)
+		libbpf_prog_type_by_name(m->section, &type, &attach);
+	if (type != BPF_PROG_TYPE_TRACING)
+		sema_error(ctx, n->loc, "use it in kfunc (fentry) or kretfunc probes",
+			   "socket_cookie() is not available in %s probes: the kernel gives "
+			   "bpf_get_socket_cookie a struct sock only in tracing programs",
+			   sema_probetype(ctx));
+}
+
 bool sema_kfunc_allowed(struct sema_ctx *ctx, const char *name)
 {
 	const struct probe_match *m = sema_meta_first_match(ctx);

@@ -150,9 +150,10 @@ class Env:
         self.feature_locks = {}
 
 
-def probe_obj(env, feature, section):
-    """Compiles (once, cached by content) the probe program for feature; returns its path."""
-    src = PROBE_C % section
+def probe_obj(env, feature, section, src=None):
+    """Compiles (once, cached by content) the probe program for feature (PROBE_C in section,
+    or the C source src); returns its path."""
+    src = src or PROBE_C % section
     key = '%s-%s.o' % (feature, hashlib.sha1(src.encode()).hexdigest()[:10])
     for d in (env.cache_dir, os.path.join(tempfile.gettempdir(), 'aotrace-feature-probes')):
         if d and os.path.exists(os.path.join(d, key)):
@@ -531,6 +532,28 @@ def probe_unemulated(env):
     return None if scale <= 1 else 'skipped under emulation (timeouts x%g)' % scale
 
 
+SOCKET_COOKIE_C = '''char _license[] __attribute__((section("license"), used)) = "GPL";
+static unsigned long long (*get_socket_cookie)(void *sk) = (void *)46;
+__attribute__((section("fentry/sock_def_readable"), used))
+int aot_feature_probe(unsigned long long *ctx) { get_socket_cookie((void *)ctx[0]); return 0; }
+'''
+
+
+def probe_socket_cookie(env):
+    """bpf_get_socket_cookie on a struct sock pointer in an fentry program (Linux 5.12 on): a
+    program that calls it on sock_def_readable's sk, loaded."""
+    obj, err = probe_obj(env, 'socket_cookie', None, SOCKET_COOKIE_C)
+    if not obj:
+        return err
+    script = 'mount -t bpf bpf /sys/fs/bpf && "$0" prog loadall "$1" /sys/fs/bpf/p'
+    try:
+        r = subprocess.run(['unshare', '-m', 'sh', '-c', script, env.bpftool, obj],
+                           capture_output=True, text=True, timeout=60)
+    except subprocess.TimeoutExpired:
+        return 'no socket_cookie in fentry programs (probe timed out)'
+    return None if r.returncode == 0 else 'no socket_cookie in fentry programs'
+
+
 def probe_kallsyms_data(env):
     """A kernel whose /proc/kallsyms lists data symbols (CONFIG_KALLSYMS_ALL): the addresses of
     per-CPU variables, which percpu_kaddr() needs."""
@@ -609,6 +632,7 @@ FEATURES.update({
     'kstack': probe_kstack,
     'unemulated': probe_unemulated,
     'kallsyms_data': probe_kallsyms_data,
+    'socket_cookie': probe_socket_cookie,
     'bpftool': probe_tool('bpftool', 'bpftool'),
     'bpftrace': probe_tool('bpftrace', 'bpftrace'),
     'clang': probe_tool('clang', 'clang'),
@@ -987,7 +1011,8 @@ FALLBACK_FILES = {'aot_bpftool', 'aot_core', 'basic', 'helper_errors', 'kfunc', 
 KERNEL_FEATURES = {'kprobe', 'kretprobe', 'fentry', 'fexit', 'kprobe_multi', 'kprobe_session',
                    'uprobe_multi', 'uprobe_session', 'tracing_multi', 'fsession',
                    'attach_cookie', 'perf_link', 'func_ip', 'watchpoint', 'hardware', 'kstack',
-                   'tp_btf', 'tp_btf_names', 'smp', 'iter', 'kallsyms_data'}
+                   'tp_btf', 'tp_btf_names', 'smp', 'iter', 'kallsyms_data',
+                   'socket_cookie'}
 PARTS = {
     'fallback': (lambda t: t.label.split(':', 1)[0] in FALLBACK_FILES,
                  'not kernel-dependent (language, output, CLI, peers, compile errors): '
