@@ -171,15 +171,24 @@ void sema_fn_kfunc_exist(struct sema_ctx *ctx, struct node *n)
  * probe's program type that calls the kfunc with "calling kernel function NAME is not
  * allowed" (any other failure of the tried load counts as allowed).
  */
+/* The program type of the probe's first attach point, from its section (UNSPEC if none). */
+static enum bpf_prog_type sema_meta_prog_type(struct sema_ctx *ctx)
+{
+	const struct probe_match *m = sema_meta_first_match(ctx);
+	enum bpf_prog_type type = BPF_PROG_TYPE_UNSPEC;
+	enum bpf_attach_type attach;
+
+	if (m && m->section)
+		libbpf_prog_type_by_name(m->section, &type, &attach);
+	return type;
+}
+
 /*
  * socket_cookie(sk): a struct sock pointer, as bpftrace 0.27 requires, in a probe whose program
  * may call bpf_get_socket_cookie on one (a tracing program: kfunc, kretfunc, iter).
  */
 void sema_fn_socket_cookie(struct sema_ctx *ctx, struct node *n)
 {
-	const struct probe_match *m = sema_meta_first_match(ctx);
-	enum bpf_prog_type type = BPF_PROG_TYPE_UNSPEC;
-	enum bpf_attach_type attach;
 	struct node *a = n->args;
 	const struct type *pt;
 
@@ -200,9 +209,7 @@ void sema_fn_socket_cookie(struct sema_ctx *ctx, struct node *n)
 				: type_name(ctx->a, &a->type));
 		return;
 	}
-	if (m && m->section)
-		libbpf_prog_type_by_name(m->section, &type, &attach);
-	if (type != BPF_PROG_TYPE_TRACING)
+	if (sema_meta_prog_type(ctx) != BPF_PROG_TYPE_TRACING)
 		sema_error(ctx, n->loc, "use it in kfunc (fentry) or kretfunc probes",
 			   "socket_cookie() is not available in %s probes: the kernel gives "
 			   "bpf_get_socket_cookie a struct sock only in tracing programs",
@@ -211,9 +218,7 @@ void sema_fn_socket_cookie(struct sema_ctx *ctx, struct node *n)
 
 bool sema_kfunc_allowed(struct sema_ctx *ctx, const char *name)
 {
-	const struct probe_match *m = sema_meta_first_match(ctx);
-	enum bpf_prog_type type = BPF_PROG_TYPE_UNSPEC;
-	enum bpf_attach_type attach;
+	enum bpf_prog_type type = sema_meta_prog_type(ctx);
 	char log[4096] = "", *refusal;
 	struct bpf_insn insns[] = {
 		{ .code = BPF_JMP | BPF_CALL, .src_reg = BPF_PSEUDO_KFUNC_CALL },
@@ -224,8 +229,6 @@ bool sema_kfunc_allowed(struct sema_ctx *ctx, const char *name)
 	int id, fd;
 
 	id = sema_meta_kfunc_id(ctx, name);
-	if (m && m->section)
-		libbpf_prog_type_by_name(m->section, &type, &attach);
 	if (id <= 0 || type == BPF_PROG_TYPE_UNSPEC)
 		return false;
 	insns[0].imm = id;
