@@ -152,7 +152,7 @@ const struct func_def func_defs[FN__NUM] = {
 		      .emit = cg_fn_pton },
 	[FN_MACADDR] = { "macaddr", CALL(1, 1, 0), .type = RENDERED(AOT_K_MACADDR, 6),
 			 .check = sema_fn_macaddr, .emit = cg_fn_macaddr },
-	[FN_PATH] = { "path", CALL(1, 1, 0), .check = sema_fn_path, .emit = cg_fn_path },
+	[FN_PATH] = { "path", CALL(1, 2, 0), .check = sema_fn_path, .emit = cg_fn_path },
 	[FN_STRNCMP] = { "strncmp", CALL(3, 3, 0), .type = U64, .check = sema_fn_strncmp,
 			 .emit = cg_fn_strncmp },
 	[FN_STRCONTAINS] = { "strcontains", CALL(2, 2, 0), .type = { .kind = TYPE_INT, .size = 8,

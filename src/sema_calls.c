@@ -905,6 +905,9 @@ void sema_fn_join(struct sema_ctx *ctx, struct node *n)
 
 void sema_fn_path(struct sema_ctx *ctx, struct node *n)
 {
+	struct node *size = n->args ? n->args->next : NULL;
+	uint32_t len = ctx->prog->opts->strlen_max;
+
 	sema_args(ctx, n->args);
 	/* path(file->f_path), the struct path itself (bpftrace 0.27's docs): its address */
 	if (n->args->type.kind == TYPE_RECORD && n->args->kind == NODE_FIELD) {
@@ -918,7 +921,17 @@ void sema_fn_path(struct sema_ctx *ctx, struct node *n)
 		sema_expr(ctx, addr);
 	}
 	sema_need_int(ctx, n->args, "path()");
-	n->type = type_str(ctx->prog->opts->strlen_max);
+	/* path(p, size): the buffer bpf_d_path fills, a literal as bpftrace 0.27 requires */
+	if (size && size->kind != NODE_INT)
+		sema_error(ctx, n->loc, "give the size as a number, e.g. path(args.path, 64)",
+			   "path: invalid size value, need non-negative literal");
+	else if (size && size->num < len)
+		len = size->num ? (uint32_t)size->num : 1;
+	if (!sema_tracing_prog(ctx))
+		sema_error(
+			ctx, n->loc, "use it in kfunc (fentry), kretfunc (fexit) or iter probes",
+			"The path function can only be used with 'fentry', 'fexit', 'iter' probes");
+	n->type = type_str(len);
 }
 
 void sema_fn_macaddr(struct sema_ctx *ctx, struct node *n)

@@ -183,6 +183,12 @@ static enum bpf_prog_type sema_meta_prog_type(struct sema_ctx *ctx)
 	return type;
 }
 
+/* Whether the probe runs as a tracing program (kfunc, kretfunc, iter), as some helpers need. */
+bool sema_tracing_prog(struct sema_ctx *ctx)
+{
+	return sema_meta_prog_type(ctx) == BPF_PROG_TYPE_TRACING;
+}
+
 /*
  * socket_cookie(sk): a struct sock pointer, as bpftrace 0.27 requires, in a probe whose program
  * may call bpf_get_socket_cookie on one (a tracing program: kfunc, kretfunc, iter).
@@ -209,7 +215,7 @@ void sema_fn_socket_cookie(struct sema_ctx *ctx, struct node *n)
 				: type_name(ctx->a, &a->type));
 		return;
 	}
-	if (sema_meta_prog_type(ctx) != BPF_PROG_TYPE_TRACING)
+	if (!sema_tracing_prog(ctx))
 		sema_error(ctx, n->loc, "use it in kfunc (fentry) or kretfunc probes",
 			   "socket_cookie() is not available in %s probes: the kernel gives "
 			   "bpf_get_socket_cookie a struct sock only in tracing programs",

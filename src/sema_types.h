@@ -189,6 +189,7 @@ void sema_fn_pid_ns(struct sema_ctx *ctx, struct node *n);
 void sema_fn_len(struct sema_ctx *ctx, struct node *n);
 /* The first attach point's type, as bpftrace's probetype names it. */
 const char *sema_probetype(struct sema_ctx *ctx);
+bool sema_tracing_prog(struct sema_ctx *ctx);
 void sema_fn_socket_cookie(struct sema_ctx *ctx, struct node *n);
 /* Whether the probe's programs may call the kfunc (kfunc_allowed()). */
 bool sema_kfunc_allowed(struct sema_ctx *ctx, const char *name);
