@@ -221,8 +221,9 @@ void sema_sizeof_finish(struct sema_ctx *ctx)
 	for (struct sema_sizeof *s = ctx->sizeofs; s; s = s->next) {
 		const struct var_info *v = s->var;
 
-		if (v->narrow.kind == TYPE_INT && v->type.kind == TYPE_INT)
-			s->n->num = v->narrow.size;
+		if (v->narrow.kind == v->type.kind &&
+		    (v->type.kind == TYPE_INT || v->type.kind == TYPE_TUPLE))
+			s->n->num = sema_narrow_of(ctx, &v->narrow, &v->type).size;
 		else if (v->type.kind != TYPE_NONE)
 			s->n->num = v->type.kind == TYPE_BOOL ? 1 : v->type.size;
 	}

@@ -107,12 +107,14 @@ struct type sema_narrow(struct sema_ctx *ctx, const struct node *n)
 		return narrow_literal_type(v, big);
 	switch (n->kind) {
 	case NODE_VAR:
-		if (n->var && n->var->narrow.kind == TYPE_INT && n->type.kind == TYPE_INT)
-			return n->var->narrow;
+		if (n->var && n->var->narrow.kind == n->type.kind &&
+		    (n->type.kind == TYPE_INT || n->type.kind == TYPE_TUPLE))
+			return sema_narrow_of(ctx, &n->var->narrow, &n->type);
 		break;
 	case NODE_MAP:
-		if (n->map && n->map->narrow.kind == TYPE_INT && n->type.kind == TYPE_INT)
-			return n->map->narrow;
+		if (n->map && n->map->narrow.kind == n->type.kind &&
+		    (n->type.kind == TYPE_INT || n->type.kind == TYPE_TUPLE))
+			return sema_narrow_of(ctx, &n->map->narrow, &n->type);
 		break;
 	case NODE_NAMED:
 		return sema_narrow(ctx, n->lhs);
@@ -137,8 +139,12 @@ struct type sema_narrow(struct sema_ctx *ctx, const struct node *n)
 		for (const struct node *e = n->args; e; e = e->next)
 			count++;
 		elems = arena_alloc(ctx->a, (count ? count : 1) * sizeof(*elems));
-		for (const struct node *e = n->args; e; e = e->next)
-			elems[i++] = sema_narrow(ctx, e);
+		for (const struct node *e = n->args; e; e = e->next, i++) {
+			elems[i] = sema_narrow(ctx, e);
+			elems[i].is_lit =
+				narrow_literal(e->kind == NODE_NAMED ? e->lhs : e, &v, &big) &&
+				v >= 0 && !big;
+		}
 		t = type_tuple(ctx->a, elems, count);
 		t.names = n->type.names;
 		return t;
@@ -170,6 +176,54 @@ static struct type narrow_merge(struct type a, bool a_lit, struct type b, bool b
 	return type_int(u.size < 8 ? u.size * 2 : 8, true);
 }
 
+/*
+ * A tuple slot that holds both a and b, element by element: integers as narrow_merge has them
+ * (is_lit marks the literal ones), anything else the larger of the two (strings of two lengths).
+ */
+static struct type narrow_merge_tuple(struct sema_ctx *ctx, const struct type *a,
+				      const struct type *b)
+{
+	struct type *elems = arena_alloc(ctx->a, a->nelems * sizeof(*elems)), t;
+
+	for (uint32_t i = 0; i < a->nelems; i++) {
+		const struct type *x = &a->elems[i], *y = &b->elems[i];
+
+		if (x->kind == TYPE_INT && y->kind == TYPE_INT) {
+			elems[i] = narrow_merge(*x, x->is_lit, *y, y->is_lit);
+			elems[i].is_lit = x->is_lit && y->is_lit;
+		} else if (x->kind == TYPE_TUPLE && y->kind == TYPE_TUPLE &&
+			   x->nelems == y->nelems) {
+			elems[i] = narrow_merge_tuple(ctx, x, y);
+		} else {
+			elems[i] = x->size >= y->size ? *x : *y;
+		}
+	}
+	t = type_tuple(ctx->a, elems, a->nelems);
+	t.names = a->names;
+	return t;
+}
+
+/*
+ * The narrow type of a slot of type full whose values had the narrow type narrow: the narrow
+ * integers, the rest (strings that grew, say) as the slot has them.
+ */
+struct type sema_narrow_of(struct sema_ctx *ctx, const struct type *narrow, const struct type *full)
+{
+	if (narrow->kind == TYPE_TUPLE && full->kind == TYPE_TUPLE &&
+	    narrow->nelems == full->nelems) {
+		struct type *elems = arena_alloc(ctx->a, full->nelems * sizeof(*elems)), t;
+
+		for (uint32_t i = 0; i < full->nelems; i++)
+			elems[i] = sema_narrow_of(ctx, &narrow->elems[i], &full->elems[i]);
+		t = type_tuple(ctx->a, elems, full->nelems);
+		t.names = full->names;
+		return t;
+	}
+	if (narrow->kind == TYPE_INT && full->kind == TYPE_INT)
+		return *narrow;
+	return *full;
+}
+
 void sema_narrow_assign(struct sema_ctx *ctx, struct type *into, bool *into_lit,
 			const struct node *rhs)
 {
@@ -177,6 +231,14 @@ void sema_narrow_assign(struct sema_ctx *ctx, struct type *into, bool *into_lit,
 	int64_t v;
 	bool big, lit = narrow_literal(rhs, &v, &big) && v >= 0;
 
+	if (t.kind == TYPE_TUPLE) {
+		if (into->kind == TYPE_TUPLE && into->nelems == t.nelems)
+			*into = narrow_merge_tuple(ctx, into, &t);
+		else
+			*into = t;
+		*into_lit = false;
+		return;
+	}
 	if (t.kind != TYPE_INT) {
 		into->kind = TYPE_NONE;
 		return;

@@ -71,6 +71,8 @@ bool type_is_agg(const struct type *t);
 /* The type 0.27 gives n where a program sees it (typeof, sizeof): literals at their smallest. */
 struct type sema_narrow(struct sema_ctx *ctx, const struct node *n);
 /* A slot (variable, map) given rhs: its narrow type widens to hold both, as 0.27's does. */
+struct type sema_narrow_of(struct sema_ctx *ctx, const struct type *narrow,
+			   const struct type *full);
 void sema_narrow_assign(struct sema_ctx *ctx, struct type *into, bool *into_lit,
 			const struct node *rhs);
 /* l op r of constants (+ - * / % << >> & | ^) into v; false for another op or a division by 0. */

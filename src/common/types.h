@@ -55,6 +55,7 @@ struct type {
 	bool is_user;	     /* PTR: points into user memory (probe_read_user) */
 	bool is_ctx;	     /* PTR: the program's context (`ctx`): read with direct loads */
 	struct crecord *rec; /* RECORD */
+	bool is_lit;	     /* INT in a narrow tuple: a literal never negative (sema_narrow) */
 };
 
 /*
