@@ -91,7 +91,8 @@ static LLVMMetadataRef cg_di_agg(struct cg *cg, const struct type *t)
 	static const char *const minmax[] = { "val", "is_set" };
 	static const char *const avg[] = { "total", "count" };
 	static const char *const hist[] = { "count", "sum" };
-	static const bool s_u[] = { true, false }, u_s[] = { false, true };
+	static const char *const tseries[] = { "val", "meta", "epoch" };
+	static const bool s_u[] = { true, false, false }, u_s[] = { false, true };
 
 	if (cg->di_agg[t->kind])
 		return cg->di_agg[t->kind];
@@ -110,6 +111,9 @@ static LLVMMetadataRef cg_di_agg(struct cg *cg, const struct type *t)
 		break;
 	case TYPE_HIST:
 		cg->di_agg[t->kind] = cg_di_struct_u64s(cg, "aot_hist", hist, u_s, 2);
+		break;
+	case TYPE_TSERIES:
+		cg->di_agg[t->kind] = cg_di_struct_u64s(cg, "aot_tseries", tseries, s_u, 3);
 		break;
 	default:
 		cg->di_agg[t->kind] = cg_di_struct_u64s(cg, "aot_avg", avg, s_u, 2);
@@ -156,6 +160,8 @@ LLVMMetadataRef cg_di_type(struct cg *cg, const struct type *t, const char *name
 	case TYPE_HIST:
 	case TYPE_LHIST: /* struct { u64 count; s64 sum; } per bucket */
 		return cg_di_agg(cg, &(struct type){ .kind = TYPE_HIST });
+	case TYPE_TSERIES: /* struct { s64 val; u64 meta; u64 epoch; } per interval slot */
+		return cg_di_agg(cg, t);
 	default:
 		return cg_di_int(cg, t->size ? t->size : 8, false);
 	}

@@ -110,10 +110,10 @@ struct cg {
 	LLVMDIBuilderRef dib;
 	LLVMMetadataRef di_file, di_cu;
 	LLVMTypeRef t_i1, t_i8, t_i16, t_i32, t_i64, t_ptr, t_void;
-	LLVMValueRef events;			/* the ring buffer map */
-	LLVMValueRef state, kstacks, ustacks;	/* AOT_STATE_MAP and the stack maps, if used */
-	LLVMValueRef lost, errors;		/* AOT_LOST_MAP, AOT_ERRORS_MAP (NULL: no maps) */
-	LLVMMetadataRef di_agg[TYPE_LHIST + 1]; /* value structs of aggregations, made once */
+	LLVMValueRef events;			  /* the ring buffer map */
+	LLVMValueRef state, kstacks, ustacks;	  /* AOT_STATE_MAP and the stack maps, if used */
+	LLVMValueRef lost, errors;		  /* AOT_LOST_MAP, AOT_ERRORS_MAP (NULL: no maps) */
+	LLVMMetadataRef di_agg[TYPE_TSERIES + 1]; /* value structs of aggregations, made once */
 
 	/* the program function being emitted */
 	LLVMValueRef fn;

@@ -100,12 +100,18 @@ int cg_maps_scratch(struct cg *cg)
 static bool cg_is_agg(const struct type *t)
 {
 	return (t->kind >= TYPE_COUNT && t->kind <= TYPE_AVG) ||
-	       (t->kind >= TYPE_STATS && t->kind <= TYPE_LHIST);
+	       (t->kind >= TYPE_STATS && t->kind <= TYPE_TSERIES);
 }
 
 static bool cg_is_hist(const struct type *t)
 {
 	return t->kind == TYPE_HIST || t->kind == TYPE_LHIST;
+}
+
+/* Maps whose BPF key is the user key and a u64 after it: a hist's bucket, a tseries' slot. */
+static bool cg_has_slot(const struct type *t)
+{
+	return cg_is_hist(t) || t->kind == TYPE_TSERIES;
 }
 
 static uint32_t cg_value_size(const struct type *t)
@@ -121,6 +127,8 @@ static uint32_t cg_value_size(const struct type *t)
 	case TYPE_HIST:
 	case TYPE_LHIST:
 		return 16;
+	case TYPE_TSERIES:
+		return 24;
 	default:
 		return t->size;
 	}
@@ -136,7 +144,7 @@ static uint32_t cg_round8(uint32_t n)
 	return (n + 7) / 8 * 8;
 }
 
-/* A hist/lhist map's BPF key: the user key padded to 8 bytes, then the u64 bucket. */
+/* A hist/lhist/tseries map's BPF key: the user key padded to 8 bytes, then the u64 bucket. */
 static struct type cg_hist_key_type(struct cg *cg, const struct map_info *mi)
 {
 	struct arena *a = cg->prog->arena;
@@ -196,8 +204,8 @@ static void cg_map_kind(struct cg *cg, const struct map_info *mi, struct cg_mapd
 /* The maps of builtins: elapsed's start time, kstack's and ustack's stack traces. */
 static void cg_maps_builtin(struct cg *cg)
 {
-	static const char *const state_fields[] = { "start_ns", "stopped",   "ncpus",
-						    "cpid",	"pidns_dev", "pidns_ino" };
+	static const char *const state_fields[] = { "start_ns",	 "stopped",   "ncpus", "cpid",
+						    "pidns_dev", "pidns_ino", "tai_ns" };
 	enum { NFIELDS = sizeof(state_fields) / sizeof(*state_fields) };
 	static const bool state_signed[NFIELDS] = { false };
 	struct type frames = { .kind = TYPE_STR, .size = 8 * AOT_STACK_MAX_DEPTH };
@@ -264,7 +272,7 @@ int cg_maps_define(struct cg *cg)
 			cg_map_global(cg, mi->elf_name, &def);
 			continue;
 		}
-		if (cg_is_hist(&mi->value)) {
+		if (cg_has_slot(&mi->value)) {
 			hk = cg_hist_key_type(cg, mi);
 			kt = &hk;
 		}
@@ -663,6 +671,63 @@ static void cg_hist_array_add(struct cg *cg, struct node *n, LLVMValueRef v)
 	LLVMPositionBuilderAtEnd(cg->b, done);
 }
 
+/* A tseries' moment: TAI time in ns and the interval it falls in. */
+struct cg_tseries_now {
+	LLVMValueRef now, epoch;
+};
+
+/*
+ * The interval as bpftrace 0.27 counts it (sw_tai): TAI time is boot time plus the offset the
+ * runtime wrote (aot_state.tai_ns), so that intervals begin on the wall clock's round numbers
+ * on kernels without bpf_ktime_get_tai_ns too.
+ */
+static LLVMValueRef cg_tseries_slot(struct cg *cg, const struct map_info *mi,
+				    struct cg_tseries_now *t)
+{
+	LLVMValueRef boot = cg_helper(cg, CG_H_KTIME_GET_BOOT_NS, cg->t_i64, NULL, 0);
+	LLVMValueRef off = cg_state_load(cg, offsetof(struct aot_state, tai_ns), "tai_ns");
+
+	t->now = LLVMBuildAdd(cg->b, boot, off, "now");
+	t->epoch =
+		LLVMBuildUDiv(cg->b, t->now, cg_i64(cg, (uint64_t)mi->tseries_interval), "epoch");
+	return LLVMBuildURem(cg->b, t->epoch, cg_i64(cg, (uint64_t)mi->tseries_count), "slot");
+}
+
+/*
+ * A slot holding another interval's value starts over; then the value is folded in as
+ * bpftrace 0.27 folds it (meta.h): the last one with its time, or as sum, avg, min or max do.
+ */
+static void cg_tseries_apply(struct cg *cg, LLVMValueRef p, const struct map_info *mi,
+			     LLVMValueRef v, const struct cg_tseries_now *t)
+{
+	static const enum type_kind fold[] = {
+		[AOT_TSERIES_AVG] = TYPE_AVG,
+		[AOT_TSERIES_MAX] = TYPE_MAX,
+		[AOT_TSERIES_MIN] = TYPE_MIN,
+		[AOT_TSERIES_SUM] = TYPE_SUM,
+	};
+	LLVMBuilderRef b = cg->b;
+	LLVMValueRef pm = cg_gep(cg, p, 8), pe = cg_gep(cg, p, 16), stale;
+
+	if (mi->tseries_fn == AOT_TSERIES_LAST) {
+		LLVMBuildStore(b, v, p);
+		LLVMBuildStore(b, t->now, pm);
+	} else {
+		stale = LLVMBuildICmp(b, LLVMIntNE, LLVMBuildLoad2(b, cg->t_i64, pe, "epoch.was"),
+				      t->epoch, "stale");
+		LLVMBuildStore(b,
+			       LLVMBuildSelect(b, stale, cg_i64(cg, 0),
+					       LLVMBuildLoad2(b, cg->t_i64, p, ""), ""),
+			       p);
+		LLVMBuildStore(b,
+			       LLVMBuildSelect(b, stale, cg_i64(cg, 0),
+					       LLVMBuildLoad2(b, cg->t_i64, pm, ""), ""),
+			       pm);
+		cg_agg_apply(cg, p, fold[mi->tseries_fn], v, mi->value.is_signed);
+	}
+	LLVMBuildStore(b, t->epoch, pe);
+}
+
 /*
  * Look up; if missing, insert zeros with BPF_NOEXIST and look up again (another CPU may have
  * inserted first, which is fine); then fold the value in place.
@@ -672,6 +737,7 @@ void cg_map_aggregate(struct cg *cg, struct node *n, struct node *arg)
 	const struct type *vt = &n->map->value;
 	LLVMValueRef map = cg_map_ref(cg, n->map), v = NULL, key, p, p2, zero, phi, vals[2];
 	LLVMBasicBlockRef init, apply, done, from[2];
+	struct cg_tseries_now now = { 0 };
 
 	if (arg)
 		v = cg_expr(cg, arg);
@@ -679,8 +745,9 @@ void cg_map_aggregate(struct cg *cg, struct node *n, struct node *arg)
 		cg_hist_array_add(cg, n, v);
 		return;
 	}
-	if (cg_is_hist(vt)) {
-		LLVMValueRef bucket = cg_hist_bucket(cg, n->map, v);
+	if (cg_has_slot(vt)) {
+		LLVMValueRef bucket = vt->kind == TYPE_TSERIES ? cg_tseries_slot(cg, n->map, &now)
+							       : cg_hist_bucket(cg, n->map, v);
 		uint32_t off = n->map->nkeys ? cg_round8(n->map->key.size) : 0;
 
 		key = cg_map_key_ex(cg, n, n->map->nkeys ? 8 : 0);
@@ -707,7 +774,10 @@ void cg_map_aggregate(struct cg *cg, struct node *n, struct node *arg)
 	vals[0] = p;
 	vals[1] = p2;
 	LLVMAddIncoming(phi, vals, from, 2);
-	cg_agg_apply(cg, phi, vt->kind, v, vt->is_signed);
+	if (vt->kind == TYPE_TSERIES)
+		cg_tseries_apply(cg, phi, n->map, v, &now);
+	else
+		cg_agg_apply(cg, phi, vt->kind, v, vt->is_signed);
 	LLVMBuildBr(cg->b, done);
 	LLVMPositionBuilderAtEnd(cg->b, done);
 }

@@ -122,6 +122,12 @@ void json_key(struct json_writer *w, const char *k, size_t n)
 	w->after_key = true;
 }
 
+void json_raw(struct json_writer *w, const char *s, size_t n)
+{
+	json_sep(w);
+	rt_buf_add(w->b, s, n);
+}
+
 void json_string(struct json_writer *w, const char *s, size_t n)
 {
 	json_sep(w);

@@ -34,6 +34,8 @@ static size_t maps_value_size(const struct aot_map *map)
 	case AOT_AGG_AVG:
 	case AOT_AGG_STATS:
 		return 16;
+	case AOT_AGG_TSERIES:
+		return 24;
 	default:
 		return map->value.size;
 	}
@@ -68,6 +70,12 @@ static bool maps_is_hist(const struct aot_map *map)
 static bool maps_hist_has_sum(const struct aot_map *map, size_t stride)
 {
 	return maps_is_hist(map) && stride >= 16;
+}
+
+/* Whether the BPF key is the user key and a u64 after it: a hist's bucket, a tseries' slot. */
+static bool maps_has_slot(const struct aot_map *map)
+{
+	return maps_is_hist(map) || map->agg == AOT_AGG_TSERIES;
 }
 
 /* The user key's bytes in a hist map's BPF key, before the u64 bucket index. */
@@ -213,6 +221,10 @@ int rt_maps_fold(const struct aot_meta *m, const struct aot_map *map, const void
 
 	*out = NULL;
 	*nout = 0;
+	if (map->agg == AOT_AGG_TSERIES) {
+		*val_signed = map->value.is_signed;
+		return rt_tseries_fold(map, keys, key_size, vals, stride, ncpus, n, out, nout);
+	}
 	s.val_signed =
 		map->agg == AOT_AGG_MIN || map->agg == AOT_AGG_MAX || map->agg == AOT_AGG_AVG ||
 		map->agg == AOT_AGG_STATS ||
@@ -312,15 +324,15 @@ void rt_maps_top_div(const struct aot_map *map, struct output_entry *ents, size_
 {
 	size_t i;
 
-	/* bpftrace's print() keeps the last top entries, except of a stats() map. */
-	if (top && *n > top && map->agg != AOT_AGG_STATS) {
+	/* bpftrace's print() keeps the last top entries, except of a stats() or tseries() map. */
+	if (top && *n > top && map->agg != AOT_AGG_STATS && map->agg != AOT_AGG_TSERIES) {
 		for (i = 0; i < *n - top; i++)
 			free((void *)ents[i].buckets);
 		memmove(ents, ents + (*n - top), top * sizeof(*ents));
 		*n = top;
 	}
 	/* hist divides its counts when printed; lhist, stats and non-integers never divide. */
-	if (div <= 1 || maps_is_hist(map) || map->agg == AOT_AGG_STATS ||
+	if (div <= 1 || maps_has_slot(map) || map->agg == AOT_AGG_STATS ||
 	    (map->agg == AOT_AGG_NONE && map->value.kind != AOT_K_INT))
 		return;
 	for (i = 0; i < *n; i++) {
@@ -476,7 +488,7 @@ static int maps_dump(struct rt *rt, const struct aot_map *map, bool warn, struct
 	/* Never read past what the kernel gives us, whatever the metadata claims. */
 	if ((map->nkeys && d->key_size < map->key.size) || d->stride < maps_value_size(map) ||
 	    (d->hist_array ? d->key_size != 4
-			   : maps_is_hist(map) && d->key_size < maps_hist_prefix(map) + 8)) {
+			   : maps_has_slot(map) && d->key_size < maps_hist_prefix(map) + 8)) {
 		if (warn)
 			rt_report(&rt->out, RT_WARN,
 				  "map %s: its metadata does not match the BPF map's sizes",

@@ -5,6 +5,7 @@
  * format are written once, here. Warnings are text on stderr in
  * both formats, as bpftrace's are: rt_report().
  */
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -140,5 +141,23 @@ void output_hist_span(const struct output_entry *e, int64_t *first, int64_t *las
 				*first = i;
 			*last = i;
 		}
+	}
+}
+
+void output_time(struct rt_buf *b, uint64_t ns, bool utc, const char *fmt, int digits)
+{
+	time_t secs = (time_t)(ns / 1000000000ull);
+	uint64_t frac = ns % 1000000000ull;
+	char s[64];
+	struct tm tm;
+
+	if (!(utc ? gmtime_r(&secs, &tm) : localtime_r(&secs, &tm)) ||
+	    !strftime(s, sizeof(s), fmt, &tm))
+		s[0] = 0;
+	rt_buf_add(b, s, strlen(s));
+	if (digits > 0) {
+		for (int i = digits; i < 9; i++)
+			frac /= 10;
+		rt_buf_printf(b, ".%0*" PRIu64, digits, frac);
 	}
 }

@@ -27,6 +27,12 @@ struct output_entry {
 	/* STATS/AVG: folded over the CPUs (val holds the average); HIST/LHIST: total is the sum of
 	 * the values (when rt_map_read.has_sum) */
 	int64_t count, total;
+	/*
+	 * TSERIES: nbuckets rows, one per interval from tseries_first on; buckets holds their
+	 * values and tseries_set[i] whether interval i had one (rt_tseries_fold).
+	 */
+	const uint8_t *tseries_set;
+	uint64_t tseries_first;
 };
 
 /* A whole map, entries already in the order to print them and cut to print()'s top. */
@@ -199,5 +205,10 @@ bool output_lines_held(const struct output *o);
 void output_lines_flush(struct output *o, bool force);
 #define OUTPUT_LINE_WAIT_MS 50
 void output_hist_span(const struct output_entry *e, int64_t *first, int64_t *last);
+/*
+ * A time of ns since 1970 as strftime's fmt has it in local time (or UTC), then "." and its
+ * first digits (1 to 9; 0: none) of the second's fraction: tseries' interval times.
+ */
+void output_time(struct rt_buf *b, uint64_t ns, bool utc, const char *fmt, int digits);
 
 #endif

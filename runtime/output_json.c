@@ -143,6 +143,33 @@ static void json_hist(struct json_writer *w, const struct output_map *m,
 	json_array_end(w);
 }
 
+/*
+ * The intervals that have a value, as bpftrace 0.27.1 writes them, without spaces and with the
+ * interval's start in UTC: [{"interval_start":"2025-01-02 03:04:05.000000000","value":5}]
+ */
+static void json_tseries(struct json_writer *w, const struct output_map *m,
+			 const struct output_entry *e)
+{
+	struct rt_buf s = { 0 };
+	const char *sep = "[";
+
+	for (uint32_t i = 0; i < e->nbuckets; i++) {
+		if (!e->tseries_set[i])
+			continue;
+		rt_buf_printf(&s, "%s{\"interval_start\":\"", sep);
+		sep = ",";
+		output_time(&s, (e->tseries_first + i) * (uint64_t)m->map->tseries_interval, true,
+			    "%Y-%m-%d %H:%M:%S", 9);
+		if (m->map->value.is_signed)
+			rt_buf_printf(&s, "\",\"value\":%" PRId64 "}", (int64_t)e->buckets[i]);
+		else
+			rt_buf_printf(&s, "\",\"value\":%" PRIu64 "}", e->buckets[i]);
+	}
+	rt_buf_printf(&s, "%s]", *sep == '[' ? "[" : "");
+	json_raw(w, s.s, s.len);
+	rt_buf_free(&s);
+}
+
 static void json_map_value(struct json_writer *w, const struct output_map *m,
 			   const struct output_entry *e)
 {
@@ -159,6 +186,9 @@ static void json_map_value(struct json_writer *w, const struct output_map *m,
 	case AOT_AGG_HIST:
 	case AOT_AGG_LHIST:
 		json_hist(w, m, e);
+		break;
+	case AOT_AGG_TSERIES:
+		json_tseries(w, m, e);
 		break;
 	case AOT_AGG_STATS:
 		json_object_begin(w);
@@ -194,6 +224,8 @@ void output_json_map(struct rt_buf *b, const struct output_map *m)
 		type = "hist";
 	else if (map->agg == AOT_AGG_AVG || map->agg == AOT_AGG_STATS)
 		type = "stats";
+	else if (map->agg == AOT_AGG_TSERIES)
+		type = "tseries";
 	json_line_begin(&w, b, type);
 	json_object_begin(&w);
 	json_key(&w, map->name, strlen(map->name));

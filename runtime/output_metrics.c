@@ -35,6 +35,8 @@ enum output_metric_type output_metrics_type(const struct aot_map *map)
 	case AOT_AGG_HIST:
 	case AOT_AGG_LHIST:
 		return OUTPUT_METRIC_HISTOGRAM;
+	case AOT_AGG_TSERIES: /* its own series of values over time: no one sample */
+		return OUTPUT_METRIC_NONE;
 	default:
 		return map->value.kind == AOT_K_INT || map->value.kind == AOT_K_BOOL
 			       ? OUTPUT_METRIC_GAUGE

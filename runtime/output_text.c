@@ -2,7 +2,8 @@
 /*
  * Text output, byte for byte what bpftrace prints: the "Attached" line (0.27, on stderr), printf
  * and action text as is, and maps as "@name[key]: value" lines, hist/lhist as bucket lines with
- * 52-wide bars, stats as "{ .count = C, .average = A, .total = T }", as bpftrace 0.27 prints them.
+ * 52-wide bars, stats as "{ .count = C, .average = A, .total = T }", tseries as a graph over
+ * time, as bpftrace 0.27 prints them.
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -169,6 +170,114 @@ static void text_hist(struct rt_buf *b, const struct output_map *m, const struct
 	rt_buf_free(&label);
 }
 
+/* bpftrace 0.27's time series graph: its width, and the columns of the min above its left */
+#define TEXT_TSERIES_WIDTH 53
+#define TEXT_TSERIES_PAD 21
+
+/* a - b as bpftrace's distance() has it: b an int64, a of the values' type. */
+static int64_t text_tseries_dist(uint64_t a, bool sig, int64_t b)
+{
+	if (sig || b < 0)
+		return (int64_t)(a - (uint64_t)b);
+	return a > (uint64_t)b ? (int64_t)(a - (uint64_t)b) : -(int64_t)((uint64_t)b - a);
+}
+
+static bool text_tseries_less(uint64_t a, uint64_t b, bool sig)
+{
+	return sig ? (int64_t)a < (int64_t)b : a < b;
+}
+
+static void text_tseries_num(char *s, size_t n, uint64_t v, bool sig, bool have)
+{
+	if (!have)
+		snprintf(s, n, "null");
+	else if (sig)
+		snprintf(s, n, "%" PRId64, (int64_t)v);
+	else
+		snprintf(s, n, "%" PRIu64, v);
+}
+
+/*
+ * As bpftrace 0.27.1 draws it (output/text.cpp): a row per interval, its time, a '*' placed
+ * between the smallest and the largest value (widened by one each way when they are equal), a
+ * '.' on the 0 where the values cross it, and the value ('-' for an interval without one).
+ * The time has the fraction of a second the interval needs; a single row counts as ns.
+ */
+static void text_tseries(struct rt_buf *b, const struct output_map *m, const struct output_entry *e)
+{
+	bool sig = m->map->value.is_signed, have = false;
+	uint64_t lo = 0, hi = 0,
+		 interval = e->nbuckets > 1 ? (uint64_t)m->map->tseries_interval : 0;
+	int digits = interval >= 1000000000ull ? 0
+		     : interval >= 1000000     ? 3
+		     : interval >= 1000	       ? 6
+					       : 9;
+	const char *unit = !digits ? "" : digits == 3 ? ".ms" : digits == 6 ? ".\xce\xbcs" : ".ns";
+	int tsize = 8 + (digits ? 1 + digits : 0), zero = 0;
+	char lo_s[24], hi_s[24], head[24], line[TEXT_TSERIES_WIDTH];
+	uint32_t i;
+
+	if (!e->nbuckets) {
+		rt_buf_add(b, "<no data>", 9);
+		return;
+	}
+	for (i = 0; i < e->nbuckets; i++) {
+		uint64_t v = e->buckets[i];
+
+		if (!e->tseries_set[i])
+			continue;
+		if (!have || text_tseries_less(v, lo, sig))
+			lo = v;
+		if (!have || text_tseries_less(hi, v, sig))
+			hi = v;
+		have = true;
+	}
+	if (have && lo == hi) {
+		if (sig ? (int64_t)lo > INT64_MIN : lo > 0)
+			lo--;
+		if (sig ? (int64_t)hi < INT64_MAX : hi < UINT64_MAX)
+			hi++;
+	}
+	text_tseries_num(lo_s, sizeof(lo_s), lo, sig, have);
+	text_tseries_num(hi_s, sizeof(hi_s), hi, sig, have);
+	snprintf(head, sizeof(head), "hh:mm:ss%s", unit);
+	rt_buf_printf(b, "%*s%-*s%*s\n", tsize + 1, "", TEXT_TSERIES_PAD, lo_s,
+		      TEXT_TSERIES_WIDTH - TEXT_TSERIES_PAD, hi_s);
+	memset(line, '_', sizeof(line));
+	rt_buf_printf(b, "%-*s|%.*s|\n", tsize + 1, head, TEXT_TSERIES_WIDTH - 2, line);
+	/* the float arithmetic of bpftrace's, for the same rounding */
+	if (have && text_tseries_dist(lo, sig, 0) < 0 && (int64_t)(0 - hi) < 0)
+		zero = (int)((float)TEXT_TSERIES_WIDTH * (float)text_tseries_dist(lo, sig, 0) /
+			     (float)text_tseries_dist(lo, sig, (int64_t)hi));
+	for (i = 0; i < e->nbuckets; i++) {
+		int at = TEXT_TSERIES_WIDTH / 2;
+
+		output_time(b, (e->tseries_first + i) * (uint64_t)m->map->tseries_interval, false,
+			    "%H:%M:%S", digits);
+		memset(line, ' ', sizeof(line));
+		line[0] = line[TEXT_TSERIES_WIDTH - 1] = '|';
+		if (zero > 0 && zero < TEXT_TSERIES_WIDTH)
+			line[zero] = '.';
+		if (!e->tseries_set[i]) {
+			rt_buf_printf(b, " %.*s -\n", TEXT_TSERIES_WIDTH, line);
+			continue;
+		}
+		if (lo != hi)
+			at = (int)((float)(TEXT_TSERIES_WIDTH - 1) *
+				   (float)text_tseries_dist(lo, sig, (int64_t)e->buckets[i]) /
+				   (float)text_tseries_dist(lo, sig, (int64_t)hi));
+		at = at < 0 ? 0 : at > TEXT_TSERIES_WIDTH - 1 ? TEXT_TSERIES_WIDTH - 1 : at;
+		line[at] = '*';
+		text_tseries_num(head, sizeof(head), e->buckets[i], sig, true);
+		rt_buf_printf(b, " %.*s %s\n", TEXT_TSERIES_WIDTH, line, head);
+	}
+	memset(line, '_', sizeof(line));
+	line[0] = line[TEXT_TSERIES_WIDTH - 1] = 'v';
+	rt_buf_printf(b, "%*s %.*s\n", tsize, "", TEXT_TSERIES_WIDTH, line);
+	rt_buf_printf(b, "%*s %-*s%*s\n", tsize, "", TEXT_TSERIES_PAD, lo_s,
+		      TEXT_TSERIES_WIDTH - TEXT_TSERIES_PAD, hi_s);
+}
+
 void output_text_map(struct rt_buf *b, const struct output_map *m)
 {
 	const struct aot_map *map = m->map;
@@ -191,7 +300,8 @@ void output_text_map(struct rt_buf *b, const struct output_map *m)
 			rt_buf_add(b, "]", 1);
 		}
 		/* bpftrace 0.27 heads a hist with "@h:", 0.17 had a space after the colon. */
-		if (map->agg == AOT_AGG_HIST || map->agg == AOT_AGG_LHIST)
+		if (map->agg == AOT_AGG_HIST || map->agg == AOT_AGG_LHIST ||
+		    map->agg == AOT_AGG_TSERIES)
 			rt_buf_add(b, ":", 1);
 		else
 			rt_buf_add(b, ": ", 2);
@@ -209,6 +319,10 @@ void output_text_map(struct rt_buf *b, const struct output_map *m)
 		case AOT_AGG_LHIST:
 			rt_buf_add(b, "\n", 1);
 			text_hist(b, m, e);
+			break;
+		case AOT_AGG_TSERIES:
+			rt_buf_add(b, "\n", 1);
+			text_tseries(b, m, e);
 			break;
 		case AOT_AGG_STATS:
 			rt_buf_printf(b,

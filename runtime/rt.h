@@ -74,6 +74,8 @@ void json_object_end(struct json_writer *w);
 void json_object_begin_spaced(struct json_writer *w);
 /* compact: "," between items, as bpftrace 0.27 writes tuples and hist buckets: [1,"a"] */
 void json_array_begin(struct json_writer *w, bool compact);
+/* A value written as s is: JSON that bpftrace writes in a layout of its own (tseries) */
+void json_raw(struct json_writer *w, const char *s, size_t n);
 void json_array_end(struct json_writer *w);
 void json_key(struct json_writer *w, const char *k, size_t n);
 void json_string(struct json_writer *w, const char *s, size_t n);
@@ -399,6 +401,9 @@ int rt_maps_fold(const struct aot_meta *m, const struct aot_map *map, const void
 void rt_maps_top_div(const struct aot_map *map, struct output_entry *ents, size_t *n, uint64_t top,
 		     uint64_t div, bool val_signed);
 void rt_maps_entries_free(struct output_entry *ents, size_t n);
+/* rt_maps_fold of a tseries() map (maps_tseries.c): an entry of rows per key, in key order. */
+int rt_tseries_fold(const struct aot_map *map, const void *keys, size_t key_size, const void *vals,
+		    size_t stride, int ncpus, size_t n, struct output_entry **out, size_t *nout);
 
 /*
  * The first signal that ends the run, so that its copy is not taken for a second one: GNU

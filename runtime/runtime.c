@@ -80,6 +80,17 @@ static void runtime_pidns(struct aot_state *st)
 	st->pidns_ino = (uint64_t)sb.st_ino;
 }
 
+/* CLOCK_TAI - CLOCK_BOOTTIME in ns: what tseries() adds to boot time (aot_state.tai_ns). */
+static uint64_t runtime_tai_offset(void)
+{
+	struct timespec tai, boot;
+
+	if (clock_gettime(CLOCK_TAI, &tai) || clock_gettime(CLOCK_BOOTTIME, &boot))
+		return 0;
+	return (uint64_t)(tai.tv_sec - boot.tv_sec) * 1000000000ull + (uint64_t)tai.tv_nsec -
+	       (uint64_t)boot.tv_nsec;
+}
+
 /*
  * After load, before attach: the symbol services and their maps, the lost-event counter, and
  * the start time `elapsed` counts from. A program that renders kernel addresses subscribes to
@@ -105,6 +116,7 @@ static void runtime_prepare(struct rt *rt)
 		st.ncpus = (uint64_t)libbpf_num_possible_cpus();
 		st.cpid = (uint64_t)rt->child.pid;
 		runtime_pidns(&st);
+		st.tai_ns = runtime_tai_offset();
 		bpf_map_update_elem(fd, &key, &st, BPF_ANY);
 	}
 }

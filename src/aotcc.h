@@ -71,6 +71,13 @@ enum aot_dump {
  * are applied in. The driver fills the command line's, then aot_compile_opts_from_env(); what is
  * still unset when the program is made gets its AOT_*_DEFAULT.
  */
+/* What using an unstable feature of bpftrace 0.27 does (its unstable_* config keys). */
+enum aot_unstable {
+	AOT_UNSTABLE_WARN = 0, /* bpftrace's default: a warning, once */
+	AOT_UNSTABLE_ENABLE,
+	AOT_UNSTABLE_ERROR,
+};
+
 struct aot_compile_opts {
 	size_t sz;
 	/* the program's inputs */
@@ -108,6 +115,7 @@ struct aot_compile_opts {
 	uint32_t on_stack_limit;
 	bool no_session; /* --no-session: entry and return wildcards never share a program */
 	bool verbose;	 /* -v: say on stderr what the compile did (the C parser's peak RSS) */
+	uint32_t unstable_tseries; /* the config's unstable_tseries: enum aot_unstable */
 	size_t : 0;
 };
 

@@ -14,16 +14,17 @@
 #include "meta.h"
 
 enum config_kind {
-	CFG_COMPILE,	/* a number in struct aot_compile_opts at off */
-	CFG_RUN,	/* a number for the runtime: aot_meta.settings[set] */
-	CFG_MISSING,	/* missing_probes: both */
-	CFG_STACK_MODE, /* stack_mode: the compiler's default mode of kstack and ustack */
-	CFG_BOOL_RUN,	/* true or false for the runtime: settings[set] 1 false, 2 true */
-	CFG_TRAILER,	/* str_trunc_trailer: text for the runtime, in aot_meta */
-	CFG_FIXED,	/* what aotrace always does: only that value (fixed) is accepted */
-	CFG_UNSTABLE,	/* unstable_*: gates features aotrace does not have */
-	CFG_ENV_ONLY,	/* bpftrace reads it from the environment only */
-	CFG_DEPRECATED, /* 0.27 accepts and ignores it */
+	CFG_COMPILE,	  /* a number in struct aot_compile_opts at off */
+	CFG_RUN,	  /* a number for the runtime: aot_meta.settings[set] */
+	CFG_MISSING,	  /* missing_probes: both */
+	CFG_STACK_MODE,	  /* stack_mode: the compiler's default mode of kstack and ustack */
+	CFG_BOOL_RUN,	  /* true or false for the runtime: settings[set] 1 false, 2 true */
+	CFG_TRAILER,	  /* str_trunc_trailer: text for the runtime, in aot_meta */
+	CFG_FIXED,	  /* what aotrace always does: only that value (fixed) is accepted */
+	CFG_UNSTABLE,	  /* unstable_*: gates features aotrace does not have */
+	CFG_UNSTABLE_OPT, /* unstable_* of a feature aotrace has: enum aot_unstable at off */
+	CFG_ENV_ONLY,	  /* bpftrace reads it from the environment only */
+	CFG_DEPRECATED,	  /* 0.27 accepts and ignores it */
 };
 
 struct config_key {
@@ -58,7 +59,8 @@ static const struct config_key config_keys[] = {
 	{ "cache_user_symbols", CFG_FIXED },
 	{ "max_bpf_progs", CFG_FIXED },
 	{ "unstable_import_statement", CFG_UNSTABLE },
-	{ "unstable_tseries", CFG_UNSTABLE },
+	{ "unstable_tseries", CFG_UNSTABLE_OPT,
+	  offsetof(struct aot_compile_opts, unstable_tseries) },
 	{ "unstable_typeinfo", CFG_UNSTABLE },
 	{ "unstable_dw_ustack", CFG_UNSTABLE },
 	{ "btf", CFG_ENV_ONLY },
@@ -231,9 +233,17 @@ static void config_set(struct config_ctx *c, const struct config_key *k, const s
 				   "%s: not supported by aotrace yet", v->name);
 		break;
 	case CFG_UNSTABLE:
-		/* aotrace has none of these features: using one is an error of its own. */
-		if (config_word(v->str, unstable, 3) < 0 && config_bool(v->str) < 0)
+	case CFG_UNSTABLE_OPT:
+		/* As bpftrace 0.27: true and 1 enable, false and 0 are error. */
+		i = config_word(v->str, unstable, 3);
+		if (i < 0 && (i = config_bool(v->str)) >= 0)
+			i = i ? 0 : 2;
+		if (i < 0)
 			config_bad(c, v, NULL, "valid values are enable, warn, and error");
+		else if (k->kind == CFG_UNSTABLE_OPT)
+			*field = (uint32_t[]){ AOT_UNSTABLE_ENABLE, AOT_UNSTABLE_WARN,
+					       AOT_UNSTABLE_ERROR }[i];
+		/* aotrace has none of the other features: using one is an error of its own. */
 		break;
 	case CFG_ENV_ONLY:
 		diag_error(c->d, v->loc, NULL, "%s: can only be set as an environment variable",

@@ -95,6 +95,9 @@ const struct func_def func_defs[FN__NUM] = {
 		      .check = sema_fn_aggregation },
 	[FN_LHIST] = { "lhist", CALL(4, 4, FUNC_AGG), .type = AGG(TYPE_LHIST, 16),
 		       .check = sema_fn_lhist },
+	/* bpftrace 0.27's time series: the value of each interval (meta.h's AOT_AGG_TSERIES) */
+	[FN_TSERIES] = { "tseries", CALL(3, 4, FUNC_AGG), .type = AGG(TYPE_TSERIES, 24),
+			 .check = sema_fn_tseries },
 
 	/* output and control: statements */
 	[FN_PRINTF] = { "printf", CALL(1, 64, FUNC_VOID), .check = sema_fn_formatted,
@@ -211,11 +214,6 @@ const struct func_def func_defs[FN__NUM] = {
 	[FN_FIND] = { "find", CALL(3, 3, 0), .check = sema_fn_find },
 	[FN_MEMCMP] = { "memcmp", CALL(3, 3, 0), .check = sema_fn_memcmp,
 			.lower = sema_lower_memcmp, .emit = cg_fn_memcmp },
-
-	/* bpftrace 0.27's (docs/stdlib.md), aotrace not yet: an error that says so */
-	[FN_TSERIES] = { "tseries", CALL(0, 64, FUNC_MISSING) },
-
-
 
 	/* diagnostics (src/sema_assert.c): reported by the runtime with the call's location */
 	[FN_ERRORF] = { "errorf", CALL(1, 64, FUNC_VOID), .check = sema_fn_formatted,

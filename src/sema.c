@@ -180,6 +180,8 @@ static void sema_assign_map(struct sema_ctx *ctx, struct node *n)
 	}
 	if (rhs->kind == NODE_CALL && rhs->func == FN_LHIST)
 		sema_lhist_params(ctx, m, rhs);
+	if (rhs->kind == NODE_CALL && rhs->func == FN_TSERIES)
+		sema_tseries_params(ctx, m, rhs);
 	if (!is_agg && !n->op)
 		sema_narrow_assign(ctx, &m->narrow, &m->narrow_lit, rhs);
 	if (m->value.kind == TYPE_NONE) {
@@ -421,6 +423,7 @@ static void sema_for(struct sema_ctx *ctx, struct node *n)
 	case TYPE_STATS:
 	case TYPE_HIST:
 	case TYPE_LHIST:
+	case TYPE_TSERIES:
 		sema_error(ctx, n->rhs->loc, NULL, "for cannot iterate over a %s() map",
 			   type_name(ctx->a, &m->value));
 		return;

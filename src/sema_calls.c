@@ -147,6 +147,97 @@ void sema_lhist_params(struct sema_ctx *ctx, struct map_info *m, struct node *ca
 	}
 }
 
+/* tseries()'s folds by name, as bpftrace 0.27 lists them (enum aot_tseries_fn). */
+static const char *const sema_tseries_fns[] = {
+	[AOT_TSERIES_AVG] = "avg",
+	[AOT_TSERIES_MAX] = "max",
+	[AOT_TSERIES_MIN] = "min",
+	[AOT_TSERIES_SUM] = "sum",
+};
+
+/*
+ * tseries(v, interval_ns, num_intervals[, fn]): p[] gets the interval, the count and the fold.
+ * With report, says what is wrong in bpftrace 0.27.1's words; false if anything is.
+ */
+static bool sema_tseries_read(struct sema_ctx *ctx, struct node *n, int64_t p[3], bool report)
+{
+	static const char *const names[] = { "interval_ns", "num_intervals" };
+	struct node *a = n->args->next;
+
+	for (int i = 0; i < 2; i++, a = a->next) {
+		if (!sema_const_int(a, &p[i]) || p[i] < 0) {
+			if (report)
+				sema_error(
+					ctx, n->loc, "write it as a literal: 100ms, 10",
+					"tseries: invalid %s value (must be non-negative literal)",
+					names[i]);
+			return false;
+		}
+		if (p[i] == 0) {
+			if (report)
+				sema_error(ctx, n->loc, NULL,
+					   "tseries() %s must be >= 1 (0 provided)", names[i]);
+			return false;
+		}
+	}
+	if (p[1] > AOT_TSERIES_MAX_INTERVALS) {
+		if (report)
+			sema_error(ctx, n->loc, NULL,
+				   "tseries() num_intervals must be < 1000000 (%" PRId64
+				   " provided)",
+				   p[1]);
+		return false;
+	}
+	p[2] = AOT_TSERIES_LAST;
+	if (!a)
+		return true;
+	if (a->kind != NODE_STR) {
+		if (report)
+			sema_error(ctx, a->loc, "write one of \"avg\", \"max\", \"min\", \"sum\"",
+				   "tseries(): the aggregation function must be a string literal");
+		return false;
+	}
+	for (int64_t f = AOT_TSERIES_AVG; f <= AOT_TSERIES__LAST; f++)
+		if (!strcmp(a->str, sema_tseries_fns[f])) {
+			p[2] = f;
+			return true;
+		}
+	if (report)
+		sema_error(
+			ctx, n->loc, NULL,
+			"tseries() expects one of the following aggregation functions: avg, max, "
+			"min, sum (\"%s\" provided)",
+			a->str);
+	return false;
+}
+
+void sema_tseries_params(struct sema_ctx *ctx, struct map_info *m, struct node *call)
+{
+	int64_t p[3];
+
+	if (!sema_tseries_read(ctx, call, p, false))
+		return;
+	if (!m->tseries_count) {
+		m->tseries_interval = p[0];
+		m->tseries_count = p[1];
+		m->tseries_fn = p[2];
+	} else if (m->tseries_interval != p[0] || m->tseries_count != p[1] ||
+		   m->tseries_fn != p[2] ||
+		   /* as in bpftrace 0.27, where the value's type is one of the bounds */
+		   (m->value.kind == TYPE_TSERIES && m->value.is_signed != call->type.is_signed)) {
+		sema_error(ctx, call->loc,
+			   arena_printf(ctx->a,
+					"%s was first given tseries(%s value, %" PRId64 ", %" PRId64
+					"%s%s%s)",
+					m->name, m->value.is_signed ? "a signed" : "an unsigned",
+					m->tseries_interval, m->tseries_count,
+					m->tseries_fn ? ", \"" : "",
+					m->tseries_fn ? sema_tseries_fns[m->tseries_fn] : "",
+					m->tseries_fn ? "\"" : ""),
+			   "Different tseries bounds in a single map unsupported");
+	}
+}
+
 static const struct {
 	const char *name;
 	uint32_t size;
@@ -633,6 +724,40 @@ void sema_fn_lhist(struct sema_ctx *ctx, struct node *n)
 	sema_aggregate_type(n);
 }
 
+/*
+ * tseries is unstable in bpftrace 0.27: unstable_tseries = warn (the default) says so once,
+ * error refuses each use, enable says nothing.
+ */
+static void sema_tseries_unstable(struct sema_ctx *ctx, struct node *n)
+{
+	uint32_t mode = ctx->prog->opts->unstable_tseries;
+
+	if (!ctx->report)
+		return;
+	if (mode == AOT_UNSTABLE_ERROR) {
+		sema_error(ctx, n->loc, "set unstable_tseries = enable in the config block",
+			   "tseries feature is not enabled by default. To enable this unstable "
+			   "feature, set the config flag to enable. unstable_tseries=enable");
+	} else if (mode != AOT_UNSTABLE_ENABLE && !ctx->tseries_warned) {
+		ctx->tseries_warned = true;
+		diag_warn(
+			ctx->d, (struct loc){ 0 }, NULL,
+			"Script is using an unstable feature: tseries. To prevent this warning "
+			"you must explicitly enable it in the config e.g. unstable_tseries=enable");
+	}
+}
+
+void sema_fn_tseries(struct sema_ctx *ctx, struct node *n)
+{
+	int64_t p[3];
+
+	sema_tseries_unstable(ctx, n);
+	if (!sema_aggregate(ctx, n))
+		return;
+	sema_tseries_read(ctx, n, p, true);
+	sema_aggregate_type(n);
+}
+
 /* printf-like calls: a literal format, its conversions matching the arguments. */
 void sema_fn_formatted(struct sema_ctx *ctx, struct node *n)
 {
@@ -655,8 +780,8 @@ void sema_fn_debugf(struct sema_ctx *ctx, struct node *n)
 	if (ctx->report)
 		diag_warn(ctx->d, n->loc,
 			  "it writes to /sys/kernel/tracing/trace_pipe, not to aotrace's output",
-			  "debugf() is not for production use (see bpf_trace_printk in "
-			  "bpf-helpers(7))");
+			  "The debugf() builtin is not recommended for production use. For more "
+			  "information see bpf_trace_printk in bpf-helpers(7).");
 }
 
 void sema_fn_int_arg(struct sema_ctx *ctx, struct node *n)

@@ -724,6 +724,7 @@ static void sema_map_read(struct sema_ctx *ctx, struct node *n)
 	case TYPE_STATS:
 	case TYPE_HIST:
 	case TYPE_LHIST:
+	case TYPE_TSERIES:
 		sema_error(ctx, n->loc, arena_printf(ctx->a, "print(%s) prints it", m->name),
 			   "%s holds a %s() aggregation, which cannot be read in an expression",
 			   m->name, type_name(ctx->a, &m->value));

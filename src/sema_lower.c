@@ -703,10 +703,11 @@ static int lower_stmt(struct sema_ctx *ctx, struct node *n)
 static int lower_maps(struct sema_ctx *ctx)
 {
 	static const uint32_t agg_of[] = {
-		[TYPE_COUNT] = AOT_AGG_COUNT, [TYPE_SUM] = AOT_AGG_SUM,
-		[TYPE_MIN] = AOT_AGG_MIN,     [TYPE_MAX] = AOT_AGG_MAX,
-		[TYPE_AVG] = AOT_AGG_AVG,     [TYPE_STATS] = AOT_AGG_STATS,
-		[TYPE_HIST] = AOT_AGG_HIST,   [TYPE_LHIST] = AOT_AGG_LHIST,
+		[TYPE_COUNT] = AOT_AGG_COUNT,	  [TYPE_SUM] = AOT_AGG_SUM,
+		[TYPE_MIN] = AOT_AGG_MIN,	  [TYPE_MAX] = AOT_AGG_MAX,
+		[TYPE_AVG] = AOT_AGG_AVG,	  [TYPE_STATS] = AOT_AGG_STATS,
+		[TYPE_HIST] = AOT_AGG_HIST,	  [TYPE_LHIST] = AOT_AGG_LHIST,
+		[TYPE_TSERIES] = AOT_AGG_TSERIES,
 	};
 	struct aot_meta *meta = ctx->prog->meta;
 
@@ -722,6 +723,11 @@ static int lower_maps(struct sema_ctx *ctx)
 
 		if (type_is_agg(&m->value))
 			am.agg = agg_of[m->value.kind];
+		if (am.agg == AOT_AGG_TSERIES) {
+			am.tseries_interval = m->tseries_interval;
+			am.tseries_count = m->tseries_count;
+			am.tseries_fn = m->tseries_fn;
+		}
 		am.key = lower_meta_type(meta, &m->key);
 		am.value = lower_meta_type(meta, am.agg ? &in : &m->value);
 		idx = aot_meta_add_map(meta, &am);

@@ -22,7 +22,7 @@ struct type type_str(uint32_t size)
 bool type_is_agg(const struct type *t)
 {
 	return (t->kind >= TYPE_COUNT && t->kind <= TYPE_AVG) ||
-	       (t->kind >= TYPE_STATS && t->kind <= TYPE_LHIST);
+	       (t->kind >= TYPE_STATS && t->kind <= TYPE_TSERIES);
 }
 
 struct type type_buf(enum aot_kind render, uint32_t size, uint32_t arg)
@@ -178,11 +178,11 @@ bool type_merge(struct arena *a, struct type *into, const struct type *b)
 const char *type_name(struct arena *a, const struct type *t)
 {
 	static const char *const names[] = {
-		[TYPE_NONE] = "none",	  [TYPE_VOID] = "void",	  [TYPE_BOOL] = "bool",
-		[TYPE_COUNT] = "count",	  [TYPE_SUM] = "sum",	  [TYPE_MIN] = "min",
-		[TYPE_MAX] = "max",	  [TYPE_AVG] = "avg",	  [TYPE_PTR] = "pointer",
-		[TYPE_RECORD] = "record", [TYPE_STATS] = "stats", [TYPE_HIST] = "hist",
-		[TYPE_LHIST] = "lhist",
+		[TYPE_NONE] = "none",	  [TYPE_VOID] = "void",	      [TYPE_BOOL] = "bool",
+		[TYPE_COUNT] = "count",	  [TYPE_SUM] = "sum",	      [TYPE_MIN] = "min",
+		[TYPE_MAX] = "max",	  [TYPE_AVG] = "avg",	      [TYPE_PTR] = "pointer",
+		[TYPE_RECORD] = "record", [TYPE_STATS] = "stats",     [TYPE_HIST] = "hist",
+		[TYPE_LHIST] = "lhist",	  [TYPE_TSERIES] = "tseries",
 	};
 	const char *s;
 

@@ -25,6 +25,7 @@ struct sema_ctx {
 	struct node *assign_rhs; /* the call that is the whole right side of a map assignment */
 	int loops;		 /* depth of while/unroll around the statement being checked */
 	bool reads_args;	 /* the probe being checked reads args, argN or retval */
+	bool tseries_warned;	 /* unstable_tseries's warning was given (once a program) */
 	/* variables assigned since the innermost if's else branch began (block scoping) */
 	struct var_info **assigned;
 	uint32_t nassigned, capassigned;
@@ -133,6 +134,9 @@ void sema_lhist_params(struct sema_ctx *ctx, struct map_info *m, struct node *ca
 /* count(), sum(n), ...: only the whole value of a map assignment; the row's type. */
 void sema_fn_aggregation(struct sema_ctx *ctx, struct node *n);
 void sema_fn_lhist(struct sema_ctx *ctx, struct node *n);
+/* @m = tseries(...): its interval, count and fold are the map's, the same at each use */
+void sema_tseries_params(struct sema_ctx *ctx, struct map_info *m, struct node *call);
+void sema_fn_tseries(struct sema_ctx *ctx, struct node *n);
 /* printf, system, cat: a literal format, its conversions matching the arguments. */
 void sema_fn_formatted(struct sema_ctx *ctx, struct node *n);
 void sema_fn_debugf(struct sema_ctx *ctx, struct node *n);

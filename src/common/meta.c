@@ -18,7 +18,8 @@
  *                        object from before the config block has 0 here)
  *     24  probes_off, nprobes     probe records (20 bytes): prog type target name flags
  *     32  maps_off, nmaps         map records (80 bytes): name elf_name agg nkeys key value
- *                                 lhist_min lhist_max lhist_step (each s64 as low, high u32)
+ *                                 lhist_min lhist_max lhist_step (each s64 as low, high u32;
+ *                                 a tseries: interval, count, fn in the same fields)
  *     40  fmts_off, nfmts         format records (28 bytes): kind fmt args
  *     48  elems_off, nelems       element records (28 bytes): offset type name (tuple and
  *                                 array elements have no name: AOT_META_NOSTR)
@@ -578,9 +579,10 @@ const char *aot_render_kind_name(uint32_t kind)
 const char *aot_agg_name(uint32_t agg)
 {
 	static const char *const names[] = {
-		[AOT_AGG_NONE] = "value",  [AOT_AGG_COUNT] = "count", [AOT_AGG_SUM] = "sum",
-		[AOT_AGG_MIN] = "min",	   [AOT_AGG_MAX] = "max",     [AOT_AGG_AVG] = "avg",
-		[AOT_AGG_STATS] = "stats", [AOT_AGG_HIST] = "hist",   [AOT_AGG_LHIST] = "lhist",
+		[AOT_AGG_NONE] = "value",      [AOT_AGG_COUNT] = "count", [AOT_AGG_SUM] = "sum",
+		[AOT_AGG_MIN] = "min",	       [AOT_AGG_MAX] = "max",	  [AOT_AGG_AVG] = "avg",
+		[AOT_AGG_STATS] = "stats",     [AOT_AGG_HIST] = "hist",	  [AOT_AGG_LHIST] = "lhist",
+		[AOT_AGG_TSERIES] = "tseries",
 	};
 
 	return agg < sizeof(names) / sizeof(names[0]) ? names[agg] : "?";
@@ -833,8 +835,15 @@ static int meta_check_types(struct meta_reader *r)
 	for (i = 0; i < m->nmaps; i++) {
 		const struct aot_map *map = &m->maps[i];
 
-		if (map->agg > AOT_AGG_LHIST)
+		if (map->agg > AOT_AGG_TSERIES)
 			return meta_fail(r, "map %u: unknown aggregation %u", i, map->agg);
+		if (map->agg == AOT_AGG_TSERIES &&
+		    (map->tseries_interval <= 0 || map->tseries_count <= 0 ||
+		     map->tseries_count > AOT_TSERIES_MAX_INTERVALS || map->tseries_fn < 0 ||
+		     map->tseries_fn > AOT_TSERIES__LAST))
+			return meta_fail(r, "map %u: tseries(..., %lld, %lld) fn %lld out of range",
+					 i, (long long)map->tseries_interval,
+					 (long long)map->tseries_count, (long long)map->tseries_fn);
 		if (map->agg == AOT_AGG_LHIST &&
 		    (map->lhist_step <= 0 || map->lhist_min < 0 ||
 		     map->lhist_max <= map->lhist_min ||

@@ -37,6 +37,13 @@
  *                       (max - min) / step + 2), the same value per bucket; a bucket whose count
  *                       is 0 on every CPU is not an entry. The BPF map's type says which (a
  *                       version 3 object has the hash), so the runtime reads both.
+ *     AOT_AGG_TSERIES   struct { s64 val; u64 meta; u64 epoch; } per interval slot, bpftrace
+ *                       0.27's: epoch = TAI ns / tseries_interval (aot_state.tai_ns), the BPF
+ *                       key is as a hist's with slot = epoch % tseries_count for the bucket.
+ *                       val is the last value (meta: the TAI ns it was set at), the sum or the
+ *                       total (avg; meta: the count), the min or max (meta: 1 once set), by
+ *                       tseries_fn; a slot whose epoch is not the current one is stale. Older
+ *                       runtimes refuse the aggregation (unknown), so the version stays 4.
  *
  * Events that act on a map name it by index in aot_meta.maps (hdr.index):
  *   AOT_EV_PRINT_MAP    payload struct { u64 top; u64 div; } (0: all / no divisor)
@@ -207,6 +214,12 @@ struct aot_state {
 	 */
 	uint64_t pidns_dev;
 	uint64_t pidns_ino;
+	/*
+	 * CLOCK_TAI - CLOCK_BOOTTIME at start: tseries() counts its intervals in TAI time as
+	 * bpf_ktime_get_boot_ns() + tai_ns, as bpftrace 0.27 does (sw_tai; kernels before 6.1 have
+	 * no TAI helper). Absent before tseries().
+	 */
+	uint64_t tai_ns;
 };
 
 #define AOT_STOPPED_ENDING 1
@@ -270,7 +283,19 @@ enum aot_agg {
 	AOT_AGG_STATS,
 	AOT_AGG_HIST,
 	AOT_AGG_LHIST,
+	AOT_AGG_TSERIES,
 };
+
+/* How tseries() folds the values of one interval (aot_map.tseries_fn): the last one, or ... */
+enum aot_tseries_fn {
+	AOT_TSERIES_LAST = 0,
+	AOT_TSERIES_AVG,
+	AOT_TSERIES_MAX,
+	AOT_TSERIES_MIN,
+	AOT_TSERIES_SUM,
+	AOT_TSERIES__LAST = AOT_TSERIES_SUM,
+};
+#define AOT_TSERIES_MAX_INTERVALS 1000000 /* as bpftrace 0.27: num_intervals at most */
 
 struct aot_map {
 	char *name;	/* as the user wrote it: "@x", "@" */
@@ -279,7 +304,16 @@ struct aot_map {
 	uint32_t nkeys; /* 0: scalar map */
 	struct aot_type key;
 	struct aot_type value; /* AOT_AGG_NONE: the stored value; else the aggregated input */
-	int64_t lhist_min, lhist_max, lhist_step; /* AOT_AGG_LHIST */
+	/* three parameters of the aggregation, one record field each (meta.c) */
+	union {
+		struct {
+			int64_t lhist_min, lhist_max, lhist_step; /* AOT_AGG_LHIST */
+		};
+		struct {
+			/* AOT_AGG_TSERIES: ns per interval, intervals kept, enum aot_tseries_fn */
+			int64_t tseries_interval, tseries_count, tseries_fn;
+		};
+	};
 };
 
 /* The separators in an errorf() call site's LOCATION (AOT_FMT_ERRORF above). */

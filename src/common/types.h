@@ -34,6 +34,7 @@ enum type_kind {
 	TYPE_STATS,
 	TYPE_HIST,
 	TYPE_LHIST,
+	TYPE_TSERIES,
 	/* bytes of size that only user space renders: render says how (enum aot_kind) */
 	TYPE_BUF,
 	TYPE_ARRAY, /* nelems of *pointee (char arrays are STR instead) */
