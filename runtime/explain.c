@@ -294,6 +294,10 @@ static void explain_text(struct explain *e, const char *name)
 			rt_buf_printf(b, " (min %lld, max %lld, step %lld)",
 				      (long long)mp->lhist_min, (long long)mp->lhist_max,
 				      (long long)mp->lhist_step);
+		if (mp->agg == AOT_AGG_TSERIES)
+			rt_buf_printf(b, " (%lld intervals of %lld ns, %s)",
+				      (long long)mp->tseries_count, (long long)mp->tseries_interval,
+				      aot_tseries_fn_name(mp->tseries_fn));
 		rt_buf_printf(b, "\n");
 		free(ks);
 		free(vs);
@@ -399,6 +403,11 @@ static void explain_json(struct explain *e, const char *name)
 			explain_kv_int(w, "lhist_min", mp->lhist_min);
 			explain_kv_int(w, "lhist_max", mp->lhist_max);
 			explain_kv_int(w, "lhist_step", mp->lhist_step);
+		}
+		if (mp->agg == AOT_AGG_TSERIES) {
+			explain_kv_int(w, "tseries_interval_ns", mp->tseries_interval);
+			explain_kv_int(w, "tseries_intervals", mp->tseries_count);
+			explain_kv_str(w, "tseries_fn", aot_tseries_fn_name(mp->tseries_fn));
 		}
 		json_object_end(w);
 	}

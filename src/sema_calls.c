@@ -147,14 +147,6 @@ void sema_lhist_params(struct sema_ctx *ctx, struct map_info *m, struct node *ca
 	}
 }
 
-/* tseries()'s folds by name, as bpftrace 0.27 lists them (enum aot_tseries_fn). */
-static const char *const sema_tseries_fns[] = {
-	[AOT_TSERIES_AVG] = "avg",
-	[AOT_TSERIES_MAX] = "max",
-	[AOT_TSERIES_MIN] = "min",
-	[AOT_TSERIES_SUM] = "sum",
-};
-
 /*
  * tseries(v, interval_ns, num_intervals[, fn]): p[] gets the interval, the count and the fold.
  * With report, says what is wrong in bpftrace 0.27.1's words; false if anything is.
@@ -198,7 +190,7 @@ static bool sema_tseries_read(struct sema_ctx *ctx, struct node *n, int64_t p[3]
 		return false;
 	}
 	for (int64_t f = AOT_TSERIES_AVG; f <= AOT_TSERIES__LAST; f++)
-		if (!strcmp(a->str, sema_tseries_fns[f])) {
+		if (!strcmp(a->str, aot_tseries_fn_name(f))) {
 			p[2] = f;
 			return true;
 		}
@@ -232,7 +224,7 @@ void sema_tseries_params(struct sema_ctx *ctx, struct map_info *m, struct node *
 					m->name, m->value.is_signed ? "a signed" : "an unsigned",
 					m->tseries_interval, m->tseries_count,
 					m->tseries_fn ? ", \"" : "",
-					m->tseries_fn ? sema_tseries_fns[m->tseries_fn] : "",
+					m->tseries_fn ? aot_tseries_fn_name(m->tseries_fn) : "",
 					m->tseries_fn ? "\"" : ""),
 			   "Different tseries bounds in a single map unsupported");
 	}

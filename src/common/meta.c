@@ -588,6 +588,16 @@ const char *aot_agg_name(uint32_t agg)
 	return agg < sizeof(names) / sizeof(names[0]) ? names[agg] : "?";
 }
 
+const char *aot_tseries_fn_name(int64_t fn)
+{
+	static const char *const names[] = {
+		[AOT_TSERIES_LAST] = "last", [AOT_TSERIES_AVG] = "avg", [AOT_TSERIES_MAX] = "max",
+		[AOT_TSERIES_MIN] = "min",   [AOT_TSERIES_SUM] = "sum",
+	};
+
+	return fn >= 0 && fn <= AOT_TSERIES__LAST ? names[fn] : NULL;
+}
+
 /* Fixed sizes of the rendered kinds, from the layouts in meta.h. */
 static uint32_t meta_rendered_size(uint32_t kind)
 {

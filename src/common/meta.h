@@ -475,5 +475,7 @@ int aot_meta_read(const void *buf, size_t size, struct aot_meta **out, char *err
 const char *aot_render_kind_name(uint32_t kind);
 /* The language's name of an aggregation ("count", "hist"; "value" for none; "?" if unknown). */
 const char *aot_agg_name(uint32_t agg);
+/* tseries()'s fold as the language names it ("avg", ...; "last" for none; NULL if unknown). */
+const char *aot_tseries_fn_name(int64_t fn);
 
 #endif

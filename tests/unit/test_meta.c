@@ -352,6 +352,7 @@ static void test_corruptions(void **state)
 	corrupt(buf, size, probes + 16, 1u << 31, "flags"); /* a bit no flag uses */
 	corrupt(buf, size, maps + 8, 77, "aggregation");
 	corrupt(buf, size, maps + 8, AOT_AGG_LHIST, "lhist(0, 0, 0) out of range"); /* step 0 */
+	corrupt(buf, size, maps + 8, AOT_AGG_TSERIES, "tseries(..., 0, 0) fn 0 out of range");
 	corrupt(buf, size, fmts, 99, "kind");
 	/* types: kind, sizes */
 	corrupt(buf, size, maps + 16, 99, "kind");		   /* map 0 key kind */

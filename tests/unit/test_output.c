@@ -1085,6 +1085,97 @@ static void test_metrics_histograms(void **state)
 	aot_meta_free(c.m);
 }
 
+/* One slot of a tseries map on two CPUs: { val, meta, epoch } each. */
+static void ts_slot(uint8_t *v, const int64_t cpu0[3], const int64_t cpu1[3])
+{
+	for (int i = 0; i < 3; i++) {
+		put64(v + 8 * i, (uint64_t)cpu0[i]);
+		put64(v + 24 + 8 * i, (uint64_t)cpu1[i]);
+	}
+}
+
+static char *ts_render(const struct aot_map *map, const uint8_t *keys, const uint8_t *vals,
+		       size_t n, bool json)
+{
+	struct aot_meta *m = aot_meta_new();
+	struct output_entry *ents;
+	struct output_map om;
+	struct rt_buf b = { 0 };
+	size_t nents;
+	bool sig;
+
+	assert_int_equal(rt_maps_fold(m, map, keys, 8, vals, 24, 2, n, &ents, &nents, &sig), 0);
+	rt_maps_top_div(map, ents, &nents, 1, 2, sig); /* print()'s top and div: ignored */
+	om = (struct output_map){ R(m), map, ents, nents, sig, 1 };
+	if (json)
+		output_json_map(&b, &om);
+	else
+		output_text_map(&b, &om);
+	rt_maps_entries_free(ents, nents);
+	aot_meta_free(m);
+	return b.s ? b.s : strdup("");
+}
+
+/*
+ * tseries: the CPUs of a slot folded into its latest interval (a stale CPU left out), slots
+ * never written left out, the window of count intervals ending at the latest, an interval
+ * without a value; times in UTC (JSON) and, with TZ=UTC, local (text).
+ */
+static void test_map_tseries(void **state)
+{
+	struct aot_map map = { .name = "@",
+			       .agg = AOT_AGG_TSERIES,
+			       .value = t_int(8, 1),
+			       .tseries_interval = 1000000000,
+			       .tseries_count = 4 };
+	uint8_t keys[4 * 8] = { 0 }, vals[4 * 48];
+	char *got;
+
+	(void)state;
+	setenv("TZ", "UTC", 1);
+	tzset();
+	for (int i = 0; i < 4; i++)
+		put64(keys + 8 * i, (uint64_t)i);
+	map.tseries_fn = AOT_TSERIES_MAX;
+	ts_slot(vals, (int64_t[]){ 5, 1, 100 }, (int64_t[]){ 9, 1, 100 });
+	ts_slot(vals + 48, (int64_t[]){ 70, 1, 97 }, (int64_t[]){ -2, 1, 102 });
+	ts_slot(vals + 96, (int64_t[]){ 0, 0, 0 }, (int64_t[]){ 0, 0, 0 });
+	ts_slot(vals + 144, (int64_t[]){ 3, 1, 97 }, (int64_t[]){ 0, 0, 0 });
+	got = ts_render(&map, keys, vals, 4, true);
+	assert_string_equal(
+		got, "{\"type\": \"tseries\", \"data\": {\"@\": ["
+		     "{\"interval_start\":\"1970-01-01 00:01:40.000000000\",\"value\":9},"
+		     "{\"interval_start\":\"1970-01-01 00:01:42.000000000\",\"value\":-2}]}}\n");
+	free(got);
+	got = ts_render(&map, keys, vals, 4, false);
+	assert_string_equal(got,
+			    "@:\n"
+			    "         -2                                                  9\n"
+			    "hh:mm:ss |___________________________________________________|\n"
+			    "00:01:40 |        .                                          * 9\n"
+			    "00:01:41 |        .                                          | -\n"
+			    "00:01:42 *        .                                          | -2\n"
+			    "         v___________________________________________________v\n"
+			    "         -2                                                  9\n\n");
+	free(got);
+	/* avg adds the totals and counts of the CPUs; the last value is the one set last */
+	map.tseries_fn = AOT_TSERIES_AVG;
+	ts_slot(vals, (int64_t[]){ 10, 2, 5 }, (int64_t[]){ 5, 3, 5 });
+	got = ts_render(&map, keys, vals, 1, true);
+	assert_non_null(strstr(got, "00:00:05.000000000\",\"value\":3}]"));
+	free(got);
+	map.tseries_fn = AOT_TSERIES_LAST;
+	ts_slot(vals, (int64_t[]){ 1, 50, 7 }, (int64_t[]){ 2, 40, 7 });
+	got = ts_render(&map, keys, vals, 1, true);
+	assert_non_null(strstr(got, "00:00:07.000000000\",\"value\":1}]"));
+	free(got);
+	/* zero(): every slot 0, no interval at all */
+	ts_slot(vals, (int64_t[]){ 0, 0, 0 }, (int64_t[]){ 0, 0, 0 });
+	got = ts_render(&map, keys, vals, 1, false);
+	assert_string_equal(got, "@:\n<no data>\n");
+	free(got);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1095,6 +1186,7 @@ int main(void)
 		cmocka_unit_test(test_map_scalar_aggs),
 		cmocka_unit_test(test_map_keys_and_sort),
 		cmocka_unit_test(test_map_hist),
+		cmocka_unit_test(test_map_tseries),
 		cmocka_unit_test(test_map_stats_json),
 		cmocka_unit_test(test_render_kinds),
 		cmocka_unit_test(test_lines_whole_per_cpu),
