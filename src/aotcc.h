@@ -73,7 +73,8 @@ enum aot_dump {
  */
 /* What using an unstable feature of bpftrace 0.27 does (its unstable_* config keys). */
 enum aot_unstable {
-	AOT_UNSTABLE_WARN = 0, /* bpftrace's default: a warning, once */
+	AOT_UNSTABLE_DEFAULT = 0, /* not given: warn, bpftrace's default */
+	AOT_UNSTABLE_WARN,	  /* a warning, once */
 	AOT_UNSTABLE_ENABLE,
 	AOT_UNSTABLE_ERROR,
 };
@@ -115,7 +116,8 @@ struct aot_compile_opts {
 	uint32_t on_stack_limit;
 	bool no_session; /* --no-session: entry and return wildcards never share a program */
 	bool verbose;	 /* -v: say on stderr what the compile did (the C parser's peak RSS) */
-	uint32_t unstable_tseries; /* the config's unstable_tseries: enum aot_unstable */
+	/* unstable_tseries (BPFTRACE_UNSTABLE_TSERIES, the config block): enum aot_unstable */
+	uint32_t unstable_tseries;
 	size_t : 0;
 };
 

@@ -163,7 +163,6 @@ static void config_set(struct config_ctx *c, const struct config_key *k, const s
 		[AOT_STACK_MODE_PERF] = "perf",
 		[AOT_STACK_MODE_RAW] = "raw",
 	};
-	static const char *const unstable[] = { "enable", "warn", "error" };
 	uint32_t *field = (uint32_t *)((char *)c->opts + k->off);
 	uint64_t num;
 	char range[80];
@@ -234,16 +233,13 @@ static void config_set(struct config_ctx *c, const struct config_key *k, const s
 		break;
 	case CFG_UNSTABLE:
 	case CFG_UNSTABLE_OPT:
-		/* As bpftrace 0.27: true and 1 enable, false and 0 are error. */
-		i = config_word(v->str, unstable, 3);
-		if (i < 0 && (i = config_bool(v->str)) >= 0)
-			i = i ? 0 : 2;
+		/* A CFG_UNSTABLE feature aotrace lacks: using one is an error of its own. */
+		i = config_unstable(v->str);
 		if (i < 0)
 			config_bad(c, v, NULL, "valid values are enable, warn, and error");
-		else if (k->kind == CFG_UNSTABLE_OPT)
-			*field = (uint32_t[]){ AOT_UNSTABLE_ENABLE, AOT_UNSTABLE_WARN,
-					       AOT_UNSTABLE_ERROR }[i];
-		/* aotrace has none of the other features: using one is an error of its own. */
+		else if (k->kind == CFG_UNSTABLE_OPT &&
+			 !*(const uint32_t *)((const char *)c->given + k->off))
+			*field = (uint32_t)i; /* the environment wins */
 		break;
 	case CFG_ENV_ONLY:
 		diag_error(c->d, v->loc, NULL, "%s: can only be set as an environment variable",
@@ -253,6 +249,21 @@ static void config_set(struct config_ctx *c, const struct config_key *k, const s
 		diag_warn(c->d, v->loc, NULL, "%s: deprecated, it has no effect", v->name);
 		break;
 	}
+}
+
+int config_unstable(const char *value)
+{
+	static const char *const words[] = {
+		[AOT_UNSTABLE_WARN] = "warn",
+		[AOT_UNSTABLE_ENABLE] = "enable",
+		[AOT_UNSTABLE_ERROR] = "error",
+	};
+	int i = config_word(value, words + 1, 3);
+
+	if (i >= 0)
+		return i + 1;
+	i = config_bool(value);
+	return i < 0 ? -1 : i ? AOT_UNSTABLE_ENABLE : AOT_UNSTABLE_ERROR;
 }
 
 /* config: the block's keys, each once. */

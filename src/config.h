@@ -16,5 +16,10 @@
  */
 int config_apply(struct program *prog, const struct aot_compile_opts *given,
 		 struct aot_compile_opts *opts, struct diags *d);
+/*
+ * An unstable_* value as bpftrace 0.27 takes it (any case): enable, warn, error; true and 1
+ * enable, false and 0 are error. enum aot_unstable, or -1 if it is none of these.
+ */
+int config_unstable(const char *value);
 
 #endif

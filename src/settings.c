@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <strings.h>
 
+#include "config.h"
 #include "frontend.h"
 #include "meta.h"
 
@@ -69,6 +70,26 @@ static int settings_stack_mode(struct aot_compile_opts *opts, FILE *err)
 	return -EINVAL;
 }
 
+/* BPFTRACE_UNSTABLE_TSERIES: as the config key unstable_tseries, which it overrides. */
+static int settings_unstable_tseries(struct aot_compile_opts *opts, FILE *err)
+{
+	const char *env = getenv("BPFTRACE_UNSTABLE_TSERIES");
+	int mode;
+
+	if (!env)
+		return 0;
+	mode = config_unstable(env);
+	if (mode < 0) {
+		fprintf(err,
+			"aotrace: BPFTRACE_UNSTABLE_TSERIES=%s: valid values are enable, warn, and "
+			"error\n",
+			env);
+		return -EINVAL;
+	}
+	opts->unstable_tseries = (uint32_t)mode;
+	return 0;
+}
+
 int aot_compile_opts_from_env(struct aot_compile_opts *opts, FILE *err)
 {
 	const char *btf;
@@ -98,6 +119,9 @@ int aot_compile_opts_from_env(struct aot_compile_opts *opts, FILE *err)
 	}
 	if (opts_has(opts, offsetof(struct aot_compile_opts, stack_mode), sizeof(uint32_t)) &&
 	    !opts->stack_mode && settings_stack_mode(opts, err))
+		return -EINVAL;
+	if (opts_has(opts, offsetof(struct aot_compile_opts, unstable_tseries), sizeof(uint32_t)) &&
+	    !opts->unstable_tseries && settings_unstable_tseries(opts, err))
 		return -EINVAL;
 	/*
 	 * The kernel types of another host (a saved /sys/kernel/btf/vmlinux), to build an object
