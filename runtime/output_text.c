@@ -174,12 +174,13 @@ static void text_hist(struct rt_buf *b, const struct output_map *m, const struct
 #define TEXT_TSERIES_WIDTH 53
 #define TEXT_TSERIES_PAD 21
 
-/* a - b as bpftrace's distance() has it: b an int64, a of the values' type. */
-static int64_t text_tseries_dist(uint64_t a, bool sig, int64_t b)
+/*
+ * a - b as bpftrace's distance() has it, for a of either signedness and b an int64: its cases
+ * all come to the difference in 64-bit two's complement.
+ */
+static int64_t text_tseries_dist(uint64_t a, int64_t b)
 {
-	if (sig || b < 0)
-		return (int64_t)(a - (uint64_t)b);
-	return a > (uint64_t)b ? (int64_t)(a - (uint64_t)b) : -(int64_t)((uint64_t)b - a);
+	return (int64_t)(a - (uint64_t)b);
 }
 
 static bool text_tseries_less(uint64_t a, uint64_t b, bool sig)
@@ -246,9 +247,9 @@ static void text_tseries(struct rt_buf *b, const struct output_map *m, const str
 	memset(line, '_', sizeof(line));
 	rt_buf_printf(b, "%-*s|%.*s|\n", tsize + 1, head, TEXT_TSERIES_WIDTH - 2, line);
 	/* the float arithmetic of bpftrace's, for the same rounding */
-	if (have && text_tseries_dist(lo, sig, 0) < 0 && (int64_t)(0 - hi) < 0)
-		zero = (int)((float)TEXT_TSERIES_WIDTH * (float)text_tseries_dist(lo, sig, 0) /
-			     (float)text_tseries_dist(lo, sig, (int64_t)hi));
+	if (have && text_tseries_dist(lo, 0) < 0 && text_tseries_dist(0, (int64_t)hi) < 0)
+		zero = (int)((float)TEXT_TSERIES_WIDTH * (float)text_tseries_dist(lo, 0) /
+			     (float)text_tseries_dist(lo, (int64_t)hi));
 	for (i = 0; i < e->nbuckets; i++) {
 		int at = TEXT_TSERIES_WIDTH / 2;
 
@@ -264,8 +265,8 @@ static void text_tseries(struct rt_buf *b, const struct output_map *m, const str
 		}
 		if (lo != hi)
 			at = (int)((float)(TEXT_TSERIES_WIDTH - 1) *
-				   (float)text_tseries_dist(lo, sig, (int64_t)e->buckets[i]) /
-				   (float)text_tseries_dist(lo, sig, (int64_t)hi));
+				   (float)text_tseries_dist(lo, (int64_t)e->buckets[i]) /
+				   (float)text_tseries_dist(lo, (int64_t)hi));
 		at = at < 0 ? 0 : at > TEXT_TSERIES_WIDTH - 1 ? TEXT_TSERIES_WIDTH - 1 : at;
 		line[at] = '*';
 		text_tseries_num(head, sizeof(head), e->buckets[i], sig, true);
