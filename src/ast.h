@@ -123,6 +123,7 @@ struct var_info {
 	struct loc first; /* where it was declared or first assigned */
 	bool declared;	  /* by let */
 	bool typed;	  /* let $x: TYPE: the type is fixed, values convert to it */
+	bool assigned;	  /* given a value somewhere in its probe */
 	/* the integer type bpftrace 0.27 gives it (sema_narrow.c), TYPE_NONE if not an integer;
 	 * narrow_lit: every value it was given is a literal that is never negative */
 	struct type narrow;

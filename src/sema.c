@@ -381,6 +381,7 @@ static void sema_for_range(struct sema_ctx *ctx, struct node *n)
 				      r->lhs->type.kind != TYPE_INT);
 	n->lhs->var = v;
 	n->lhs->type = v->type;
+	v->assigned = true;
 	r->type = v->type;
 }
 
@@ -438,6 +439,7 @@ static void sema_for(struct sema_ctx *ctx, struct node *n)
 	v->type = type_tuple(ctx->a, elems, 2);
 	n->lhs->var = v;
 	n->lhs->type = v->type;
+	v->assigned = true;
 body:
 	ctx->loops++;
 	sema_block(ctx, n->body);
@@ -507,6 +509,7 @@ static void sema_assign_var(struct sema_ctx *ctx, struct node *n, struct node *v
 			    struct node *rhs, struct var_info *v)
 {
 	var->var = v;
+	v->assigned = true;
 	sema_note_assigned(ctx, v);
 	if (rhs->type.kind == TYPE_NONE || !sema_not_ctx(ctx, rhs))
 		return;
@@ -638,7 +641,7 @@ static void sema_expr_stmt(struct sema_ctx *ctx, struct node *n)
 	if (e->type.kind != TYPE_NONE && e->type.kind != TYPE_VOID && ctx->report &&
 	    ctx->d->nerrors == errors && !(e->kind == NODE_CALL && e->func == FN_DELETE))
 		diag_warn(ctx->d, e->loc, "drop it on purpose with _ = ...",
-			  "the value of this expression is discarded");
+			  "Return value discarded.");
 }
 
 static void sema_stmt(struct sema_ctx *ctx, struct node *n)
@@ -667,7 +670,7 @@ static void sema_stmt(struct sema_ctx *ctx, struct node *n)
 				ctx->d, n->loc,
 				"for loops take ranges (for ($i : $start..$end) { ... }), which the "
 				"verifier proves bounded more easily",
-				"while loops are deprecated in bpftrace 0.25 and later");
+				"While loops are deprecated and may be removed in the future.");
 		sema_expr(ctx, n->cond);
 		sema_need_int(ctx, n->cond, "a loop condition");
 		ctx->loops++;
@@ -721,10 +724,45 @@ static void sema_stmt(struct sema_ctx *ctx, struct node *n)
 	}
 }
 
+/*
+ * Whether a statement never lets the next one run, as bpftrace 0.27 sees it: return, exit(),
+ * break and continue (inside a loop), a block that has one, an if whose branches both have one.
+ * Loops do not count: their body may not run.
+ */
+static bool sema_ends_flow(const struct node *n)
+{
+	switch (n->kind) {
+	case NODE_RETURN:
+	case NODE_BREAK:
+	case NODE_CONTINUE:
+		return true;
+	case NODE_EXPR_STMT:
+		return n->lhs && n->lhs->kind == NODE_CALL && n->lhs->func == FN_EXIT;
+	case NODE_BLOCK:
+		for (const struct node *s = n->body; s; s = s->next)
+			if (sema_ends_flow(s))
+				return true;
+		return false;
+	case NODE_IF:
+		return n->body && n->else_body && sema_ends_flow(n->body) &&
+		       sema_ends_flow(n->else_body);
+	default:
+		return false;
+	}
+}
+
 static void sema_block(struct sema_ctx *ctx, struct node *n)
 {
-	for (struct node *s = n->body; s; s = s->next)
+	bool warned = false;
+
+	for (struct node *s = n->body; s; s = s->next) {
 		sema_stmt(ctx, s);
+		if (s->next && !warned && ctx->report && sema_ends_flow(s)) {
+			diag_warn(ctx->d, s->next->loc, "the statements after it never run",
+				  "Unreachable statement.");
+			warned = true;
+		}
+	}
 }
 
 /*
@@ -740,6 +778,21 @@ static void sema_flag_no_args(struct sema_ctx *ctx, struct node *p)
 			if (ap->matches[i].pt->can_alias)
 				ctx->prog->meta->probes[ap->matches[i].meta_idx].flags |=
 					AOT_PROBE_NO_ARGS;
+}
+
+/* let $x with no value ever given to it, as bpftrace 0.27 warns (in the program's order). */
+static void sema_never_assigned(struct sema_ctx *ctx, struct node *p)
+{
+	struct var_info *order[64];
+	uint32_t n = 0;
+
+	for (struct var_info *v = p->vars; v && n < 64; v = v->next)
+		if (v->declared && !v->assigned)
+			order[n++] = v;
+	while (n--)
+		diag_warn(ctx->d, order[n]->first, "give it a value: let $x = ...",
+			  "Variable %s was never assigned to.",
+			  order[n]->name + (order[n]->name[0] == ' '));
 }
 
 static void sema_walk(struct sema_ctx *ctx)
@@ -760,6 +813,8 @@ static void sema_walk(struct sema_ctx *ctx)
 			sema_block(ctx, p->body);
 			if (ctx->report && !ctx->reads_args)
 				sema_flag_no_args(ctx, p);
+			if (ctx->report)
+				sema_never_assigned(ctx, p);
 			break;
 		case NODE_CDEF:
 		case NODE_INCLUDE:
@@ -800,7 +855,8 @@ static void sema_mapdecls(struct sema_ctx *ctx)
 		for (mi = ctx->prog->maps; mi && strcmp(mi->name, n->name); mi = mi->next)
 			;
 		if (!mi) {
-			diag_warn(ctx->d, n->loc, NULL, "map %s is declared but not used", n->name);
+			diag_warn(ctx->d, n->loc, "use it, or leave the declaration out",
+				  "Unused map: %s", n->name);
 			continue;
 		}
 		/* A later declaration of the same map wins, as in bpftrace. */
@@ -828,6 +884,7 @@ int sema_check(struct program *prog, struct probe_env *env, struct diags *d)
 	ctx.report = true;
 	sema_walk(&ctx);
 	sema_sizeof_finish(&ctx);
+	sema_cast_finish(&ctx);
 	sema_mapdecls(&ctx);
 	sema_getopt_finish(&ctx);
 	if (d->nerrors > errors)

@@ -84,15 +84,15 @@ static void sema_posparam(struct sema_ctx *ctx, struct node *n)
 		n->type = type_int(8, true);
 		return;
 	}
-	if (n->num > (uint64_t)ctx->prog->opts->nparams)
-		/* once: the first walk makes the node a literal */
-		diag_warn(
-			ctx->d, n->loc,
-			"pass positional parameters after the script: aotrace script.bt ARG1 ARG2",
-			"positional parameter $%llu was not given: it is %s",
-			(unsigned long long)n->num, n->type.kind == TYPE_STR ? "\"\"" : "0");
-	else
+	/* not in str($N), as 0.27 has it; once: the first walk makes the node a literal */
+	if (n->num <= (uint64_t)ctx->prog->opts->nparams)
 		val = ctx->prog->opts->params[n->num - 1];
+	if (!*val && n->type.kind != TYPE_STR)
+		diag_warn(ctx->d, n->loc,
+			  "it is 0 here (\"\" in str()); pass positional parameters after the "
+			  "script: aotrace script.bt ARG1 ARG2",
+			  "Positional parameter $%llu is empty or not provided.",
+			  (unsigned long long)n->num);
 	if (n->num > ctx->prog->meta->nparams)
 		ctx->prog->meta->nparams = (uint32_t)n->num;
 	v = strtoll(val, &end, 0);
@@ -573,7 +573,75 @@ static void sema_cast_to(struct sema_ctx *ctx, struct node *n, struct type *t)
 		   ctypes_name(ctx->a, t));
 }
 
+static void sema_cast_type(struct sema_ctx *ctx, struct node *n);
+
+/* A cast, kept for sema_cast_finish once the last walk has typed it. */
 static void sema_cast(struct sema_ctx *ctx, struct node *n)
+{
+	struct sema_cast *c;
+
+	sema_cast_type(ctx, n);
+	if (!ctx->report || (n->type.kind != TYPE_INT && n->type.kind != TYPE_PTR))
+		return;
+	c = arena_alloc(ctx->a, sizeof(*c));
+	*c = (struct sema_cast){ n, ctx->casts };
+	ctx->casts = c;
+}
+
+/* What a pointer points to, by name (struct sock, uint8, void), its BTF id resolved. */
+static const char *sema_pointee_name(struct sema_ctx *ctx, struct type *ptr)
+{
+	const struct type *p = ctypes_pointee(ctypes_get(ctx->prog, ctx->env), ptr);
+
+	return p ? ctypes_name(ctx->a, p) : "void";
+}
+
+static bool sema_same_pointer(struct sema_ctx *ctx, struct type *a, struct type *b)
+{
+	return a->kind == TYPE_PTR && b->kind == TYPE_PTR &&
+	       !strcmp(sema_pointee_name(ctx, a), sema_pointee_name(ctx, b));
+}
+
+/*
+ * bpftrace 0.27 warns of a cast to the type its operand has already. An integer operand counts
+ * where its type is 0.27's for sure: a variable or map (at its narrow type), a literal, a
+ * builtin; a pointer wherever the two types are the same.
+ */
+void sema_cast_finish(struct sema_ctx *ctx)
+{
+	struct sema_cast *order = NULL, *next;
+
+	for (struct sema_cast *c = ctx->casts; c; c = next) { /* in the program's order */
+		next = c->next;
+		c->next = order;
+		order = c;
+	}
+	ctx->casts = order;
+	for (const struct sema_cast *c = ctx->casts; c; c = c->next) {
+		struct node *n = c->n, *e = n->lhs;
+		struct type t = e->type;
+
+		if (n->type.kind == TYPE_INT) {
+			if (e->kind != NODE_VAR && e->kind != NODE_MAP && e->kind != NODE_BUILTIN &&
+			    !sema_is_literal(e))
+				continue;
+			t = sema_narrow(ctx, e);
+			if (t.kind != TYPE_INT || t.size != n->type.size ||
+			    t.is_signed != n->type.is_signed)
+				continue;
+		} else if (t.kind != TYPE_PTR || t.is_ctx ||
+			   !sema_same_pointer(ctx, &t, &n->type)) {
+			continue;
+		}
+		diag_warn(ctx->d, n->loc, "leave the cast out",
+			  "Unnecessary cast: expression is already of type %s",
+			  t.kind == TYPE_PTR
+				  ? arena_printf(ctx->a, "%s *", sema_pointee_name(ctx, &t))
+				  : ctypes_name(ctx->a, &t));
+	}
+}
+
+static void sema_cast_type(struct sema_ctx *ctx, struct node *n)
 {
 	struct type t;
 

@@ -40,10 +40,17 @@ struct sema_ctx {
 		struct var_info *var;
 		struct sema_sizeof *next;
 	} * sizeofs;
+	/* casts to an integer or pointer type, for sema_cast_finish */
+	struct sema_cast {
+		struct node *n;
+		struct sema_cast *next;
+	} * casts;
 };
 
 /* sizeof($var) is the size of the type $var ends with, later assignments that widen it too. */
 void sema_sizeof_finish(struct sema_ctx *ctx);
+/* 0.27's "Unnecessary cast" warnings, once every variable has its final type */
+void sema_cast_finish(struct sema_ctx *ctx);
 
 /* ---- types (sema_types.c) ---- */
 
