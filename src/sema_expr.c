@@ -242,6 +242,20 @@ static bool sema_binop_is_cast(struct sema_ctx *ctx, struct node *n)
 	return true;
 }
 
+/* What a pointer points to, by name (struct sock, uint8, void), its BTF id resolved. */
+static const char *sema_pointee_name(struct sema_ctx *ctx, struct type *ptr)
+{
+	const struct type *p = ctypes_pointee(ctypes_get(ctx->prog, ctx->env), ptr);
+
+	return p ? ctypes_name(ctx->a, p) : "void";
+}
+
+static bool sema_same_pointer(struct sema_ctx *ctx, struct type *a, struct type *b)
+{
+	return a->kind == TYPE_PTR && b->kind == TYPE_PTR &&
+	       !strcmp(sema_pointee_name(ctx, a), sema_pointee_name(ctx, b));
+}
+
 static void sema_binop(struct sema_ctx *ctx, struct node *n)
 {
 	const struct type *l = &n->lhs->type, *r = &n->rhs->type;
@@ -283,6 +297,16 @@ static void sema_binop(struct sema_ctx *ctx, struct node *n)
 	case '>':
 	case OP_LE:
 	case OP_GE:
+		if (ctx->report && l->kind == TYPE_PTR && r->kind == TYPE_PTR &&
+		    !sema_same_pointer(ctx, &n->lhs->type, &n->rhs->type))
+			diag_warn(ctx->d, n->loc,
+				  arena_printf(ctx->a, "left (%s), right (%s)",
+					       sema_pointee_name(ctx, &n->lhs->type),
+					       sema_pointee_name(ctx, &n->rhs->type)),
+				  "comparison of distinct pointer types: %s, %s",
+				  sema_pointee_name(ctx, &n->lhs->type),
+				  sema_pointee_name(ctx, &n->rhs->type));
+		return;
 	case OP_AND:
 	case OP_OR:
 		return;
@@ -586,20 +610,6 @@ static void sema_cast(struct sema_ctx *ctx, struct node *n)
 	c = arena_alloc(ctx->a, sizeof(*c));
 	*c = (struct sema_cast){ n, ctx->casts };
 	ctx->casts = c;
-}
-
-/* What a pointer points to, by name (struct sock, uint8, void), its BTF id resolved. */
-static const char *sema_pointee_name(struct sema_ctx *ctx, struct type *ptr)
-{
-	const struct type *p = ctypes_pointee(ctypes_get(ctx->prog, ctx->env), ptr);
-
-	return p ? ctypes_name(ctx->a, p) : "void";
-}
-
-static bool sema_same_pointer(struct sema_ctx *ctx, struct type *a, struct type *b)
-{
-	return a->kind == TYPE_PTR && b->kind == TYPE_PTR &&
-	       !strcmp(sema_pointee_name(ctx, a), sema_pointee_name(ctx, b));
 }
 
 /*
