@@ -210,6 +210,25 @@ static void loader_report_failure(const struct rt *rt, int err)
 		  strerror(-err), err == -EPERM ? " (are you root?)" : "");
 }
 
+/*
+ * The runtime reads and writes struct aot_state whole: an object whose state is larger was
+ * compiled by a newer aotrace, and its fields past ours would be read from beyond our struct.
+ */
+static int loader_check_state(struct rt *rt)
+{
+	struct bpf_map *map = bpf_object__find_map_by_name(rt->obj, AOT_STATE_SECTION);
+
+	if (!map)
+		map = bpf_object__find_map_by_name(rt->obj, AOT_STATE_MAP);
+	if (!map || bpf_map__value_size(map) <= sizeof(struct aot_state))
+		return 0;
+	rt_report(&rt->out, RT_ERROR,
+		  "%s: compiled by a newer aotrace (its run state is %u bytes, this runtime knows "
+		  "%zu): run it with that aotrace-run, or compile it again with this one",
+		  rt->opts->obj_name, bpf_map__value_size(map), sizeof(struct aot_state));
+	return -EPROTO;
+}
+
 int rt_load(struct rt *rt, const void *elf, size_t size)
 {
 	LIBBPF_OPTS(bpf_object_open_opts, oopts, .object_name = rt->opts->obj_name);
@@ -253,7 +272,9 @@ int rt_load(struct rt *rt, const void *elf, size_t size)
 	/* One byte short, so the log always ends in a NUL of ours. */
 	bpf_object__for_each_program(prog, rt->obj)
 		bpf_program__set_log_buf(prog, rt->logbuf, logsize - 1);
-	err = rt_prepare(rt);
+	err = loader_check_state(rt);
+	if (!err)
+		err = rt_prepare(rt);
 	if (!err)
 		err = rt_events_size(rt);
 	if (!err)
