@@ -63,6 +63,17 @@ LLVMValueRef cg_fn_clear(struct cg *cg, struct node *n)
 	return cg_i64(cg, 0);
 }
 
+/* unwatch(addr): AOT_EV_UNWATCH with the address; the runtime removes its watchpoints. */
+LLVMValueRef cg_fn_unwatch(struct cg *cg, struct node *n)
+{
+	LLVMValueRef ev = cg_alloca(cg, sizeof(struct aot_event_hdr) + 8, "unwatch");
+
+	cg_event_hdr(cg, ev, AOT_EV_UNWATCH, 0);
+	LLVMBuildStore(cg->b, cg_expr(cg, n->args), cg_gep(cg, ev, 8));
+	cg_event_output(cg, ev, sizeof(struct aot_event_hdr) + 8);
+	return cg_i64(cg, 0);
+}
+
 LLVMValueRef cg_fn_zero(struct cg *cg, struct node *n)
 {
 	cg_header_event(cg, AOT_EV_ZERO, n->args->map->meta_idx);

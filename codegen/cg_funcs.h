@@ -40,6 +40,7 @@ struct LLVMOpaqueValue *cg_fn_delete(struct cg *cg, struct node *n);
 
 struct LLVMOpaqueValue *cg_fn_print(struct cg *cg, struct node *n);
 struct LLVMOpaqueValue *cg_fn_clear(struct cg *cg, struct node *n);
+struct LLVMOpaqueValue *cg_fn_unwatch(struct cg *cg, struct node *n);
 struct LLVMOpaqueValue *cg_fn_zero(struct cg *cg, struct node *n);
 struct LLVMOpaqueValue *cg_fn_time(struct cg *cg, struct node *n);
 struct LLVMOpaqueValue *cg_fn_join(struct cg *cg, struct node *n);

@@ -15,18 +15,28 @@
 
 #include "probe_internal.h"
 
+/* Room for one more of n elements of size elem in *v, which holds *cap: 0 or -ENOMEM. */
+static int links_room(void *v, size_t *cap, size_t n, size_t elem, size_t first)
+{
+	void **pv = v, *nv;
+	size_t ncap;
+
+	if (n < *cap)
+		return 0;
+	ncap = *cap ? *cap * 2 : first;
+	nv = realloc(*pv, ncap * elem);
+	if (!nv)
+		return -ENOMEM;
+	*pv = nv;
+	*cap = ncap;
+	return 0;
+}
+
 int probe_links_add(struct probe_links *l, struct bpf_link *link)
 {
-	if (l->n == l->cap) {
-		size_t ncap = l->cap ? l->cap * 2 : 16;
-		struct bpf_link **v = realloc(l->v, ncap * sizeof(*v));
-
-		if (!v) {
-			bpf_link__destroy(link);
-			return -ENOMEM;
-		}
-		l->v = v;
-		l->cap = ncap;
+	if (links_room(&l->v, &l->cap, l->n, sizeof(*l->v), 16)) {
+		bpf_link__destroy(link);
+		return -ENOMEM;
 	}
 	l->v[l->n++] = link;
 	return 0;
@@ -34,16 +44,9 @@ int probe_links_add(struct probe_links *l, struct bpf_link *link)
 
 int probe_links_add_fd(struct probe_links *l, int fd)
 {
-	if (l->nfds == l->cap_fds) {
-		size_t ncap = l->cap_fds ? l->cap_fds * 2 : 4;
-		int *v = realloc(l->fds, ncap * sizeof(*v));
-
-		if (!v) {
-			close(fd);
-			return -ENOMEM;
-		}
-		l->fds = v;
-		l->cap_fds = ncap;
+	if (links_room(&l->fds, &l->cap_fds, l->nfds, sizeof(*l->fds), 4)) {
+		close(fd);
+		return -ENOMEM;
 	}
 	l->fds[l->nfds++] = fd;
 	return 0;
@@ -75,15 +78,8 @@ int probe_links_add_result(struct probe_links *l, struct bpf_link *link, struct 
 int probe_links_add_timer(struct probe_links *l, int fd, uint64_t period_ns,
 			  const struct aot_probe *probe)
 {
-	if (l->ntimers == l->cap_timers) {
-		size_t ncap = l->cap_timers ? l->cap_timers * 2 : 8;
-		struct probe_timer *v = realloc(l->timers, ncap * sizeof(*v));
-
-		if (!v)
-			return -ENOMEM;
-		l->timers = v;
-		l->cap_timers = ncap;
-	}
+	if (links_room(&l->timers, &l->cap_timers, l->ntimers, sizeof(*l->timers), 8))
+		return -ENOMEM;
 	l->timers[l->ntimers++] = (struct probe_timer){ fd, period_ns, probe };
 	return 0;
 }
@@ -115,6 +111,33 @@ int probe_links_start_timers(struct probe_links *l)
 	return ret;
 }
 
+/* The links v[from] on (one, or one per CPU for a kernel address) watch addr. */
+int probe_links_add_watch(struct probe_links *l, size_t from, uint64_t addr)
+{
+	for (size_t i = from; i < l->n; i++) {
+		if (links_room(&l->watches, &l->cap_watches, l->nwatches, sizeof(*l->watches), 4))
+			return -ENOMEM;
+		l->watches[l->nwatches++] = (struct probe_watch){ i, addr };
+	}
+	return 0;
+}
+
+size_t probe_links_unwatch(struct probe_links *l, uint64_t addr)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < l->nwatches; i++) {
+		struct probe_watch *w = &l->watches[i];
+
+		if (w->addr != addr || w->link >= l->n || !l->v[w->link])
+			continue;
+		bpf_link__destroy(l->v[w->link]);
+		l->v[w->link] = NULL;
+		n++;
+	}
+	return n;
+}
+
 void probe_links_destroy(struct probe_links *l)
 {
 	for (size_t i = 0; i < l->n; i++)
@@ -124,5 +147,6 @@ void probe_links_destroy(struct probe_links *l)
 	free(l->v);
 	free(l->fds);
 	free(l->timers);
+	free(l->watches);
 	memset(l, 0, sizeof(*l));
 }

@@ -220,6 +220,12 @@ struct probe_links {
 	void *warn_ctx;
 	/* Set when the run is interrupted (a first Ctrl-C): stop attaching, keep what is. */
 	const atomic_bool *stop;
+	/* The watchpoints, by address, for unwatch(): each an index into v. */
+	struct probe_watch {
+		size_t link;
+		uint64_t addr;
+	} * watches;
+	size_t nwatches, cap_watches;
 	/* The run's iterator (iter:), one of v, and its probe: probe_iter_run reads it. */
 	struct bpf_link *iter;
 	const struct aot_probe *iter_probe;
@@ -243,7 +249,10 @@ void probe_links_warn(struct probe_links *l, const char *fmt, ...)
 int probe_links_add_result(struct probe_links *l, struct bpf_link *link, struct probe_err *err,
 			   const char *hint, const char *what);
 void probe_links_destroy(struct probe_links *l);
+/* unwatch(addr): destroys the watchpoints at addr (their entries in v become NULL); how many. */
+size_t probe_links_unwatch(struct probe_links *l, uint64_t addr);
 /* Records a perf event timer to restart at start (its link must be in the list). 0 or -ENOMEM. */
+int probe_links_add_watch(struct probe_links *l, size_t from, uint64_t addr);
 int probe_links_add_timer(struct probe_links *l, int fd, uint64_t period_ns,
 			  const struct aot_probe *probe);
 /*

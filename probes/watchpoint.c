@@ -144,6 +144,7 @@ static int watch_attach(const struct probe_plan *plan, struct probe_links *links
 		.sample_period = 1,
 	};
 	const struct aot_probe *p = plan->probe;
+	size_t from = links->n;
 	struct bpf_link *link;
 	struct watch w;
 	int fd, ret;
@@ -166,7 +167,7 @@ static int watch_attach(const struct probe_plan *plan, struct probe_links *links
 		ret = probe_perf_attach_attr(plan, &attr, true, links, &perr);
 		if (ret)
 			watch_refused(&w, ret, err);
-		return ret;
+		return ret ? ret : probe_links_add_watch(links, from, w.addr);
 	}
 	fd = (int)syscall(__NR_perf_event_open, &attr, links->pid, -1, -1, PERF_FLAG_FD_CLOEXEC);
 	if (fd < 0) {
@@ -184,7 +185,8 @@ static int watch_attach(const struct probe_plan *plan, struct probe_links *links
 		probe_err_set(err, NULL, "cannot attach %s: %s", p->name, strerror(-ret));
 		return ret;
 	}
-	return probe_links_add(links, link);
+	ret = probe_links_add(links, link);
+	return ret ? ret : probe_links_add_watch(links, from, w.addr);
 }
 
 const struct probe_type probe_watchpoint = {

@@ -50,6 +50,7 @@ int rt_events_handle(void *ctx, void *data, size_t size)
 	const char *payload = (const char *)data + sizeof(struct aot_event_hdr);
 	struct events_print_map pm;
 	struct aot_event_hdr hdr;
+	uint64_t addr;
 	int err;
 
 	if (size < sizeof(hdr)) {
@@ -86,6 +87,12 @@ int rt_events_handle(void *ctx, void *data, size_t size)
 			break;
 		memcpy(&pm, payload, sizeof(pm));
 		rt_maps_print_one(rt, hdr.index, pm.top, pm.div);
+		return 0;
+	case AOT_EV_UNWATCH:
+		if (size < sizeof(uint64_t))
+			break;
+		memcpy(&addr, payload, sizeof(addr));
+		probe_links_unwatch(&rt->links, addr);
 		return 0;
 	case AOT_EV_CLEAR:
 	case AOT_EV_ZERO:

@@ -189,7 +189,9 @@ const struct func_def func_defs[FN__NUM] = {
 			.emit = cg_fn_strlen },
 
 	/* bpftrace 0.17 has them, aotrace not yet: using one is an error that says so */
-	[FN_UNWATCH] = { "unwatch", CALL(1, 1, FUNC_MISSING | FUNC_VOID) },
+	/* removes the watchpoints at an address: AOT_EV_UNWATCH, done by the runtime */
+	[FN_UNWATCH] = { "unwatch", CALL(1, 1, FUNC_VOID), .check = sema_fn_int_arg,
+			 .emit = cg_fn_unwatch },
 	[FN_SKBOUTPUT] = { "skboutput", CALL(4, 4, FUNC_MISSING) },
 
 	/* the run's struct aot_state, which the runtime fills before BEGIN */

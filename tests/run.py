@@ -289,6 +289,18 @@ def probe_watchpoint(env):
     return None if n else 'hardware breakpoints attach but never fire'
 
 
+def probe_watchpoint_attach(env):
+    """A hardware write breakpoint on a variable of this process opens (whether it fires or
+    not: unwatch() is seen in the links it leaves)."""
+    libc = ctypes.CDLL(None, use_errno=True)
+    var = ctypes.c_long(0)
+    fd = perf_open(libc, (5, 72, 0, 1, 0, 0, 0, 0, 2, ctypes.addressof(var), 8), 72, 0, -1)
+    if fd < 0:
+        return 'no hardware breakpoints (%s)' % os.strerror(-fd)
+    os.close(fd)
+    return None
+
+
 def probe_session(attach_type, name, since):
     """Loads a kprobe program of a session attach type (56 kprobe, 57 uprobe) and links it as
     the runtime would: kprobe sessions to vfs_read; uprobe sessions to "/", which a kernel with
@@ -618,6 +630,7 @@ FEATURES.update({
     'hardware': probe_perf(0, 0, 'no hardware perf events', True),   # HW_CPU_CYCLES
     'ringbuf': probe_ringbuf,
     'watchpoint': probe_watchpoint,
+    'watchpoint_attach': probe_watchpoint_attach,
     'sdt': probe_sdt,
     'tracing_multi': probe_tracing_multi,
     'fsession': probe_fsession,
@@ -1010,8 +1023,8 @@ FALLBACK_FILES = {'aot_bpftool', 'aot_core', 'basic', 'helper_errors', 'kfunc', 
 # late: a test in another file that needs one depends on the kernel as much as the fallback part.
 KERNEL_FEATURES = {'kprobe', 'kretprobe', 'fentry', 'fexit', 'kprobe_multi', 'kprobe_session',
                    'uprobe_multi', 'uprobe_session', 'tracing_multi', 'fsession',
-                   'attach_cookie', 'perf_link', 'func_ip', 'watchpoint', 'hardware', 'kstack',
-                   'tp_btf', 'tp_btf_names', 'smp', 'iter', 'kallsyms_data',
+                   'attach_cookie', 'perf_link', 'func_ip', 'watchpoint', 'watchpoint_attach',
+                   'hardware', 'kstack', 'tp_btf', 'tp_btf_names', 'smp', 'iter', 'kallsyms_data',
                    'socket_cookie'}
 PARTS = {
     'fallback': (lambda t: t.label.split(':', 1)[0] in FALLBACK_FILES,

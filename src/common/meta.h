@@ -165,6 +165,7 @@ enum aot_event_kind {
 	AOT_EV_CLEAR = 4,
 	AOT_EV_ZERO = 5,
 	AOT_EV_FORMAT = 6,
+	AOT_EV_UNWATCH = 7, /* unwatch(addr): payload the u64 address */
 };
 
 #define AOT_KSTACK_MAP "aot_kstacks"
