@@ -497,9 +497,23 @@ static int clone_attach_multi(struct rt *rt, const struct rt_clone *cl, struct p
 {
 	struct rt_clones *c = rt->clones;
 	struct rt_clone *g = clone_group(c, cl->tmpl);
-	uint32_t *ids = calloc(c->n, sizeof(*ids)), *probes = calloc(c->n, sizeof(*probes)), n = 0;
-	uint64_t *cookies = calloc(c->n, sizeof(*cookies));
-	struct clone_multi m = {
+	uint32_t *ids, *probes, n = 0;
+	uint64_t *cookies;
+	struct clone_multi m;
+	size_t nfds = rt->links.nfds; /* the links before this group's */
+	int ret = 0;
+
+	/*
+	 * Linked with the group's first member: nothing to do for the others, and nothing to
+	 * allocate (three arrays of every clone for each of kfunc:*'s 43958 functions were most
+	 * of its attach time under emulation).
+	 */
+	if (g && g->mlink >= 0)
+		return 0;
+	ids = calloc(c->n, sizeof(*ids));
+	probes = calloc(c->n, sizeof(*probes));
+	cookies = calloc(c->n, sizeof(*cookies));
+	m = (struct clone_multi){
 		.rt = rt,
 		.g = g,
 		.type = probe_tracing_multi_type(bpf_program__expected_attach_type(cl->tmpl)),
@@ -507,15 +521,10 @@ static int clone_attach_multi(struct rt *rt, const struct rt_clone *cl, struct p
 		.probes = probes,
 		.cookies = cookies,
 	};
-	size_t nfds = rt->links.nfds; /* the links before this group's */
-	int ret = 0;
-
 	if (!ids || !probes || !cookies || !g) {
 		ret = -ENOMEM;
 		goto out;
 	}
-	if (g->mlink >= 0)
-		goto out;
 	for (size_t k = 0; k < c->n && !ret; k++) {
 		const struct aot_probe *p = &rt->meta->probes[c->v[k].probe];
 		int id;
