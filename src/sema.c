@@ -780,19 +780,18 @@ static void sema_flag_no_args(struct sema_ctx *ctx, struct node *p)
 					AOT_PROBE_NO_ARGS;
 }
 
-/* let $x with no value ever given to it, as bpftrace 0.27 warns (in the program's order). */
-static void sema_never_assigned(struct sema_ctx *ctx, struct node *p)
+/*
+ * let $x with no value ever given to it, as bpftrace 0.27 warns; the list is newest first, the
+ * warnings come in the program's order.
+ */
+static void sema_never_assigned(struct sema_ctx *ctx, const struct var_info *v)
 {
-	struct var_info *order[64];
-	uint32_t n = 0;
-
-	for (struct var_info *v = p->vars; v && n < 64; v = v->next)
-		if (v->declared && !v->assigned)
-			order[n++] = v;
-	while (n--)
-		diag_warn(ctx->d, order[n]->first, "give it a value: let $x = ...",
-			  "Variable %s was never assigned to.",
-			  order[n]->name + (order[n]->name[0] == ' '));
+	if (!v)
+		return;
+	sema_never_assigned(ctx, v->next);
+	if (v->declared && !v->assigned)
+		diag_warn(ctx->d, v->first, "give it a value: let $x = ...",
+			  "Variable %s was never assigned to.", v->name + (v->name[0] == ' '));
 }
 
 static void sema_walk(struct sema_ctx *ctx)
@@ -814,7 +813,7 @@ static void sema_walk(struct sema_ctx *ctx)
 			if (ctx->report && !ctx->reads_args)
 				sema_flag_no_args(ctx, p);
 			if (ctx->report)
-				sema_never_assigned(ctx, p);
+				sema_never_assigned(ctx, p->vars);
 			break;
 		case NODE_CDEF:
 		case NODE_INCLUDE:

@@ -303,12 +303,12 @@ void sema_sizeof_finish(struct sema_ctx *ctx)
 {
 	for (struct sema_sizeof *s = ctx->sizeofs; s; s = s->next) {
 		const struct var_info *v = s->var;
+		struct type t;
 
-		if (v->narrow.kind == v->type.kind &&
-		    (v->type.kind == TYPE_INT || v->type.kind == TYPE_TUPLE))
-			s->n->num = sema_narrow_of(ctx, &v->narrow, &v->type).size;
-		else if (v->type.kind != TYPE_NONE)
-			s->n->num = v->type.kind == TYPE_BOOL ? 1 : v->type.size;
+		if (v->type.kind == TYPE_NONE)
+			continue;
+		t = sema_narrow_of(ctx, &v->narrow, &v->type);
+		s->n->num = t.kind == TYPE_BOOL ? 1 : t.size;
 	}
 }
 

@@ -297,15 +297,15 @@ static void sema_binop(struct sema_ctx *ctx, struct node *n)
 	case '>':
 	case OP_LE:
 	case OP_GE:
-		if (ctx->report && l->kind == TYPE_PTR && r->kind == TYPE_PTR &&
-		    !sema_same_pointer(ctx, &n->lhs->type, &n->rhs->type))
-			diag_warn(ctx->d, n->loc,
-				  arena_printf(ctx->a, "left (%s), right (%s)",
-					       sema_pointee_name(ctx, &n->lhs->type),
-					       sema_pointee_name(ctx, &n->rhs->type)),
-				  "comparison of distinct pointer types: %s, %s",
-				  sema_pointee_name(ctx, &n->lhs->type),
-				  sema_pointee_name(ctx, &n->rhs->type));
+		if (ctx->report && l->kind == TYPE_PTR && r->kind == TYPE_PTR) {
+			const char *ln = sema_pointee_name(ctx, &n->lhs->type),
+				   *rn = sema_pointee_name(ctx, &n->rhs->type);
+
+			if (strcmp(ln, rn))
+				diag_warn(ctx->d, n->loc,
+					  arena_printf(ctx->a, "left (%s), right (%s)", ln, rn),
+					  "comparison of distinct pointer types: %s, %s", ln, rn);
+		}
 		return;
 	case OP_AND:
 	case OP_OR:

@@ -166,11 +166,6 @@ void sema_fn_kfunc_exist(struct sema_ctx *ctx, struct node *n)
 		sema_meta_bool(n, sema_meta_kfunc_id(ctx, name) > 0);
 }
 
-/*
- * kfunc_allowed("name"): as bpftrace decides it, the kernel does not refuse a program of the
- * probe's program type that calls the kfunc with "calling kernel function NAME is not
- * allowed" (any other failure of the tried load counts as allowed).
- */
 /* The program type of the probe's first attach point, from its section (UNSPEC if none). */
 static enum bpf_prog_type sema_meta_prog_type(struct sema_ctx *ctx)
 {
@@ -222,6 +217,11 @@ void sema_fn_socket_cookie(struct sema_ctx *ctx, struct node *n)
 			   sema_probetype(ctx));
 }
 
+/*
+ * kfunc_allowed("name"): as bpftrace decides it, the kernel does not refuse a program of the
+ * probe's program type that calls the kfunc with "calling kernel function NAME is not
+ * allowed" (any other failure of the tried load counts as allowed).
+ */
 bool sema_kfunc_allowed(struct sema_ctx *ctx, const char *name)
 {
 	enum bpf_prog_type type = sema_meta_prog_type(ctx);

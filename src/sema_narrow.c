@@ -107,13 +107,11 @@ struct type sema_narrow(struct sema_ctx *ctx, const struct node *n)
 		return narrow_literal_type(v, big);
 	switch (n->kind) {
 	case NODE_VAR:
-		if (n->var && n->var->narrow.kind == n->type.kind &&
-		    (n->type.kind == TYPE_INT || n->type.kind == TYPE_TUPLE))
+		if (n->var)
 			return sema_narrow_of(ctx, &n->var->narrow, &n->type);
 		break;
 	case NODE_MAP:
-		if (n->map && n->map->narrow.kind == n->type.kind &&
-		    (n->type.kind == TYPE_INT || n->type.kind == TYPE_TUPLE))
+		if (n->map)
 			return sema_narrow_of(ctx, &n->map->narrow, &n->type);
 		break;
 	case NODE_NAMED:
@@ -205,7 +203,8 @@ static struct type narrow_merge_tuple(struct sema_ctx *ctx, const struct type *a
 
 /*
  * The narrow type of a slot of type full whose values had the narrow type narrow: the narrow
- * integers, the rest (strings that grew, say) as the slot has them.
+ * integers, the rest (strings that grew, say) as the slot has them; full itself where the two
+ * do not match (narrow TYPE_NONE: not only integers were given to it).
  */
 struct type sema_narrow_of(struct sema_ctx *ctx, const struct type *narrow, const struct type *full)
 {
