@@ -135,14 +135,9 @@ static LLVMValueRef cg_str_eq(struct cg *cg, LLVMValueRef a, uint32_t sa, LLVMVa
 	return phi;
 }
 
-/*
- * Two buf() values: their lengths and bytes. The bytes past a length are zero (cg_fn_buf clears
- * the whole value first), so equal lengths leave nothing to compare past the shorter room.
- */
-static LLVMValueRef cg_buf_eq(struct cg *cg, LLVMValueRef a, uint32_t sa, LLVMValueRef bp,
-			      uint32_t sb)
+LLVMValueRef cg_bytes_eq(struct cg *cg, LLVMValueRef a, LLVMValueRef bp, uint32_t n)
 {
-	uint32_t n = sa < sb ? sa : sb, off = 0;
+	uint32_t off = 0;
 	LLVMValueRef eq = LLVMConstInt(cg->t_i1, 1, false);
 
 	while (off < n) {
@@ -161,6 +156,16 @@ static LLVMValueRef cg_buf_eq(struct cg *cg, LLVMValueRef a, uint32_t sa, LLVMVa
 		off += chunk;
 	}
 	return eq;
+}
+
+/*
+ * Two buf() values: their lengths and bytes. The bytes past a length are zero (cg_fn_buf clears
+ * the whole value first), so equal lengths leave nothing to compare past the shorter room.
+ */
+static LLVMValueRef cg_buf_eq(struct cg *cg, LLVMValueRef a, uint32_t sa, LLVMValueRef bp,
+			      uint32_t sb)
+{
+	return cg_bytes_eq(cg, a, bp, sa < sb ? sa : sb);
 }
 
 static LLVMValueRef cg_zext(struct cg *cg, LLVMValueRef i1)

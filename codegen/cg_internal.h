@@ -226,6 +226,17 @@ LLVMValueRef cg_map_lookup(struct cg *cg, LLVMValueRef map, LLVMValueRef key);
 LLVMValueRef cg_agg_value(struct cg *cg, LLVMValueRef p, const struct type *vt);
 /* @x = count() and friends; arg is the call's argument or NULL. */
 void cg_map_aggregate(struct cg *cg, struct node *n, struct node *arg);
+/* Adds v to the count or sum of mi at key (a buffer), inserting the key if missing. */
+void cg_map_add_at(struct cg *cg, const struct map_info *mi, LLVMValueRef key, LLVMValueRef v);
+
+/* ---- cg_lastkey.c: per-CPU last-key caches of count() maps ---- */
+
+/* Before any map is made: which maps get one (map_info.lastkey). */
+void cg_lastkey_plan(struct cg *cg);
+/* Their BPF maps. */
+void cg_lastkey_define(struct cg *cg);
+/* @x[k] = count() of such a map. */
+void cg_lastkey_count(struct cg *cg, struct node *n);
 /*
  * Reserves a ring buffer record of size bytes; code after it runs only if that worked, up to
  * cg_event_submit(), which joins the paths again at *done.
@@ -300,6 +311,8 @@ unsigned cg_align_at(unsigned base, uint64_t off);
 LLVMValueRef cg_int_norm(struct cg *cg, LLVMValueRef v, const struct type *t);
 /* A value of the convention above from memory of type t. */
 LLVMValueRef cg_load(struct cg *cg, LLVMValueRef p, const struct type *t, unsigned align);
+/* Whether the n bytes at a and b (both 8-aligned) are the same: loads of 8, 4, 2 and 1 bytes. */
+LLVMValueRef cg_bytes_eq(struct cg *cg, LLVMValueRef a, LLVMValueRef b, uint32_t n);
 /* Stores val (of type vt) into memory of type dt: truncates, pads with zeros. */
 void cg_store(struct cg *cg, LLVMValueRef p, const struct type *dt, unsigned align,
 	      LLVMValueRef val, const struct type *vt);

@@ -730,15 +730,57 @@ static void cg_tseries_apply(struct cg *cg, LLVMValueRef p, const struct map_inf
 
 /*
  * Look up; if missing, insert zeros with BPF_NOEXIST and look up again (another CPU may have
- * inserted first, which is fine); then fold the value in place.
+ * inserted first, which is fine); then fold the value in place (fold, or the map's own).
  */
+static void cg_agg_fold(struct cg *cg, const struct map_info *mi, LLVMValueRef key,
+			enum type_kind fold, LLVMValueRef v, const struct cg_tseries_now *now)
+{
+	const struct type *vt = &mi->value;
+	LLVMValueRef map = cg_map_ref(cg, mi), p, p2, zero, phi, vals[2];
+	LLVMBasicBlockRef init, apply, done, from[2];
+
+	p = cg_map_lookup(cg, map, key);
+	from[0] = LLVMGetInsertBlock(cg->b);
+	init = cg_block(cg, "agg.init");
+	apply = cg_block(cg, "agg.apply");
+	done = cg_block(cg, "agg.done");
+	LLVMBuildCondBr(cg->b, cg_is_null(cg, p), init, apply);
+
+	LLVMPositionBuilderAtEnd(cg->b, init);
+	zero = cg_alloca_zero(cg, cg_value_size(vt), "agg.zero");
+	cg_map_update(cg, mi, map, key, zero, CG_BPF_NOEXIST);
+	p2 = cg_map_lookup(cg, map, key);
+	from[1] = LLVMGetInsertBlock(cg->b);
+	LLVMBuildCondBr(cg->b, cg_is_null(cg, p2), done, apply);
+
+	LLVMPositionBuilderAtEnd(cg->b, apply);
+	phi = LLVMBuildPhi(cg->b, cg->t_ptr, "aggval");
+	vals[0] = p;
+	vals[1] = p2;
+	LLVMAddIncoming(phi, vals, from, 2);
+	if (vt->kind == TYPE_TSERIES)
+		cg_tseries_apply(cg, phi, mi, v, now);
+	else
+		cg_agg_apply(cg, phi, fold, v, vt->is_signed);
+	LLVMBuildBr(cg->b, done);
+	LLVMPositionBuilderAtEnd(cg->b, done);
+}
+
+void cg_map_add_at(struct cg *cg, const struct map_info *mi, LLVMValueRef key, LLVMValueRef v)
+{
+	cg_agg_fold(cg, mi, key, TYPE_SUM, v, NULL);
+}
+
 void cg_map_aggregate(struct cg *cg, struct node *n, struct node *arg)
 {
 	const struct type *vt = &n->map->value;
-	LLVMValueRef map = cg_map_ref(cg, n->map), v = NULL, key, p, p2, zero, phi, vals[2];
-	LLVMBasicBlockRef init, apply, done, from[2];
+	LLVMValueRef v = NULL, key;
 	struct cg_tseries_now now = { 0 };
 
+	if (n->map->lastkey) {
+		cg_lastkey_count(cg, n);
+		return;
+	}
 	if (arg)
 		v = cg_expr(cg, arg);
 	if (cg_hist_is_array(n->map)) {
@@ -755,31 +797,7 @@ void cg_map_aggregate(struct cg *cg, struct node *n, struct node *arg)
 	} else {
 		key = cg_map_key(cg, n);
 	}
-	p = cg_map_lookup(cg, map, key);
-	from[0] = LLVMGetInsertBlock(cg->b);
-	init = cg_block(cg, "agg.init");
-	apply = cg_block(cg, "agg.apply");
-	done = cg_block(cg, "agg.done");
-	LLVMBuildCondBr(cg->b, cg_is_null(cg, p), init, apply);
-
-	LLVMPositionBuilderAtEnd(cg->b, init);
-	zero = cg_alloca_zero(cg, cg_value_size(vt), "agg.zero");
-	cg_map_update(cg, n->map, map, key, zero, CG_BPF_NOEXIST);
-	p2 = cg_map_lookup(cg, map, key);
-	from[1] = LLVMGetInsertBlock(cg->b);
-	LLVMBuildCondBr(cg->b, cg_is_null(cg, p2), done, apply);
-
-	LLVMPositionBuilderAtEnd(cg->b, apply);
-	phi = LLVMBuildPhi(cg->b, cg->t_ptr, "aggval");
-	vals[0] = p;
-	vals[1] = p2;
-	LLVMAddIncoming(phi, vals, from, 2);
-	if (vt->kind == TYPE_TSERIES)
-		cg_tseries_apply(cg, phi, n->map, v, &now);
-	else
-		cg_agg_apply(cg, phi, vt->kind, v, vt->is_signed);
-	LLVMBuildBr(cg->b, done);
-	LLVMPositionBuilderAtEnd(cg->b, done);
+	cg_agg_fold(cg, n->map, key, vt->kind, v, &now);
 }
 
 LLVMValueRef cg_event_reserve(struct cg *cg, uint32_t size, LLVMBasicBlockRef *done)

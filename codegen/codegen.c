@@ -281,9 +281,11 @@ static int cg_compile_pass(struct program *prog, struct diags *d, bool scratch_m
 	cg.t_void = LLVMVoidTypeInContext(cg.ctx);
 	cg_di_init(&cg);
 
+	cg_lastkey_plan(&cg);
 	ret = cg_maps_define(&cg);
 	if (ret < 0)
 		goto out;
+	cg_lastkey_define(&cg);
 	cg_alias_plan(&cg);
 	cg_multi_define(&cg);
 	ret = cg_functions(&cg);

@@ -25,6 +25,18 @@ struct explain {
 	bool json;
 };
 
+/* The BPF map of a count() map's last-key cache (meta.h), or NULL: the object has none. */
+static const char *explain_lastkey(const struct explain *e, const struct aot_map *mp)
+{
+	static char name[128];
+
+	if (strncmp(mp->elf_name, "AT_", 3) ||
+	    snprintf(name, sizeof(name), "%s%s", AOT_LASTKEY_PREFIX, mp->elf_name + 3) >=
+		    (int)sizeof(name))
+		return NULL;
+	return bpf_object__find_map_by_name(e->obj, name) ? name : NULL;
+}
+
 /* A strategy as --explain names it (also the JSON value) and says it in a sentence. */
 static const struct {
 	const char *name, *how;
@@ -284,7 +296,10 @@ static void explain_text(struct explain *e, const char *name)
 			      map ? libbpf_bpf_map_type_str(bpf_map__type(map)) : "missing",
 			      map ? bpf_map__max_entries(map) : 0);
 		rt_buf_printf(b, "    key %s, ", ks ? ks : "none (scalar map)");
-		if (mp->agg == AOT_AGG_COUNT)
+		if (mp->agg == AOT_AGG_COUNT && explain_lastkey(e, mp))
+			rt_buf_printf(b, "count(), per-CPU last-key cache %s",
+				      explain_lastkey(e, mp));
+		else if (mp->agg == AOT_AGG_COUNT)
 			rt_buf_printf(b, "count()");
 		else if (mp->agg == AOT_AGG_NONE)
 			rt_buf_printf(b, "value %s", vs ? vs : "?");
@@ -399,6 +414,8 @@ static void explain_json(struct explain *e, const char *name)
 		else
 			explain_kv_str(w, "key", NULL);
 		explain_kv_type(e, "value", &mp->value);
+		if (mp->agg == AOT_AGG_COUNT)
+			explain_kv_str(w, "last_key_cache", explain_lastkey(e, mp));
 		if (mp->agg == AOT_AGG_LHIST) {
 			explain_kv_int(w, "lhist_min", mp->lhist_min);
 			explain_kv_int(w, "lhist_max", mp->lhist_max);

@@ -355,6 +355,14 @@ struct maps_dump {
 	size_t key_size, stride, n;
 	uint8_t *keys, *vals;
 	bool hist_array; /* a keyless hist's per-CPU array: u32 key = bucket (meta.h) */
+	/*
+	 * A count()'s last-key cache (meta.h, AOT_LASTKEY_PREFIX), fd -1 if none: each CPU's
+	 * value as merged into the entries; the first n_map entries are the map's own, the
+	 * rest keys only a cache held.
+	 */
+	int lc_fd;
+	size_t lc_stride, n_map;
+	uint8_t *lc;
 };
 
 /* A keyless hist kept, since metadata version 4, as a per-CPU array indexed by bucket. */
@@ -411,6 +419,86 @@ static void maps_dump_free(struct maps_dump *d)
 {
 	free(d->keys);
 	free(d->vals);
+	free(d->lc);
+}
+
+/* The map's last-key cache, if it has one of the right sizes: its fd, else -1. */
+static int maps_lastkey_open(struct rt *rt, const struct aot_map *map, struct maps_dump *d)
+{
+	const struct bpf_map *bm;
+	char name[128];
+
+	if (map->agg != AOT_AGG_COUNT || strncmp(map->elf_name, "AT_", 3) ||
+	    snprintf(name, sizeof(name), "%s%s", AOT_LASTKEY_PREFIX, map->elf_name + 3) >=
+		    (int)sizeof(name))
+		return -1;
+	bm = bpf_object__find_map_by_name(rt->obj, name);
+	if (!bm || bpf_map__type(bm) != BPF_MAP_TYPE_PERCPU_ARRAY ||
+	    bpf_map__value_size(bm) < AOT_LASTKEY_KEY_OFF + d->key_size)
+		return -1;
+	d->lc_stride = (bpf_map__value_size(bm) + 7) & ~(size_t)7;
+	return bpf_map__fd(bm);
+}
+
+/* Reads every CPU's cache entry into buf: 0, or -errno. */
+static int maps_lastkey_read(const struct maps_dump *d, uint8_t *buf)
+{
+	uint32_t zero = 0;
+
+	return bpf_map_lookup_elem(d->lc_fd, &zero, buf) ? -errno : 0;
+}
+
+/* Whether a CPU's entry changed key between two reads (or was changing at one of them). */
+static bool maps_lastkey_moved(const struct maps_dump *d, const uint8_t *a, const uint8_t *b)
+{
+	for (int cpu = 0; cpu < d->ncpus; cpu++) {
+		uint64_t sa = maps_get64(a + cpu * d->lc_stride),
+			 sb = maps_get64(b + cpu * d->lc_stride);
+
+		if (sa != sb || (sa & 1))
+			return true;
+	}
+	return false;
+}
+
+/* Adds each CPU's pending count to that CPU's value at its key, an entry of its own if new. */
+static void maps_lastkey_merge(struct maps_dump *d)
+{
+	d->n_map = d->n;
+	for (int cpu = 0; cpu < d->ncpus; cpu++) {
+		const uint8_t *e = d->lc + cpu * d->lc_stride;
+		uint64_t pending = maps_get64(e + AOT_LASTKEY_PENDING_OFF);
+		uint8_t *v;
+		size_t i;
+
+		if (!pending)
+			continue;
+		for (i = 0; i < d->n; i++)
+			if (!memcmp(d->keys + i * d->key_size, e + AOT_LASTKEY_KEY_OFF,
+				    d->key_size))
+				break;
+		if (i == d->n) {
+			memcpy(d->keys + i * d->key_size, e + AOT_LASTKEY_KEY_OFF, d->key_size);
+			memset(d->vals + i * d->stride * d->ncpus, 0, d->stride * d->ncpus);
+			d->n++;
+		}
+		v = d->vals + (i * d->ncpus + cpu) * d->stride;
+		pending += maps_get64(v);
+		for (int b = 0; b < 8; b++)
+			v[b] = (uint8_t)(pending >> (8 * b));
+	}
+}
+
+/* After clear() or zero() of the entries: the caches hold nothing pending either. */
+static void maps_lastkey_reset(const struct maps_dump *d)
+{
+	uint32_t zero = 0;
+
+	if (d->lc_fd < 0)
+		return;
+	for (int cpu = 0; cpu < d->ncpus; cpu++)
+		memset(d->lc + cpu * d->lc_stride + AOT_LASTKEY_PENDING_OFF, 0, 8);
+	bpf_map_update_elem(d->lc_fd, &zero, d->lc, BPF_ANY);
 }
 
 /*
@@ -469,6 +557,7 @@ static int maps_dump(struct rt *rt, const struct aot_map *map, bool warn, struct
 
 	memset(d, 0, sizeof(*d));
 	d->ncpus = 1;
+	d->lc_fd = -1;
 	if (!bm) {
 		if (warn)
 			rt_report(&rt->out, RT_WARN, "map %s: no BPF map '%s' in the object",
@@ -497,14 +586,40 @@ static int maps_dump(struct rt *rt, const struct aot_map *map, bool warn, struct
 	}
 	/* Programs may still be adding keys: bound the walk so it always ends. */
 	cap = bpf_map__max_entries(bm) + 1;
-	d->keys = calloc(cap, d->key_size);
-	d->vals = calloc(cap, d->stride * d->ncpus);
-	if (!d->keys || !d->vals) {
+	d->lc_fd = maps_lastkey_open(rt, map, d);
+	d->keys = calloc(cap + (size_t)d->ncpus, d->key_size);
+	d->vals = calloc(cap + (size_t)d->ncpus, d->stride * d->ncpus);
+	if (d->lc_fd >= 0)
+		d->lc = calloc(2 * (size_t)d->ncpus, d->lc_stride);
+	if (!d->keys || !d->vals || (d->lc_fd >= 0 && !d->lc)) {
 		maps_dump_free(d);
 		return -ENOMEM;
 	}
-	if (maps_dump_batch(d, cap))
-		maps_dump_walk(d, cap);
+	/*
+	 * With a last-key cache: its entries read before and after the map's, again while a CPU
+	 * moved its count into the map meanwhile (a few times: a torn read only misplaces a
+	 * moment's counts, where waiting could take as long as events come).
+	 */
+	for (int tries = 0;; tries++) {
+		uint8_t *before = d->lc ? d->lc + d->ncpus * d->lc_stride : NULL;
+
+		if (before && maps_lastkey_read(d, before))
+			before = NULL;
+		d->n = 0;
+		if (maps_dump_batch(d, cap))
+			maps_dump_walk(d, cap);
+		if (!before || maps_lastkey_read(d, d->lc)) {
+			if (d->lc)
+				memset(d->lc, 0, d->ncpus * d->lc_stride);
+			break;
+		}
+		if (!maps_lastkey_moved(d, before, d->lc) || tries == 4)
+			break;
+	}
+	if (d->lc)
+		maps_lastkey_merge(d);
+	else
+		d->n_map = d->n;
 	return 0;
 }
 
@@ -602,13 +717,15 @@ int rt_maps_clear(struct rt *rt, uint32_t i, bool zero)
 			rt->zeroed[i] = 0;
 	}
 	memset(d.vals, 0, d.stride * d.ncpus);
-	for (k = 0; k < d.n; k++) {
+	/* zero() keeps the keys only a last-key cache held too; clear() has none to drop */
+	for (k = 0; k < (zero ? d.n : d.n_map); k++) {
 		const void *key = d.keys + k * d.key_size;
 
 		/* Arrays cannot lose their entries: clearing one zeroes it. */
 		if (zero || bpf_map_delete_elem(d.fd, key))
 			bpf_map_update_elem(d.fd, key, d.vals, BPF_ANY);
 	}
+	maps_lastkey_reset(&d);
 	maps_dump_free(&d);
 	return 0;
 }

@@ -118,8 +118,16 @@ struct aot_compile_opts {
 	bool verbose;	 /* -v: say on stderr what the compile did (the C parser's peak RSS) */
 	/* unstable_tseries (BPFTRACE_UNSTABLE_TSERIES, the config block): enum aot_unstable */
 	uint32_t unstable_tseries;
+	/*
+	 * Last-key caches of count() maps (cg_lastkey.c), AOTRACE_LASTKEY: AOT_LASTKEY_AUTO in
+	 * programs aotrace runs but not in --emit-elf objects (whose maps other loaders read),
+	 * _OFF never (0), _ON in every program (1)
+	 */
+	uint32_t lastkey;
 	size_t : 0;
 };
+
+enum aot_lastkey { AOT_LASTKEY_AUTO, AOT_LASTKEY_OFF, AOT_LASTKEY_ON };
 
 #define AOT_COMPILE_OPTS(name, ...)                                                                \
 	struct aot_compile_opts name = { .sz = sizeof(struct aot_compile_opts), __VA_ARGS__ }

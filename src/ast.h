@@ -150,6 +150,7 @@ struct map_info {
 	const struct node *decl; /* its MAPDECL (let @m = lruhash(N)), or NULL */
 	struct type narrow;	 /* as var_info.narrow, of its values */
 	bool narrow_lit;
+	bool lastkey; /* codegen: counted through a per-CPU last-key cache (cg_lastkey.c) */
 	struct map_info *next;
 };
 

@@ -10,6 +10,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdlib.h>
+#include <string.h>
 #include <strings.h>
 
 #include "config.h"
@@ -90,6 +91,21 @@ static int settings_unstable_tseries(struct aot_compile_opts *opts, FILE *err)
 	return 0;
 }
 
+/* AOTRACE_LASTKEY: 0 or 1 (enum aot_lastkey). */
+static int settings_lastkey(struct aot_compile_opts *opts, FILE *err)
+{
+	const char *env = getenv("AOTRACE_LASTKEY");
+
+	if (!env)
+		return 0;
+	if (strcmp(env, "0") && strcmp(env, "1")) {
+		fprintf(err, "aotrace: AOTRACE_LASTKEY=%s: valid values are 0 and 1\n", env);
+		return -EINVAL;
+	}
+	opts->lastkey = *env == '0' ? AOT_LASTKEY_OFF : AOT_LASTKEY_ON;
+	return 0;
+}
+
 int aot_compile_opts_from_env(struct aot_compile_opts *opts, FILE *err)
 {
 	const char *btf;
@@ -122,6 +138,9 @@ int aot_compile_opts_from_env(struct aot_compile_opts *opts, FILE *err)
 		return -EINVAL;
 	if (opts_has(opts, offsetof(struct aot_compile_opts, unstable_tseries), sizeof(uint32_t)) &&
 	    !opts->unstable_tseries && settings_unstable_tseries(opts, err))
+		return -EINVAL;
+	if (opts_has(opts, offsetof(struct aot_compile_opts, lastkey), sizeof(uint32_t)) &&
+	    !opts->lastkey && settings_lastkey(opts, err))
 		return -EINVAL;
 	/*
 	 * The kernel types of another host (a saved /sys/kernel/btf/vmlinux), to build an object

@@ -3,8 +3,9 @@
  * The metadata section: builders for the compiler, a writer, and a reader for the runtime that
  * treats the bytes as hostile (they come from an ELF file anyone may hand to aotrace-run).
  *
- * Serialised format, version 4 (3 had the same records, but a keyless hist was always a hash
- * map, see meta.h; 2 had no element names; 1 no stop flag for BEGIN). Every field is a
+ * Serialised format, version 4 or 5 (5: the same, where a map has a last-key cache, meta.h; 3
+ * had the same records, but a keyless hist was always a hash map, see meta.h; 2 had no element
+ * names; 1 no stop flag for BEGIN). Every field is a
  * little-endian u32; records are fixed-size and need no alignment (the reader copies bytes out).
  * Offsets are from the start of the section.
  *
@@ -60,8 +61,14 @@ struct aot_meta *aot_meta_new(void)
 	struct aot_meta *m = calloc(1, sizeof(*m));
 
 	if (m)
-		m->version = AOT_META_VERSION;
+		m->version = AOT_META_VERSION_BASE;
 	return m;
+}
+
+void aot_meta_set_version(struct aot_meta *m, uint32_t version)
+{
+	if (m->version < version)
+		m->version = version;
 }
 
 static void meta_free_probe(struct aot_probe *p)
@@ -423,7 +430,7 @@ int aot_meta_write(const struct aot_meta *m, void **out, size_t *size)
 	}
 
 	memcpy(b.data, AOT_META_MAGIC, 8);
-	meta_put32(b.data + 8, AOT_META_VERSION);
+	meta_put32(b.data + 8, m->version);
 	meta_put32(b.data + 12, b.len);
 	meta_put32(b.data + 16, m->nparams);
 	meta_put32(b.data + 20, settings_off);

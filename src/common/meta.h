@@ -114,6 +114,19 @@
  *                       present only when a program needs more than the 512 bytes of BPF stack:
  *                       its big temporaries live there instead. Not for the runtime, which
  *                       neither reads nor prints it
+ *   AOT_LASTKEY_PREFIX  "LC_" + the map's elf_name after "AT_" (version 5): a count() map whose
+ *                       programs only count into it, with a key that stays the same while a
+ *                       task runs (@[comm] = count()), has this BPF_MAP_TYPE_PERCPU_ARRAY of 1
+ *                       entry (u32 key 0) beside it, value struct { u64 seq; u64 pending;
+ *                       u8 key[the map's key size rounded up to 8]; }: the last key counted
+ *                       on that CPU and how many of its events are not in the map yet
+ *                       (pending 0: none, the key means nothing). An event with another key
+ *                       adds pending to the map at the old key and sets key and pending = 1,
+ *                       seq odd meanwhile (an atomic add before and after). A reader adds
+ *                       each CPU's pending to that CPU's count at key (an entry of its own if
+ *                       the map has none), from a read of the array taken after the map's,
+ *                       whose seq on every CPU is even and equal to a read taken before it;
+ *                       clear() and zero() set pending to 0 after the map's entries
  *   AOT_PARAMS_MAP      BPF_MAP_TYPE_ARRAY, u32 key, value struct aot_param, max_entries
  *                       nparams + 1; present only in an object compiled with --emit-elf whose
  *                       program uses $N or $#. Those objects read positional parameters where
@@ -130,10 +143,19 @@
 #include <stdint.h>
 
 #define AOT_META_SECTION ".aotrace.meta"
+#define AOT_LASTKEY_PREFIX "LC_"
+#define AOT_LASTKEY_PENDING_OFF 8
+#define AOT_LASTKEY_KEY_OFF 16
 #define AOT_META_MAGIC "AOTMETA" /* 8 bytes with the NUL */
-#define AOT_META_VERSION 4
-#define AOT_META_VERSION_MIN 3 /* the oldest the runtime still reads: 4 added hist arrays */
-#define AOT_HIST_NBUCKETS 65   /* bpftrace's log2 buckets: below 0, 0, then [2^k, 2^(k+1)) */
+#define AOT_META_VERSION 5	 /* the newest the runtime reads */
+#define AOT_META_VERSION_MIN 3	 /* the oldest the runtime still reads: 4 added hist arrays */
+/*
+ * What an object is written as: 4, or 5 when a map has a last-key cache (AOT_LASTKEY_PREFIX),
+ * which a runtime that did not know them would leave out of the counts it prints.
+ */
+#define AOT_META_VERSION_BASE 4
+#define AOT_META_VERSION_LASTKEY 5
+#define AOT_HIST_NBUCKETS 65 /* bpftrace's log2 buckets: below 0, 0, then [2^k, 2^(k+1)) */
 #define AOT_EVENTS_MAP "aot_events"
 #define AOT_PROBE_NAMES_MAP "aot_probe_names" /* u64 -> char[AOT_PROBE_NAME_MAX] */
 #define AOT_PROBE_NAME_MAX 128
@@ -455,6 +477,8 @@ struct aot_meta *aot_meta_new(void);
 void aot_meta_free(struct aot_meta *m);
 int aot_meta_add_probe(struct aot_meta *m, const struct aot_probe *p);
 int aot_meta_add_map(struct aot_meta *m, const struct aot_map *map);
+/* The object needs a runtime that reads version (AOT_META_VERSION_LASTKEY): write at least it. */
+void aot_meta_set_version(struct aot_meta *m, uint32_t version);
 int aot_meta_add_fmt(struct aot_meta *m, const struct aot_fmt *f);
 /* The config block's str_trunc_trailer (copied, replacing any before). 0 or -ENOMEM. */
 int aot_meta_set_trailer(struct aot_meta *m, const char *trailer);

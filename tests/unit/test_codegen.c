@@ -318,11 +318,101 @@ static void test_begin_test_run_record(void **state)
 	tl_free(c);
 }
 
-/* Tuple keys have zeroed pad bytes (or equal keys would hash apart); counts add per CPU. */
+/* Loads the object and runs its BEGIN program once. */
+static void load_run_begin(struct tl_build *c)
+{
+	LIBBPF_OPTS(bpf_test_run_opts, opts);
+
+	assert_int_equal(bpf_object__load(c->obj), 0);
+	assert_int_equal(
+		bpf_prog_test_run_opts(
+			bpf_program__fd(bpf_object__find_program_by_name(c->obj, "BEGIN")), &opts),
+		0);
+}
+
+/* The count of key (size bytes) summed over the CPUs of a per-CPU map of u64, or -1. */
+static long long percpu_total(int fd, const void *key)
+{
+	int ncpus = libbpf_num_possible_cpus();
+	uint64_t *vals = calloc((size_t)ncpus, sizeof(*vals));
+	long long total = -1;
+
+	if (vals && !bpf_map_lookup_elem(fd, key, vals))
+		for (int i = total = 0; i < ncpus; i++)
+			total += (long long)vals[i];
+	free(vals);
+	return total;
+}
+
+/*
+ * A last-key cache (meta.h): the last key's events stay in the cache until another key comes,
+ * which moves them into the map; the object says metadata version 5.
+ */
+static void test_lastkey_cache(void **state)
+{
+	struct tl_build *c = build("BEGIN { @[\"a\", 2] = count(); @[\"a\", 2] = count(); "
+				   "@[\"b\", 3] = count(); @x[nsecs] = count(); }");
+	struct map_info *mi = tl_find_map(c, "@"), *mx = tl_find_map(c, "@x");
+	int ncpus = libbpf_num_possible_cpus(), fd, lc, found = 0;
+	uint32_t zero = 0, stride;
+	uint8_t key[64] = { 0 }, *vals;
+	size_t size;
+	const uint8_t *meta;
+
+	(void)state;
+	assert_int_equal(c->ret, 0);
+	assert_true(mi && mi->lastkey);
+	assert_true(mx && !mx->lastkey); /* nsecs changes from one event to the next */
+	meta = elf_section(c, AOT_META_SECTION, &size);
+	assert_true(meta && size > 12);
+	assert_int_equal(meta[8], AOT_META_VERSION_LASTKEY);
+	assert_null(bpf_object__find_map_by_name(c->obj, AOT_LASTKEY_PREFIX "x"));
+	if (!can_load()) {
+		tl_free(c);
+		skip();
+	}
+	load_run_begin(c);
+	fd = bpf_map__fd(bpf_object__find_map_by_name(c->obj, mi->elf_name));
+	lc = bpf_map__fd(bpf_object__find_map_by_name(c->obj, AOT_LASTKEY_PREFIX));
+	assert_true(lc >= 0);
+	key[0] = 'a';
+	key[mi->key.offsets[1]] = 2;
+	assert_int_equal(percpu_total(fd, key), 2);
+	key[0] = 'b';
+	key[mi->key.offsets[1]] = 3;
+	assert_int_equal(percpu_total(fd, key), -1); /* still in the cache */
+	stride = (bpf_map__value_size(bpf_object__find_map_by_name(c->obj, AOT_LASTKEY_PREFIX)) +
+		  7) &
+		 ~7u;
+	vals = calloc((size_t)ncpus, stride);
+	assert_int_equal(bpf_map_lookup_elem(lc, &zero, vals), 0);
+	for (int i = 0; i < ncpus; i++) {
+		const uint8_t *e = vals + (size_t)i * stride;
+		uint64_t seq, pending;
+
+		memcpy(&seq, e, 8);
+		memcpy(&pending, e + AOT_LASTKEY_PENDING_OFF, 8);
+		if (!pending)
+			continue;
+		found++;
+		assert_int_equal(pending, 1);
+		assert_int_equal(seq, 4); /* two key changes, each an odd and an even step */
+		assert_memory_equal(e + AOT_LASTKEY_KEY_OFF, key, mi->key.size);
+	}
+	assert_int_equal(found, 1);
+	free(vals);
+	tl_free(c);
+}
+
+/*
+ * Tuple keys have zeroed pad bytes (or equal keys would hash apart); counts add per CPU. In the
+ * hash itself: without the last-key cache, which would hold both counts.
+ */
 static void test_tuple_key_padding(void **state)
 {
-	struct tl_build *c = build("BEGIN { @[\"a\", 2] = count(); @[\"a\", 2] = count(); }");
-	LIBBPF_OPTS(bpf_test_run_opts, opts);
+	AOT_COMPILE_OPTS(o, .lastkey = AOT_LASTKEY_OFF);
+	struct tl_build *c = tl_build("BEGIN { @[\"a\", 2] = count(); @[\"a\", 2] = count(); }", &o,
+				      AOT_PASS_ALL);
 	struct map_info *mi = tl_find_map(c, "@");
 	uint8_t key[64], next[64];
 	int ncpus = libbpf_num_possible_cpus(), fd, nkeys = 0;
@@ -337,11 +427,7 @@ static void test_tuple_key_padding(void **state)
 	assert_non_null(mi);
 	assert_int_equal(mi->key.kind, TYPE_TUPLE);
 	assert_true(mi->key.size <= sizeof(key) && mi->key.offsets[1] > mi->key.elems[0].size);
-	assert_int_equal(bpf_object__load(c->obj), 0);
-	assert_int_equal(
-		bpf_prog_test_run_opts(
-			bpf_program__fd(bpf_object__find_program_by_name(c->obj, "BEGIN")), &opts),
-		0);
+	load_run_begin(c);
 	fd = bpf_map__fd(bpf_object__find_map_by_name(c->obj, mi->elf_name));
 	vals = calloc((size_t)ncpus, sizeof(*vals));
 	while (bpf_map_get_next_key(fd, nkeys ? key : NULL, next) == 0) {
@@ -404,6 +490,7 @@ int main(void)
 		cmocka_unit_test(test_scratch_limit_is_a_diagnostic),
 		cmocka_unit_test(test_begin_test_run_record),
 		cmocka_unit_test(test_tuple_key_padding),
+		cmocka_unit_test(test_lastkey_cache),
 		cmocka_unit_test(test_dumps),
 	};
 
