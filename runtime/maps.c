@@ -636,6 +636,7 @@ int rt_maps_read(struct rt *rt, const struct aot_map *map, bool warn, struct rt_
 		maps_dump_free(&d);
 		return err;
 	}
+	free(d.lc); /* merged into keys and vals */
 	r->keys = d.keys;
 	r->vals = d.vals;
 	r->has_sum = maps_hist_has_sum(map, d.stride);
