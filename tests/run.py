@@ -1016,7 +1016,7 @@ def write_json(path, summary):
 # CLI, peers, compile errors) is the same on every kernel and runs in full on the host and on
 # 6.12 (the full suite on 7.2 too made the matrix 80 minutes on 2 cores, issue 21).
 FALLBACK_FILES = {'aot_bpftool', 'aot_core', 'basic', 'helper_errors', 'kfunc', 'kfunc_multi',
-                  'kprobe', 'maps', 'probe_order', 'probes', 'probes_types', 'probes_usdt',
+                  'kprobe', 'lastkey', 'maps', 'probe_order', 'probes', 'probes_types', 'probes_usdt',
                   'probes_watchpoint', 'session', 'tracepoint', 'uprobe', 'verifier',
                   'wildcards_expand'}
 # Features a kernel may lack that the host of CI lacks too (no kprobes, no fentry) or that came
