@@ -239,6 +239,18 @@ static LLVMValueRef cg_core_intrinsic(struct cg *cg, const char *name, LLVMValue
 	return LLVMBuildCall2(cg->b, LLVMGlobalGetValueType(fn), fn, args, nargs, "");
 }
 
+/*
+ * Whether the object is for this kernel only: a program aotrace runs itself, with this kernel's
+ * own types (no AOTRACE_BTF). Its members are at the offsets that kernel's BTF gives, fixed:
+ * the object has no CO-RE relocation, so loading it needs no parse of the kernel's BTF (10 ms
+ * and 10 MiB in libbpf). The object cache keys a cached object by that BTF's identity.
+ * --emit-elf objects, for other kernels too, keep the relocations.
+ */
+static bool cg_core_fixed(const struct cg *cg)
+{
+	return !cg->prog->opts->emit_elf && !cg->prog->opts->btf_path;
+}
+
 /* The address of member m of the record at base. */
 static LLVMValueRef cg_core_member(struct cg *cg, LLVMValueRef base, const struct cmember *m)
 {
@@ -246,7 +258,7 @@ static LLVMValueRef cg_core_member(struct cg *cg, LLVMValueRef base, const struc
 	struct cg_core_rec *cr;
 	LLVMValueRef call, args[3];
 
-	if (!r->btf_id || m->bit_size || !(cr = cg_core_rec(cg, r)))
+	if (!r->btf_id || m->bit_size || cg_core_fixed(cg) || !(cr = cg_core_rec(cg, r)))
 		return cg_gep(cg, base, m->off);
 	args[0] = base;
 	if (r->is_union) {
