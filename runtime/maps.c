@@ -422,8 +422,12 @@ static void maps_dump_free(struct maps_dump *d)
 	free(d->lc);
 }
 
-/* The map's last-key cache, if it has one of the right sizes: its fd, else -1. */
-static int maps_lastkey_open(struct rt *rt, const struct aot_map *map, struct maps_dump *d)
+/*
+ * The map's last-key cache, if it has one: its fd, else -1. One of the wrong type or size holds
+ * counts we cannot read: -EINVAL (warned about if warn), as printing without them would be wrong.
+ */
+static int maps_lastkey_open(struct rt *rt, const struct aot_map *map, bool warn,
+			     struct maps_dump *d)
 {
 	const struct bpf_map *bm;
 	char name[128];
@@ -433,9 +437,16 @@ static int maps_lastkey_open(struct rt *rt, const struct aot_map *map, struct ma
 		    (int)sizeof(name))
 		return -1;
 	bm = bpf_object__find_map_by_name(rt->obj, name);
-	if (!bm || bpf_map__type(bm) != BPF_MAP_TYPE_PERCPU_ARRAY ||
-	    bpf_map__value_size(bm) < AOT_LASTKEY_KEY_OFF + d->key_size)
+	if (!bm)
 		return -1;
+	if (bpf_map__type(bm) != BPF_MAP_TYPE_PERCPU_ARRAY ||
+	    bpf_map__value_size(bm) < AOT_LASTKEY_KEY_OFF + d->key_size) {
+		if (warn)
+			rt_report(&rt->out, RT_WARN,
+				  "map %s: its last-key cache %s has the wrong type or size",
+				  map->name, name);
+		return -EINVAL;
+	}
 	d->lc_stride = (bpf_map__value_size(bm) + 7) & ~(size_t)7;
 	return bpf_map__fd(bm);
 }
@@ -586,7 +597,9 @@ static int maps_dump(struct rt *rt, const struct aot_map *map, bool warn, struct
 	}
 	/* Programs may still be adding keys: bound the walk so it always ends. */
 	cap = bpf_map__max_entries(bm) + 1;
-	d->lc_fd = maps_lastkey_open(rt, map, d);
+	d->lc_fd = maps_lastkey_open(rt, map, warn, d);
+	if (d->lc_fd == -EINVAL)
+		return -ENOENT;
 	d->keys = calloc(cap + (size_t)d->ncpus, d->key_size);
 	d->vals = calloc(cap + (size_t)d->ncpus, d->stride * d->ncpus);
 	if (d->lc_fd >= 0)
