@@ -6,12 +6,14 @@
 # "ROW|label|start to BEGIN (s)|tracing_multi links|tracing links|exit() to prompt (s)|
 #  exit() to released (s)|keys printed|events counted", or "ROW|label|did not run: why".
 # KFUNC_BENCH_CASES, a regular expression, runs only the cases whose label matches.
+# Every 2 minutes of a case it prints a PROGRESS line (its last output), so that a run the VM's
+# own time limit stops still says how far it got.
 # Run from the source folder (the guest sees the host's checkout).
 #
 # The guest has one vCPU, and with kfunc:* attached every kernel function runs a BPF program:
 # whatever the bench runs beside a case slows the case down and is slowed down by it. So
 # while a case loads and attaches nothing else runs but a one-second check of its output that
-# forks nothing (bash builtins); the file-reading loop that makes the events starts once BEGIN
+# forks nothing (bash builtins; a tail every 2 minutes for PROGRESS); the file-reading loop that makes the events starts once BEGIN
 # has printed and stops when the case returns; the links are counted once, right after BEGIN.
 # (The bench before this polled `bpftool -j link show | python3` every 0.5 s and ran the loop
 # from the start: kfunc:* with one multi link did not reach its exit() in 300 s, against 152 s
@@ -50,7 +52,7 @@ seen() {
 echo "FUNCS|$("$A" -l 'kfunc:*' | wc -l)|$("$A" -l 'kfunc:vfs_*' | wc -l)"
 NCASE=0
 row() {
-	local label=$1 m=0 t=0 lt="" wp="" rc why stage="" left pm pt gone u _
+	local label=$1 m=0 t=0 lt="" wp="" rc why stage="" left pm pt gone u _ said=0
 	shift
 	[[ $label =~ $CASES ]] || return 0
 	rm -f end.txt o.txt e.txt
@@ -71,6 +73,12 @@ row() {
 			read -r u _ </proc/uptime
 			stage="at $((${u%.*} - ${CASE_T0%.*})) s $(tprogs) tracing programs were loaded, $pm tracing_multi and $pt tracing links"
 		fi
+		# every 2 minutes, how far it got (its last line of progress): a run that the VM's
+		# own limit stops still says something
+		if ((${u%.*} - ${CASE_T0%.*} >= said + 120)); then
+			said=$((${u%.*} - ${CASE_T0%.*}))
+			echo "PROGRESS $label at $said s: $(tail -c 160 e.txt | tr '\r\n|' '  /')"
+		fi
 		nap 1
 	done
 	[ -n "$wp" ] && kill "$wp"
@@ -78,6 +86,11 @@ row() {
 	read -r rc CASE_T2 <end.txt
 	# released: no tracing program loaded (at most LIMIT s more)
 	while [ "$(tprogs)" -gt 0 ] && [ "$(echo "$(now) - $CASE_T2 < $LIMIT" | bc)" = 1 ]; do
+		read -r u _ </proc/uptime
+		if ((${u%.*} - ${CASE_T0%.*} >= said + 120)); then
+			said=$((${u%.*} - ${CASE_T0%.*}))
+			echo "PROGRESS $label at $said s: returned (exit $rc), $(tprogs) tracing programs still loaded"
+		fi
 		nap 0.5
 	done
 	CASE_GONE=$(now)
