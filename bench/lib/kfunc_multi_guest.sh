@@ -13,8 +13,9 @@
 # The guest has one vCPU, and with kfunc:* attached every kernel function runs a BPF program:
 # whatever the bench runs beside a case slows the case down and is slowed down by it. So
 # while a case loads and attaches nothing else runs but a one-second check of its output that
-# forks nothing (bash builtins; a tail every 2 minutes for PROGRESS); the file-reading loop that makes the events starts once BEGIN
-# has printed and stops when the case returns; the links are counted once, right after BEGIN.
+# forks nothing (bash builtins; a tail every 2 minutes for PROGRESS); the file-reading loop that
+# makes the events starts once BEGIN has printed and stops when the case returns; the links are
+# counted once, right after BEGIN.
 # (The bench before this polled `bpftool -j link show | python3` every 0.5 s and ran the loop
 # from the start: kfunc:* with one multi link did not reach its exit() in 300 s, against 152 s
 # from start to released by hand.)
