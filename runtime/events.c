@@ -138,9 +138,9 @@ void rt_events_report_lost(struct rt *rt)
  * ring all CPUs share, rounded up to the power of two the kernel wants, as bpftrace 0.27.1
  * sizes its own (measured: 8 pages make 32 KiB, 1024 make 4 MiB, the default 16 MiB). With
  * 0.17's 64 pages per CPU, opensnoop lost a thousand events in 3 s of a busy machine that
- * 0.27.1 printed all of. The kernel maps every page of the ring into our memory (twice): a
- * program that prints no formats (only maps, exit) keeps its object's small ring unless the
- * pages are asked for, so that aotrace-run on such a script stays under 10 MB of RSS.
+ * 0.27.1 printed all of. The ring is kernel memory (ring.c maps a window of it): a program that
+ * prints no formats (only maps, exit) keeps its object's small ring unless the pages are asked
+ * for, so as not to hold 16 MiB of the kernel's for nothing.
  */
 int rt_events_size(struct rt *rt)
 {
@@ -190,7 +190,7 @@ static int events_consume(struct rt *rt, unsigned int ms)
 	if (!rt->rb)
 		return 0;
 	rt->pass_end_ns = ms ? events_now_ns() + ms * 1000000ull : 0;
-	err = ring_buffer__consume(rt->rb);
+	err = rt_ring__consume(rt->rb);
 	rt->pass_end_ns = 0;
 	return err == -EAGAIN || err > 0 ? 0 : err;
 }
@@ -198,14 +198,13 @@ static int events_consume(struct rt *rt, unsigned int ms)
 int rt_events_open(struct rt *rt)
 {
 	struct bpf_map *map = bpf_object__find_map_by_name(rt->obj, AOT_EVENTS_MAP);
+	int err;
 
 	/* A program that never prints nor exits has no ring buffer: we only wait for signals. */
 	if (!map)
 		return 0;
-	rt->rb = ring_buffer__new(bpf_map__fd(map), events_sample, rt, NULL);
+	rt->rb = rt_ring__new(bpf_map__fd(map), events_sample, rt, &err);
 	if (!rt->rb) {
-		int err = -errno;
-
 		rt_report(&rt->out, RT_ERROR, "could not open the event ring buffer: %s",
 			  strerror(-err));
 		return err;
@@ -294,7 +293,7 @@ int rt_events_loop(struct rt *rt)
 	if (rt->sigfd >= 0)
 		fds[n++] = (struct pollfd){ .fd = rt->sigfd, .events = POLLIN };
 	if (rt->rb)
-		fds[n++] = (struct pollfd){ .fd = ring_buffer__epoll_fd(rt->rb), .events = POLLIN };
+		fds[n++] = (struct pollfd){ .fd = rt_ring__fd(rt->rb), .events = POLLIN };
 	if (ksyms_fd >= 0)
 		fds[n++] = (struct pollfd){ .fd = ksyms_fd, .events = POLLIN };
 	/* -c CMD: the run ends when it exits (its pidfd becomes readable). */
@@ -345,7 +344,7 @@ void rt_events_drain(struct rt *rt)
 
 void rt_events_close(struct rt *rt)
 {
-	ring_buffer__free(rt->rb);
+	rt_ring__free(rt->rb);
 	rt->rb = NULL;
 	output_lines_flush(&rt->out, true);
 	rt_buf_free(&rt->text);

@@ -23,7 +23,7 @@ struct arena;
 struct bpf_object;
 struct bpf_program;
 struct bpf_link;
-struct ring_buffer;
+struct rt_ring;
 
 /* buf.c: a growable text buffer; on allocation failure it stops growing and sets oom. */
 struct rt_buf {
@@ -225,7 +225,7 @@ struct rt {
 	size_t log_size; /* its bytes */
 	struct probe_links links;
 	struct output out;
-	struct ring_buffer *rb;
+	struct rt_ring *rb;
 	int sigfd; /* signalfd for SIGINT/SIGTERM/SIGHUP and SIGUSR1, -1 if none */
 	/* A signal came while loading or attaching (runtime.c's watcher): stop attaching. */
 	atomic_bool interrupted;
@@ -337,6 +337,16 @@ void rt_detach(struct rt *rt);
 /* testmode.c: --test and --bench. 0 (all passed), 1 (one failed) or -errno (reported). */
 int rt_run_tests(struct rt *rt);
 int rt_run_benches(struct rt *rt);
+
+/*
+ * ring.c: the event ring's consumer, one window of its data mapped at a time. fn gets each
+ * record; a negative return stops consume after that record.
+ */
+typedef int (*rt_ring_fn)(void *ctx, void *data, size_t size);
+struct rt_ring *rt_ring__new(int map_fd, rt_ring_fn fn, void *ctx, int *errp);
+int rt_ring__fd(const struct rt_ring *r);
+int rt_ring__consume(struct rt_ring *r);
+void rt_ring__free(struct rt_ring *r);
 
 /* events.c */
 /* Sizes the ring buffer before load: BPFTRACE_PERF_RB_PAGES (64) pages per CPU. */

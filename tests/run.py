@@ -1017,7 +1017,7 @@ def write_json(path, summary):
 # 6.12 (the full suite on 7.2 too made the matrix 80 minutes on 2 cores, issue 21).
 FALLBACK_FILES = {'aot_bpftool', 'aot_core', 'basic', 'helper_errors', 'kfunc', 'kfunc_multi',
                   'kprobe', 'lastkey', 'maps', 'probe_order', 'probes', 'probes_types', 'probes_usdt',
-                  'probes_watchpoint', 'session', 'tracepoint', 'uprobe', 'verifier',
+                  'probes_watchpoint', 'ring', 'session', 'tracepoint', 'uprobe', 'verifier',
                   'wildcards_expand'}
 # Features a kernel may lack that the host of CI lacks too (no kprobes, no fentry) or that came
 # late: a test in another file that needs one depends on the kernel as much as the fallback part.
