@@ -6,9 +6,10 @@
     ring_check.py check N OUT ERR
     ring_check.py maps PID     the sizes of PID's mappings of BPF maps
 
-N numbered events went through the ring; OUT holds the printed ones, ERR the run's warnings.
-Each printed line must be whole and come after the one before it; the events not printed must
-be those the "Lost N events" warnings counted."""
+N numbered events went through the ring; OUT holds the printed ones and the "Lost N events"
+lines (on stdout, as bpftrace prints them), ERR the run's messages. Each printed line must be
+whole and come after the one before it; the events not printed must be those the Lost lines
+counted; ERR must hold no ERROR or WARNING."""
 import os
 import re
 import sys
@@ -30,10 +31,14 @@ if sys.argv[1] == 'maps':
     sys.exit(0)
 sent, out, err = int(sys.argv[2]), sys.argv[3], sys.argv[4]
 tail = '0123456789' * 10
-seen, last, bad = 0, -1, []
+seen, last, lost, bad = 0, -1, 0, []
 for line in open(out, errors='replace'):
     line = line.rstrip('\n')
     if not line:
+        continue
+    m = re.fullmatch(r'Lost (\d+) events', line)
+    if m:
+        lost += int(m.group(1))
         continue
     m = re.fullmatch(r'ev (\d+) (.*)', line)
     if not m or m.group(2) != tail:
@@ -44,11 +49,9 @@ for line in open(out, errors='replace'):
         bad.append('event %d after %d' % (n, last))
     last = n
     seen += 1
-lost = 0
 for line in open(err, errors='replace'):
-    m = re.search(r'Lost (\d+) events', line)
-    if m:
-        lost += int(m.group(1))
+    if re.search(r'ERROR|WARNING', line):
+        bad.append('stderr: %s' % line.strip()[:80])
 if seen + lost != sent:
     bad.append('%d printed and %d lost of %d sent' % (seen, lost, sent))
 for b in bad[:10]:
