@@ -37,11 +37,15 @@ class Failed(Exception):
 
 
 def first_error(stderr):
-    """The first line of stderr that says something (bpftrace's RLIMIT_MEMLOCK notice is noise)."""
-    for line in stderr.splitlines():
-        if line.strip() and 'RLIMIT_MEMLOCK' not in line:
-            return line.strip()
-    return ''
+    """The first line of stderr that says something: an ERROR line if there is one, else the
+    first that is not noise (bpftrace's RLIMIT_MEMLOCK notice, 0.27's notice that it cannot read
+    available_filter_functions, which this host's tracefs lacks)."""
+    lines = [l.strip() for l in stderr.splitlines() if l.strip() and 'RLIMIT_MEMLOCK' not in l
+             and 'available_filter_functions' not in l]
+    for line in lines:
+        if 'ERROR' in line or 'error:' in line:
+            return line
+    return lines[0] if lines else ''
 
 
 def run_once(cmd, first_line=False, timeout=60, env=None):

@@ -2,14 +2,20 @@
 # SPDX-License-Identifier: GPL-2.0
 """Row 1, compile: wall time and peak RSS of --emit-elf for each of the bpftrace tool scripts
 Debian ships (`dpkg -L bpftrace`), aotrace against bpftrace 0.17, plus a one-liner and
---version (what the process costs before it compiles anything)."""
+--version (what the process costs before it compiles anything); and a cold compile, load and
+attach (`--dry-run`, aotrace with --no-cache) against bpftrace 0.27.1, whose --emit-elf goes on
+to attach and run the program (measured: 0.27.1's `--emit-elf F execsnoop.bt` was still
+tracing 10 minutes later)."""
 import os
+import shutil
 import subprocess
 
 from benchlib import (AOTRACE, RUNS, TMP, Failed, bench, col, fmt_mib, fmt_ms, log, med,
                       ratio, shown, spread, table, verdict)
 
 ONELINER = 'tracepoint:syscalls:sys_enter_openat { @[comm] = count(); } BEGIN { exit(); }'
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+PEER27 = os.path.join(ROOT, 'tests', 'peers', 'bpftrace-0.27')
 
 
 def tools():
@@ -24,15 +30,27 @@ def cmds(src, name):
     return a + src, b + src
 
 
+def have_peer27():
+    return subprocess.run([PEER27, '--version'], capture_output=True).returncode == 0
+
+
 def main():
     scripts = tools()
+    peer27 = have_peer27()
     res = {}
     for s in scripts:
         name = os.path.basename(s)
         log('  %s' % name)
         a, b = cmds([s], name)
-        res[name] = bench({'a': a, 'b': b})
-    both = [n for n in res if not any(isinstance(r, Failed) for r in res[n].values())]
+        cases = {'a': a, 'b': b}
+        if peer27:
+            # the peer sees the host's /tmp, not its /usr/sbin (the chroot's has 0.27's tools)
+            copy = os.path.join(TMP, name)
+            shutil.copy(s, copy)
+            cases['d'] = [AOTRACE, '--no-cache', '--dry-run', s]
+            cases['n'] = [PEER27, '--dry-run', copy]
+        res[name] = bench(cases)
+    both = [n for n in res if not any(isinstance(res[n][t], Failed) for t in 'ab')]
 
     print('## 1. Compile: `--emit-elf` of the %d bpftrace tools in Debian\'s bpftrace package\n'
           % len(scripts))
@@ -65,6 +83,38 @@ def main():
         for t, tool in (('a', 'aotrace'), ('b', 'bpftrace')):
             if isinstance(res[n][t], Failed):
                 fails.append('`%s` (%s): %s' % (n, tool, res[n][t].err or 'exit %d' % res[n][t].rc))
+
+    if peer27:
+        dry = [n for n in res if not any(isinstance(res[n][t], Failed) for t in 'dn')]
+        dt = {t: [sum(res[n][t][i]['wall'] for n in dry) for i in range(RUNS)] for t in 'dn'}
+        dc = {t: [sum(res[n][t][i]['cpu'] for n in dry) for i in range(RUNS)] for t in 'dn'}
+        drss = {t: [med(col(res[n][t], 'rss')) for n in dry] for t in 'dn'}
+        print('\nCold compile, load and attach against bpftrace 0.27.1: `$BUILD/aotrace --no-cache '
+              '--dry-run S` and `tests/peers/bpftrace-0.27 --dry-run S` (a copy of S in /tmp: '
+              'the peer opens its chroot\'s /usr/sbin), each loading and attaching the probes '
+              'and ending there (no BEGIN); the peer\'s time includes its wrapper\'s unshare '
+              'and mounts (its `--version` below). %d scripts both run; %d of %d for '
+              'aotrace, %d of %d for bpftrace 0.27.1 (which refuses kprobes on this host).\n'
+              % (len(dry), sum(not isinstance(res[n]['d'], Failed) for n in res), len(res),
+                 sum(not isinstance(res[n]['n'], Failed) for n in res), len(res)))
+        print(table(['', 'aotrace --no-cache --dry-run', 'bpftrace 0.27.1 --dry-run',
+                     'aotrace / bpftrace 0.27.1'], [
+            ['Total wall time, the %d both run' % len(dry), spread(dt['d']), spread(dt['n']),
+             verdict(ratio(dt['d'], dt['n']), 0.2)],
+            ['Total CPU time (user + system), the same', spread(dc['d']), spread(dc['n']),
+             ratio(dc['d'], dc['n'])],
+            ['Peak RSS, median over those scripts (min – max)', spread(drss['d'], fmt_mib),
+             spread(drss['n'], fmt_mib), verdict(ratio(drss['d'], drss['n']), 0.3)],
+        ]))
+        for n in scripts:
+            n = os.path.basename(n)
+            for t, tool in (('d', 'aotrace --dry-run'), ('n', 'bpftrace 0.27.1')):
+                if isinstance(res[n][t], Failed):
+                    fails.append('`%s` (%s): %s' % (n, tool, res[n][t].err or
+                                                    'exit %d' % res[n][t].rc))
+    else:
+        print('\nbpftrace 0.27.1 (tests/peers/bpftrace-0.27) is not installed here: no '
+              'comparison with it (`./dev peers`).')
     if fails:
         print('\nFailures on this host (not timed):\n')
         for f in fails:
@@ -73,7 +123,8 @@ def main():
     # The process alone, and the one-liner of the earlier bench.
     one_a, one_b = cmds(['-e', ONELINER], 'oneliner')
     extra = bench({'va': [AOTRACE, '--version'], 'vb': ['bpftrace', '--version'],
-                   'oa': one_a, 'ob': one_b})
+                   'oa': one_a, 'ob': one_b}
+                  | ({'vn': [PEER27, '--version']} if peer27 else {}))
     print('\nThe process alone and a one-liner:\n')
     rows = []
     for what, ka, kb in (('`--version`', 'va', 'vb'), ('one-liner', 'oa', 'ob')):
@@ -91,8 +142,13 @@ def main():
                                           ratio(col(ra, 'rss'), col(rb, 'rss')))])
     print(table(['Case', 'Commands (aotrace, bpftrace)', 'aotrace wall', 'bpftrace wall',
                  'aotrace RSS', 'bpftrace RSS', 'aotrace / bpftrace'], rows))
+    if peer27 and not isinstance(extra['vn'], Failed):
+        print('\n`tests/peers/bpftrace-0.27 --version` (the wrapper and the peer\'s start): '
+              '%s, %s.' % (spread(col(extra['vn'], 'wall')),
+                           fmt_mib(med(col(extra['vn'], 'rss')))))
 
-    print('\nPer script (median wall time, min – max; median CPU time; median peak RSS):\n')
+    print('\nPer script (median wall time, min – max; median CPU time; median peak RSS; the '
+          '--dry-run columns: median wall, median peak RSS):\n')
     rows = []
     for s in scripts:
         n = os.path.basename(s)
@@ -108,9 +164,21 @@ def main():
                                                   ('RSS', 'rss'))))
         else:
             cells.append('')
+        if peer27:
+            for t in 'dn':
+                r = res[n][t]
+                cells.append('failed' if isinstance(r, Failed) else '%s, %s' % (
+                    fmt_ms(med(col(r, 'wall'))), fmt_mib(med(col(r, 'rss')))))
+            ok = not any(isinstance(res[n][t], Failed) for t in 'dn')
+            cells.append('wall %s' % ratio(col(res[n]['d'], 'wall'), col(res[n]['n'], 'wall'))
+                         if ok else '')
         rows.append(cells)
-    print(table(['Script', 'aotrace wall', 'CPU', 'RSS', 'bpftrace wall', 'CPU', 'RSS',
-                 'aotrace / bpftrace'], rows))
+    heads = ['Script', 'aotrace wall', 'CPU', 'RSS', 'bpftrace wall', 'CPU', 'RSS',
+             'aotrace / bpftrace']
+    if peer27:
+        heads += ['aotrace --dry-run (wall, RSS)', 'bpftrace 0.27.1 --dry-run',
+                  'aotrace / 0.27.1']
+    print(table(heads, rows))
 
 
 if __name__ == '__main__':
