@@ -170,9 +170,16 @@ const struct func_def func_defs[FN__NUM] = {
 
 	/* the standard library of bpftrace 0.18 to 0.27 (src/sema_stdlib.c, codegen/cg_stdlib.c) */
 	[FN_JIFFIES] = { "jiffies", BUILTIN(0), .type = U64, .emit = cg_bi_jiffies },
-	/* curtask->real_parent->tgid and ->comm: the node becomes the member */
-	[FN_PPID] = { "ppid", BUILTIN(0), .check = sema_bi_parent },
-	[FN_PCOMM] = { "pcomm", BUILTIN(0), .check = sema_bi_parent },
+	/*
+	 * task->real_parent->tgid and ->comm, task->group_leader->comm and ->pid (task: the
+	 * argument, or curtask): the node becomes the member
+	 */
+	[FN_PPID] = { "ppid", BUILTIN(FUNC_CALL), .max_args = 1, .check = sema_bi_parent },
+	[FN_PCOMM] = { "pcomm", BUILTIN(FUNC_CALL), .max_args = 1, .check = sema_bi_parent },
+	[FN_LEADER_COMM] = { "leader_comm", BUILTIN(FUNC_CALL), .max_args = 1,
+			     .check = sema_bi_parent },
+	[FN_LEADER_TID] = { "leader_tid", BUILTIN(FUNC_CALL), .max_args = 1,
+			    .check = sema_bi_parent },
 	[FN_HAS_KEY] = { "has_key", CALL(2, 2, 0), .type = BOOL, .check = sema_fn_has_key,
 			 .lower = sema_lower_has_key, .emit = cg_fn_has_key },
 	/* the number is turned into text by the runtime */

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * The checks of the standard library bpftrace 0.18 to 0.27 added (docs/stdlib.md of 0.27.1):
- * has_key, len, strlen, nsecs(clock), pid(init), and the builtins made of curtask's members (ppid,
- * pcomm).
+ * has_key, len, strlen, nsecs(clock), pid(init), and the builtins made of a task's members (ppid,
+ * pcomm, leader_comm, leader_tid).
  */
 #include <inttypes.h>
 #include <stdlib.h>
@@ -24,19 +24,27 @@ static struct node *sema_stdlib_member(struct sema_ctx *ctx, struct node *lhs, c
 }
 
 /*
- * ppid, pcomm: curtask->real_parent->tgid and ->comm, as bpftrace 0.27 defines them. The node
- * becomes that member; the record's types come from the kernel's BTF.
+ * ppid, pcomm, leader_comm, leader_tid, each with an optional task (curtask without one):
+ * task->real_parent->tgid and ->comm, task->group_leader->comm and ->pid, as bpftrace 0.27
+ * defines them. The node becomes that member; the record's types come from the kernel's BTF.
  */
 void sema_bi_parent(struct sema_ctx *ctx, struct node *n)
 {
-	struct node *task = node_new(ctx->a, NODE_BUILTIN, n->loc);
+	bool parent = n->func == FN_PPID || n->func == FN_PCOMM;
+	struct node *task = n->args;
 
-	task->name = arena_strdup(ctx->a, "curtask");
-	task->func = FN_CURTASK;
+	if (!task) {
+		task = node_new(ctx->a, NODE_BUILTIN, n->loc);
+		task->name = arena_strdup(ctx->a, "curtask");
+		task->func = FN_CURTASK;
+	}
+	n->args = NULL;
 	n->kind = NODE_FIELD;
 	n->is_arrow = true;
-	n->lhs = sema_stdlib_member(ctx, task, "real_parent");
-	n->name = arena_strdup(ctx->a, n->func == FN_PPID ? "tgid" : "comm");
+	n->lhs = sema_stdlib_member(ctx, task, parent ? "real_parent" : "group_leader");
+	n->name = arena_strdup(ctx->a, n->func == FN_PPID	  ? "tgid"
+				       : n->func == FN_LEADER_TID ? "pid"
+								  : "comm");
 	n->func = FN_NONE;
 	sema_expr(ctx, n);
 }
