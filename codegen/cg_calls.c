@@ -424,17 +424,18 @@ LLVMValueRef cg_fn_strncmp(struct cg *cg, struct node *n)
 }
 
 /*
- * strcontains(h, n): 1 if the string n occurs in the string h (an empty n always does). The
+ * strcontains(h, n): 1 if the string n occurs in the string h (an empty n always does), else 0;
+ * strstr(h, n) (index): the position of its first occurrence (0 for an empty n), else -1. The
  * search is unrolled over both buffers; a literal n's bytes are constants, and its search ends
  * at its length.
  */
-LLVMValueRef cg_fn_strcontains(struct cg *cg, struct node *n)
+static LLVMValueRef cg_str_search(struct cg *cg, struct node *n, bool index)
 {
 	struct node *h = n->args, *nd = h->next;
 	bool lit = nd->kind == NODE_STR;
 	uint32_t hs = h->type.size, ns = lit ? (uint32_t)nd->str_len : nd->type.size;
-	LLVMValueRef ph = cg_expr(cg, h), pn = lit ? NULL : cg_expr(cg, nd), hc, nc, phi;
-	LLVMValueRef one = cg_i64(cg, 1), zero = cg_i64(cg, 0), z8 = LLVMConstInt(cg->t_i8, 0, 0);
+	LLVMValueRef ph = cg_expr(cg, h), pn = lit ? NULL : cg_expr(cg, nd), hc, nc, phi, one;
+	LLVMValueRef zero = cg_i64(cg, index ? -1 : 0), z8 = LLVMConstInt(cg->t_i8, 0, 0);
 	LLVMBasicBlockRef join = cg_block(cg, "strcontains.join"), next_j, next, here;
 
 	here = LLVMGetInsertBlock(cg->b);
@@ -445,10 +446,13 @@ LLVMValueRef cg_fn_strcontains(struct cg *cg, struct node *n)
 	LLVMAddIncoming(phi, &(v), (LLVMBasicBlockRef[]){ LLVMGetInsertBlock(cg->b) }, 1);         \
 	LLVMBuildBr(cg->b, bb)
 	if (lit && !ns) {
+		one = cg_i64(cg, index ? 0 : 1);
 		CG_TO(one, join);
 		goto out;
 	}
 	for (uint32_t j = 0; j < hs; j++) {
+		/* what a match at j gives */
+		one = cg_i64(cg, index ? j : 1);
 		next_j = cg_block(cg, "strcontains.nextpos");
 		for (uint32_t i = 0; i < ns; i++) {
 			if (lit) {
@@ -493,6 +497,16 @@ out:
 	LLVMMoveBasicBlockAfter(join, LLVMGetInsertBlock(cg->b));
 	LLVMPositionBuilderAtEnd(cg->b, join);
 	return phi;
+}
+
+LLVMValueRef cg_fn_strcontains(struct cg *cg, struct node *n)
+{
+	return cg_str_search(cg, n, false);
+}
+
+LLVMValueRef cg_fn_strstr(struct cg *cg, struct node *n)
+{
+	return cg_str_search(cg, n, true);
 }
 
 /* reg("name"): a u64 of the pt_regs context at the offset sema found. */

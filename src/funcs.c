@@ -161,6 +161,10 @@ const struct func_def func_defs[FN__NUM] = {
 	[FN_STRCONTAINS] = { "strcontains", CALL(2, 2, 0), .type = { .kind = TYPE_INT, .size = 8,
 								    .is_signed = true },
 			     .check = sema_fn_strcontains, .emit = cg_fn_strcontains },
+	/* the index of the first occurrence, -1 if none (bpftrace 0.27) */
+	[FN_STRSTR] = { "strstr", CALL(2, 2, 0), .type = { .kind = TYPE_INT, .size = 8,
+							  .is_signed = true },
+			.check = sema_fn_strcontains, .emit = cg_fn_strstr },
 	[FN_BSWAP] = { "bswap", CALL(1, 1, 0), .check = sema_fn_bswap, .emit = cg_fn_bswap },
 	[FN_REG] = { "reg", CALL(1, 1, 0), .needs = PB_REGS, .check = sema_fn_reg,
 		     .emit = cg_fn_reg },

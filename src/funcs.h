@@ -89,6 +89,7 @@ enum func {
 	FN_CGROUP_PATH,
 	FN_STRERROR,
 	FN_STRCONTAINS,
+	FN_STRSTR,
 	FN_PTON,
 	FN_DEBUGF,
 	/* the standard library of bpftrace 0.18 to 0.27 */

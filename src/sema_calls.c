@@ -1081,8 +1081,11 @@ void sema_fn_strncmp(struct sema_ctx *ctx, struct node *n)
 void sema_fn_strcontains(struct sema_ctx *ctx, struct node *n)
 {
 	sema_args(ctx, n->args);
-	sema_need_str(ctx, n->args, "strcontains()");
-	sema_need_str(ctx, n->args->next, "strcontains()");
+	char what[32];
+
+	snprintf(what, sizeof(what), "%s()", func_defs[n->func].name);
+	sema_need_str(ctx, n->args, what);
+	sema_need_str(ctx, n->args->next, what);
 	n->type = func_defs[n->func].type;
 }
 
