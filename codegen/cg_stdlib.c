@@ -14,6 +14,22 @@ LLVMValueRef cg_bi_jiffies(struct cg *cg, struct node *n)
 	return cg_helper(cg, CG_H_JIFFIES64, cg->t_i64, NULL, 0);
 }
 
+/*
+ * usermode in a probe with registers (sema folded the others): 1 when the code segment's
+ * privilege bits in the interrupted registers are 3, user mode (x86-64's struct pt_regs: cs is
+ * its 18th u64, at the start of a perf event's context too).
+ */
+LLVMValueRef cg_bi_usermode(struct cg *cg, struct node *n)
+{
+	LLVMValueRef cs = LLVMBuildLoad2(cg->b, cg->t_i64, cg_gep(cg, cg->ctxp, 17 * 8), "cs");
+
+	(void)n;
+	LLVMSetAlignment(cs, 8);
+	cs = LLVMBuildAnd(cg->b, cs, cg_i64(cg, 3), "");
+	return LLVMBuildZExt(cg->b, LLVMBuildICmp(cg->b, LLVMIntEQ, cs, cg_i64(cg, 3), ""),
+			     cg->t_i64, "usermode");
+}
+
 /* ncpus: the possible CPUs the runtime wrote into the run's struct aot_state. */
 LLVMValueRef cg_bi_ncpus(struct cg *cg, struct node *n)
 {

@@ -50,5 +50,7 @@ const struct probe_type probe_hardware = {
 	.match = hardware_match,
 	.list = hardware_list,
 	.section = probe_perf_section,
+	/* a perf event's context starts with the registers it interrupted */
+	.builtins = PB_REGS,
 	.attach = hardware_attach,
 };

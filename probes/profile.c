@@ -57,5 +57,7 @@ const struct probe_type probe_profile = {
 	.match = profile_match,
 	.list = probe_time_list,
 	.section = probe_perf_section,
+	/* a perf event's context starts with the registers it interrupted */
+	.builtins = PB_REGS,
 	.attach = profile_attach,
 };

@@ -53,5 +53,7 @@ const struct probe_type probe_software = {
 	.match = software_match,
 	.list = software_list,
 	.section = probe_perf_section,
+	/* a perf event's context starts with the registers it interrupted */
+	.builtins = PB_REGS,
 	.attach = software_attach,
 };

@@ -184,6 +184,9 @@ const struct func_def func_defs[FN__NUM] = {
 			     .check = sema_bi_parent },
 	[FN_LEADER_TID] = { "leader_tid", BUILTIN(FUNC_CALL), .max_args = 1,
 			    .check = sema_bi_parent },
+	/* whether the probe interrupted user code: its registers' cs, or folded (sema) */
+	[FN_USERMODE] = { "usermode", BUILTIN(FUNC_CALL), .type = { .kind = TYPE_INT, .size = 1 },
+			  .check = sema_bi_usermode, .emit = cg_bi_usermode },
 	[FN_HAS_KEY] = { "has_key", CALL(2, 2, 0), .type = BOOL, .check = sema_fn_has_key,
 			 .lower = sema_lower_has_key, .emit = cg_fn_has_key },
 	/* the number is turned into text by the runtime */

@@ -2,7 +2,7 @@
 /*
  * The checks of the standard library bpftrace 0.18 to 0.27 added (docs/stdlib.md of 0.27.1):
  * has_key, len, strlen, nsecs(clock), pid(init), and the builtins made of a task's members (ppid,
- * pcomm, leader_comm, leader_tid).
+ * pcomm, leader_comm, leader_tid), usermode.
  */
 #include <inttypes.h>
 #include <stdlib.h>
@@ -10,6 +10,7 @@
 
 #include "arena.h"
 #include "funcs.h"
+#include "probe.h"
 #include "sema_types.h"
 
 /* x->name, typed by the record x points to. */
@@ -47,6 +48,22 @@ void sema_bi_parent(struct sema_ctx *ctx, struct node *n)
 								  : "comm");
 	n->func = FN_NONE;
 	sema_expr(ctx, n);
+}
+
+/*
+ * usermode (bpftrace 0.27, x86-64): 1 when the probe interrupted user code, read from its
+ * registers (cg_bi_usermode). A probe without registers answers as 0.27 folds it: 1 in BEGIN
+ * and END, 0 elsewhere (tracepoints, kfuncs, ...).
+ */
+void sema_bi_usermode(struct sema_ctx *ctx, struct node *n)
+{
+	const struct probe_type *lacking = sema_probe_lacks(ctx, PB_REGS);
+
+	n->type = func_defs[n->func].type;
+	if (!lacking)
+		return;
+	n->kind = NODE_INT;
+	n->num = !strcmp(lacking->name, "BEGIN") || !strcmp(lacking->name, "END");
 }
 
 /*

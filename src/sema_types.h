@@ -185,6 +185,7 @@ void sema_fn_offsetof(struct sema_ctx *ctx, struct node *n);
 /* ---- sema_stdlib.c: the standard library of bpftrace 0.18 to 0.27 ---- */
 /* ppid, pcomm: the node becomes curtask->real_parent->tgid or ->comm */
 void sema_bi_parent(struct sema_ctx *ctx, struct node *n);
+void sema_bi_usermode(struct sema_ctx *ctx, struct node *n);
 void sema_fn_has_key(struct sema_ctx *ctx, struct node *n);
 /* find(@m, k, $v): the node becomes a block of has_key() and an assignment */
 void sema_fn_find(struct sema_ctx *ctx, struct node *n);
