@@ -70,6 +70,7 @@ struct LLVMOpaqueValue *cg_fn_bswap(struct cg *cg, struct node *n);
 /* cg_stdlib.c: the standard library of bpftrace 0.18 to 0.27 */
 struct LLVMOpaqueValue *cg_bi_jiffies(struct cg *cg, struct node *n);
 struct LLVMOpaqueValue *cg_bi_usermode(struct cg *cg, struct node *n);
+struct LLVMOpaqueValue *cg_fn_is_err(struct cg *cg, struct node *n);
 struct LLVMOpaqueValue *cg_bi_ncpus(struct cg *cg, struct node *n);
 struct LLVMOpaqueValue *cg_bi_cpid(struct cg *cg, struct node *n);
 struct LLVMOpaqueValue *cg_bi_has_cpid(struct cg *cg, struct node *n);

@@ -60,6 +60,21 @@ LLVMValueRef cg_bi_cpid(struct cg *cg, struct node *n)
 	return cpid;
 }
 
+/* is_err(p): 1 if p, as an int64, is a kernel error code (-4095 to -1), as IS_ERR() says. */
+LLVMValueRef cg_fn_is_err(struct cg *cg, struct node *n)
+{
+	LLVMValueRef v = cg_expr(cg, n->args);
+
+	if (LLVMGetTypeKind(LLVMTypeOf(v)) == LLVMPointerTypeKind)
+		v = LLVMBuildPtrToInt(cg->b, v, cg->t_i64, "");
+	return LLVMBuildZExt(
+		cg->b,
+		LLVMBuildAnd(cg->b, LLVMBuildICmp(cg->b, LLVMIntSLT, v, cg_i64(cg, 0), ""),
+			     LLVMBuildICmp(cg->b, LLVMIntSGE, v, cg_i64(cg, (uint64_t)-4095), ""),
+			     ""),
+		cg->t_i64, "is_err");
+}
+
 /* has_key(@m, k): 1 if the lookup of the element finds it. */
 LLVMValueRef cg_fn_has_key(struct cg *cg, struct node *n)
 {

@@ -187,6 +187,9 @@ const struct func_def func_defs[FN__NUM] = {
 	/* whether the probe interrupted user code: its registers' cs, or folded (sema) */
 	[FN_USERMODE] = { "usermode", BUILTIN(FUNC_CALL), .type = { .kind = TYPE_INT, .size = 1 },
 			  .check = sema_bi_usermode, .emit = cg_bi_usermode },
+	/* a kernel error code in a pointer (ERR_PTR) */
+	[FN_IS_ERR] = { "is_err", CALL(1, 1, 0), .type = BOOL, .check = sema_fn_is_err,
+			.emit = cg_fn_is_err },
 	[FN_HAS_KEY] = { "has_key", CALL(2, 2, 0), .type = BOOL, .check = sema_fn_has_key,
 			 .lower = sema_lower_has_key, .emit = cg_fn_has_key },
 	/* the number is turned into text by the runtime */
@@ -217,6 +220,8 @@ const struct func_def func_defs[FN__NUM] = {
 	/* answered while compiling (src/sema_meta.c): the node becomes a literal */
 	[FN_PROBETYPE] = { "probetype", BUILTIN(FUNC_CALL), .check = sema_bi_probetype },
 	[FN_STRCAP] = { "strcap", CALL(1, 1, 0), .check = sema_fn_strcap },
+	[FN_DEFAULT_STR_LENGTH] = { "default_str_length", CALL(0, 0, 0),
+				    .check = sema_fn_default_str_length },
 	[FN_IS_ARRAY] = { "is_array", CALL(1, 1, 0), .check = sema_fn_is_type },
 	[FN_IS_INTEGER] = { "is_integer", CALL(1, 1, 0), .check = sema_fn_is_type },
 	[FN_IS_LITERAL] = { "is_literal", CALL(1, 1, 0), .check = sema_fn_is_type },

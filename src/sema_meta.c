@@ -2,9 +2,9 @@
 /*
  * The functions of bpftrace 0.27's standard library that are answered while compiling: the
  * type predicates (is_str, is_ptr, is_array, is_integer, is_unsigned_integer, is_literal),
- * probetype, strcap, kfunc_exist and kfunc_allowed. Each call becomes a literal; its argument
- * is checked, never evaluated. An object written with --emit-elf keeps the answers of the
- * machine it was compiled on, as bpftrace's do.
+ * probetype, strcap, kfunc_exist, kfunc_allowed and default_str_length. Each call becomes a
+ * literal; its argument is checked, never evaluated. An object written with --emit-elf keeps the
+ * answers of the machine it was compiled on, as bpftrace's do.
  */
 #include <bpf/bpf.h>
 #include <bpf/btf.h>
@@ -73,6 +73,12 @@ void sema_fn_is_type(struct sema_ctx *ctx, struct node *n)
 		break;
 	}
 	sema_meta_bool(n, v);
+}
+
+/* default_str_length(): the string length the run was compiled with (max_strlen), a literal. */
+void sema_fn_default_str_length(struct sema_ctx *ctx, struct node *n)
+{
+	sema_meta_int(n, ctx->prog->opts->strlen_max);
 }
 
 /* bpftrace's name of a probe type (probetypeName), where it is not aotrace's. */

@@ -2,7 +2,7 @@
 /*
  * The checks of the standard library bpftrace 0.18 to 0.27 added (docs/stdlib.md of 0.27.1):
  * has_key, len, strlen, nsecs(clock), pid(init), and the builtins made of a task's members (ppid,
- * pcomm, leader_comm, leader_tid), usermode.
+ * pcomm, leader_comm, leader_tid), usermode, is_err.
  */
 #include <inttypes.h>
 #include <stdlib.h>
@@ -64,6 +64,19 @@ void sema_bi_usermode(struct sema_ctx *ctx, struct node *n)
 		return;
 	n->kind = NODE_INT;
 	n->num = !strcmp(lacking->name, "BEGIN") || !strcmp(lacking->name, "END");
+}
+
+/* is_err(p): a pointer, or an integer (0.27 casts it to int64 either way). */
+void sema_fn_is_err(struct sema_ctx *ctx, struct node *n)
+{
+	struct node *p = n->args;
+
+	sema_expr(ctx, p);
+	n->type = func_defs[n->func].type;
+	if (p->type.kind != TYPE_NONE && p->type.kind != TYPE_PTR && p->type.kind != TYPE_INT)
+		sema_error(ctx, p->loc, "is_err() tells ERR_PTR values (-4095 to -1) apart",
+			   "is_err() needs a pointer or an integer, not %s",
+			   type_name(ctx->a, &p->type));
 }
 
 /*

@@ -186,6 +186,7 @@ void sema_fn_offsetof(struct sema_ctx *ctx, struct node *n);
 /* ppid, pcomm: the node becomes curtask->real_parent->tgid or ->comm */
 void sema_bi_parent(struct sema_ctx *ctx, struct node *n);
 void sema_bi_usermode(struct sema_ctx *ctx, struct node *n);
+void sema_fn_is_err(struct sema_ctx *ctx, struct node *n);
 void sema_fn_has_key(struct sema_ctx *ctx, struct node *n);
 /* find(@m, k, $v): the node becomes a block of has_key() and an assignment */
 void sema_fn_find(struct sema_ctx *ctx, struct node *n);
@@ -214,6 +215,7 @@ void sema_fn_comm(struct sema_ctx *ctx, struct node *n);
 void sema_fn_is_type(struct sema_ctx *ctx, struct node *n);
 void sema_bi_probetype(struct sema_ctx *ctx, struct node *n);
 void sema_fn_strcap(struct sema_ctx *ctx, struct node *n);
+void sema_fn_default_str_length(struct sema_ctx *ctx, struct node *n);
 void sema_fn_kfunc_exist(struct sema_ctx *ctx, struct node *n);
 void sema_fn_kfunc_allowed(struct sema_ctx *ctx, struct node *n);
 
