@@ -453,6 +453,33 @@ LLVMValueRef cg_fn_str(struct cg *cg, struct node *n)
 	return buf;
 }
 
+/*
+ * str_concat(a, b): a string of 1024 bytes (bpftrace 0.27's size, whatever max_strlen is), a's
+ * text and then b's, each read up to its NUL into the room left, as 0.27's __bpf_str_concat
+ * does. The buffer is twice that: the verifier bounds the second read's start and length each
+ * on its own, and their sum only fits in two.
+ */
+LLVMValueRef cg_fn_str_concat(struct cg *cg, struct node *n)
+{
+	uint32_t size = n->type.size;
+	LLVMValueRef buf = cg_alloca_zero(cg, 2 * size, "concat"), args[3], ret, len;
+
+	args[0] = buf;
+	args[1] = cg_i32(cg, size);
+	args[2] = cg_expr(cg, n->args);
+	ret = cg_helper(cg, CG_H_PROBE_READ_KERNEL_STR, cg->t_i64, args, 3);
+	/* the bytes before a's NUL (0 if the read failed), at most size - 1 */
+	len = LLVMBuildSelect(cg->b, LLVMBuildICmp(cg->b, LLVMIntSGT, ret, cg_i64(cg, 0), ""),
+			      LLVMBuildSub(cg->b, ret, cg_i64(cg, 1), ""), cg_i64(cg, 0), "");
+	len = LLVMBuildAnd(cg->b, len, cg_i64(cg, size - 1), "concat.len");
+	args[0] = LLVMBuildGEP2(cg->b, cg->t_i8, buf, &len, 1, "");
+	args[1] = LLVMBuildTrunc(cg->b, LLVMBuildSub(cg->b, cg_i64(cg, size), len, ""), cg->t_i32,
+				 "");
+	args[2] = cg_expr(cg, n->args->next);
+	cg_helper(cg, CG_H_PROBE_READ_KERNEL_STR, cg->t_i64, args, 3);
+	return buf;
+}
+
 LLVMValueRef cg_fn_delete(struct cg *cg, struct node *n)
 {
 	if (!n->args || n->args->kind != NODE_MAP || !n->args->map) {

@@ -161,6 +161,8 @@ const struct func_def func_defs[FN__NUM] = {
 	[FN_STRCONTAINS] = { "strcontains", CALL(2, 2, 0), .type = { .kind = TYPE_INT, .size = 8,
 								    .is_signed = true },
 			     .check = sema_fn_strcontains, .emit = cg_fn_strcontains },
+	[FN_STR_CONCAT] = { "str_concat", CALL(2, 2, 0), .check = sema_fn_str_concat,
+			    .emit = cg_fn_str_concat },
 	/* the index of the first occurrence, -1 if none (bpftrace 0.27) */
 	[FN_STRSTR] = { "strstr", CALL(2, 2, 0), .type = { .kind = TYPE_INT, .size = 8,
 							  .is_signed = true },

@@ -90,6 +90,7 @@ enum func {
 	FN_STRERROR,
 	FN_STRCONTAINS,
 	FN_STRSTR,
+	FN_STR_CONCAT,
 	FN_PTON,
 	FN_DEBUGF,
 	/* the standard library of bpftrace 0.18 to 0.27 */

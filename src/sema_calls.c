@@ -24,6 +24,9 @@
 #include "sema_record.h"
 #include "sema_types.h"
 
+/* the bytes of str_concat()'s string, as bpftrace 0.27 declares it (string[1024]) */
+#define SEMA_CONCAT_LEN 1024
+
 bool sema_const_int(const struct node *n, int64_t *v)
 {
 	if (!n)
@@ -1078,6 +1081,15 @@ void sema_fn_strncmp(struct sema_ctx *ctx, struct node *n)
 }
 
 /* strcontains(haystack, needle): two strings. */
+/* str_concat(a, b): two strings; the result is 1024 bytes, bpftrace 0.27's string[1024]. */
+void sema_fn_str_concat(struct sema_ctx *ctx, struct node *n)
+{
+	sema_args(ctx, n->args);
+	sema_need_str(ctx, n->args, "str_concat()");
+	sema_need_str(ctx, n->args->next, "str_concat()");
+	n->type = type_str(SEMA_CONCAT_LEN);
+}
+
 void sema_fn_strcontains(struct sema_ctx *ctx, struct node *n)
 {
 	sema_args(ctx, n->args);
