@@ -1080,7 +1080,6 @@ void sema_fn_strncmp(struct sema_ctx *ctx, struct node *n)
 	n->type = func_defs[n->func].type;
 }
 
-/* strcontains(haystack, needle): two strings. */
 /* str_concat(a, b): two strings; the result is 1024 bytes, bpftrace 0.27's string[1024]. */
 void sema_fn_str_concat(struct sema_ctx *ctx, struct node *n)
 {
@@ -1090,11 +1089,12 @@ void sema_fn_str_concat(struct sema_ctx *ctx, struct node *n)
 	n->type = type_str(SEMA_CONCAT_LEN);
 }
 
+/* strcontains(haystack, needle), strstr(haystack, needle): two strings. */
 void sema_fn_strcontains(struct sema_ctx *ctx, struct node *n)
 {
-	sema_args(ctx, n->args);
 	char what[32];
 
+	sema_args(ctx, n->args);
 	snprintf(what, sizeof(what), "%s()", func_defs[n->func].name);
 	sema_need_str(ctx, n->args, what);
 	sema_need_str(ctx, n->args->next, what);
