@@ -366,6 +366,23 @@ LLVMValueRef cg_fn_signal(struct cg *cg, struct node *n)
 	return cg_i64(cg, 0);
 }
 
+/*
+ * write_user(dst, src, len): bpf_probe_write_user of len bytes of the value src holds (sema:
+ * a literal len, at most its size) to the user address dst; true when it wrote them.
+ */
+LLVMValueRef cg_fn_write_user(struct cg *cg, struct node *n)
+{
+	struct node *dst = n->args, *src = dst->next;
+	LLVMValueRef args[3], ret;
+
+	args[0] = LLVMBuildIntToPtr(cg->b, cg_expr(cg, dst), cg->t_ptr, "");
+	args[1] = cg_expr(cg, src);
+	args[2] = cg_i32(cg, (uint32_t)src->next->num);
+	ret = cg_helper(cg, CG_H_PROBE_WRITE_USER, cg->t_i64, args, 3);
+	return LLVMBuildZExt(cg->b, LLVMBuildICmp(cg->b, LLVMIntEQ, ret, cg_i64(cg, 0), ""),
+			     cg->t_i64, "written");
+}
+
 LLVMValueRef cg_fn_override(struct cg *cg, struct node *n)
 {
 	LLVMValueRef args[] = { cg->ctxp, cg_expr(cg, n->args) };

@@ -61,6 +61,7 @@ struct LLVMOpaqueValue *cg_fn_path(struct cg *cg, struct node *n);
 struct LLVMOpaqueValue *cg_fn_strncmp(struct cg *cg, struct node *n);
 struct LLVMOpaqueValue *cg_fn_strcontains(struct cg *cg, struct node *n);
 struct LLVMOpaqueValue *cg_fn_strstr(struct cg *cg, struct node *n);
+struct LLVMOpaqueValue *cg_fn_write_user(struct cg *cg, struct node *n);
 struct LLVMOpaqueValue *cg_fn_reg(struct cg *cg, struct node *n);
 struct LLVMOpaqueValue *cg_fn_uaddr(struct cg *cg, struct node *n);
 /* kptr, uptr: the argument's value (sema marked the address space) */

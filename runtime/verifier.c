@@ -36,6 +36,10 @@ static const struct verifier_hint {
 			 "(BPFTRACE_STRLEN)" },
 	{ "unknown func", "this kernel lacks a BPF helper the program needs: a builtin or function "
 			  "it uses is not available on this kernel" },
+	/* before the next: the kernel offers it no program type when it is locked down */
+	{ "cannot use helper bpf_probe_write_user",
+	  "write_user(): this kernel refuses bpf_probe_write_user to every program (kernel "
+	  "lockdown, or its LSM, forbids writing user memory)" },
 	{ "program of this type cannot use helper",
 	  "a builtin or function used here is not available in this probe type" },
 	{ "cannot call GPL-restricted function", "the object's license must be GPL-compatible" },

@@ -161,6 +161,9 @@ const struct func_def func_defs[FN__NUM] = {
 	[FN_STRCONTAINS] = { "strcontains", CALL(2, 2, 0), .type = { .kind = TYPE_INT, .size = 8,
 								    .is_signed = true },
 			     .check = sema_fn_strcontains, .emit = cg_fn_strcontains },
+	/* bpf_probe_write_user; true when written (0.27's docs: bool) */
+	[FN_WRITE_USER] = { "write_user", CALL(3, 3, FUNC_UNSAFE), .type = BOOL,
+			    .check = sema_fn_write_user, .emit = cg_fn_write_user },
 	[FN_STR_CONCAT] = { "str_concat", CALL(2, 2, 0), .check = sema_fn_str_concat,
 			    .emit = cg_fn_str_concat },
 	/* the index of the first occurrence, -1 if none (bpftrace 0.27) */

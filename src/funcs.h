@@ -91,6 +91,7 @@ enum func {
 	FN_STRCONTAINS,
 	FN_STRSTR,
 	FN_STR_CONCAT,
+	FN_WRITE_USER,
 	FN_PTON,
 	FN_DEBUGF,
 	/* the standard library of bpftrace 0.18 to 0.27 */

@@ -1080,6 +1080,37 @@ void sema_fn_strncmp(struct sema_ctx *ctx, struct node *n)
 	n->type = func_defs[n->func].type;
 }
 
+/*
+ * write_user(dst, src, len): dst a user address (pointer or integer), src a value the program
+ * holds (a string, buffer or array: the helper reads BPF memory), len a literal of at most its
+ * size, so that the verifier sees the read in bounds.
+ */
+void sema_fn_write_user(struct sema_ctx *ctx, struct node *n)
+{
+	struct node *dst = n->args, *src = dst->next, *len = src->next;
+	int64_t v;
+
+	sema_args(ctx, dst);
+	n->type = func_defs[n->func].type;
+	if (dst->type.kind != TYPE_NONE && dst->type.kind != TYPE_PTR && dst->type.kind != TYPE_INT)
+		sema_error(ctx, dst->loc, NULL, "write_user(): the destination is a user address, not %s",
+			   type_name(ctx->a, &dst->type));
+	if (src->type.kind != TYPE_NONE && src->type.kind != TYPE_STR &&
+	    src->type.kind != TYPE_BUF && src->type.kind != TYPE_ARRAY &&
+	    src->type.kind != TYPE_TUPLE)
+		sema_error(ctx, src->loc, "write a string, buf() or array variable there",
+			   "write_user(): the source must be a value the program holds, not %s",
+			   type_name(ctx->a, &src->type));
+	else if (!sema_const_int(len, &v) || v <= 0 || (uint64_t)v > src->type.size)
+		sema_error(ctx, len->loc, NULL,
+			   "write_user(): the length must be a literal from 1 to %u (the source's size)",
+			   src->type.size);
+	else {
+		len->kind = NODE_INT;
+		len->num = (uint64_t)v;
+	}
+}
+
 /* str_concat(a, b): two strings; the result is 1024 bytes, bpftrace 0.27's string[1024]. */
 void sema_fn_str_concat(struct sema_ctx *ctx, struct node *n)
 {

@@ -365,6 +365,31 @@ def probe_helper(helper, name, since):
     return probe
 
 
+def probe_write_user(env):
+    """Loads a kprobe program that calls bpf_probe_write_user: a kernel under lockdown (this
+    CI host's) offers that helper to no program type."""
+    libc = ctypes.CDLL(None, use_errno=True)
+    ins = [(0x7a, 10, -8, 0),   # *(u64 *)(r10 - 8) = 0
+           (0xb7, 1, 0, 0),     # r1 = 0
+           (0xbf, 0xa2, 0, 0),  # r2 = r10
+           (0x07, 2, 0, -8),    # r2 += -8
+           (0xb7, 3, 0, 8),     # r3 = 8
+           (0x85, 0, 0, 36),    # call bpf_probe_write_user
+           (0xb7, 0, 0, 0),     # r0 = 0
+           (0x95, 0, 0, 0)]     # exit
+    insns = b''.join(struct.pack('<BBhi', op, regs, off, imm) for op, regs, off, imm in ins)
+    code = ctypes.create_string_buffer(insns, len(insns))
+    lic = ctypes.create_string_buffer(b'GPL')
+    attr = struct.pack('<IIQQ', 2, len(ins), ctypes.addressof(code),
+                       ctypes.addressof(lic)).ljust(128, b'\0')
+    buf = ctypes.create_string_buffer(attr, len(attr))
+    fd = libc.syscall(321, 5, buf, len(attr))  # bpf(BPF_PROG_LOAD, attr, size), x86_64
+    if fd < 0:
+        return 'no bpf_probe_write_user (kernel lockdown?): %s' % os.strerror(ctypes.get_errno())
+    os.close(fd)
+    return None
+
+
 def probe_perf_link(env):
     """A bpf_link for a perf event (BPF_LINK_CREATE, attach type BPF_PERF_EVENT: 5.15): without
     it libbpf attaches through the perf event's ioctl, and there is no link to pin or list."""
@@ -646,6 +671,7 @@ FEATURES.update({
     'unemulated': probe_unemulated,
     'kallsyms_data': probe_kallsyms_data,
     'socket_cookie': probe_socket_cookie,
+    'write_user': probe_write_user,
     'bpftool': probe_tool('bpftool', 'bpftool'),
     'bpftrace': probe_tool('bpftrace', 'bpftrace'),
     'clang': probe_tool('clang', 'clang'),
@@ -1025,7 +1051,7 @@ KERNEL_FEATURES = {'kprobe', 'kretprobe', 'fentry', 'fexit', 'kprobe_multi', 'kp
                    'uprobe_multi', 'uprobe_session', 'tracing_multi', 'fsession',
                    'attach_cookie', 'perf_link', 'func_ip', 'watchpoint', 'watchpoint_attach',
                    'hardware', 'kstack', 'tp_btf', 'tp_btf_names', 'smp', 'iter', 'kallsyms_data',
-                   'socket_cookie'}
+                   'socket_cookie', 'write_user'}
 PARTS = {
     'fallback': (lambda t: t.label.split(':', 1)[0] in FALLBACK_FILES,
                  'not kernel-dependent (language, output, CLI, peers, compile errors): '
