@@ -1093,7 +1093,8 @@ void sema_fn_write_user(struct sema_ctx *ctx, struct node *n)
 	sema_args(ctx, dst);
 	n->type = func_defs[n->func].type;
 	if (dst->type.kind != TYPE_NONE && dst->type.kind != TYPE_PTR && dst->type.kind != TYPE_INT)
-		sema_error(ctx, dst->loc, NULL, "write_user(): the destination is a user address, not %s",
+		sema_error(ctx, dst->loc, NULL,
+			   "write_user(): the destination is a user address, not %s",
 			   type_name(ctx->a, &dst->type));
 	if (src->type.kind != TYPE_NONE && src->type.kind != TYPE_STR &&
 	    src->type.kind != TYPE_BUF && src->type.kind != TYPE_ARRAY &&
@@ -1102,9 +1103,10 @@ void sema_fn_write_user(struct sema_ctx *ctx, struct node *n)
 			   "write_user(): the source must be a value the program holds, not %s",
 			   type_name(ctx->a, &src->type));
 	else if (!sema_const_int(len, &v) || v <= 0 || (uint64_t)v > src->type.size)
-		sema_error(ctx, len->loc, NULL,
-			   "write_user(): the length must be a literal from 1 to %u (the source's size)",
-			   src->type.size);
+		sema_error(
+			ctx, len->loc, NULL,
+			"write_user(): the length must be a literal from 1 to %u (the source's size)",
+			src->type.size);
 	else {
 		len->kind = NODE_INT;
 		len->num = (uint64_t)v;
