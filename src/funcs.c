@@ -250,6 +250,9 @@ const struct func_def func_defs[FN__NUM] = {
 	[FN_ASSERT] = { "assert", CALL(2, 2, FUNC_VOID), .check = sema_fn_assert,
 			.lower = sema_lower_assert, .emit = cg_fn_assert },
 	/* errors of the compilation */
+	/* a check while compiling: the argument is not evaluated */
+	[FN_ASSERT_STR] = { "assert_str", CALL(1, 1, FUNC_VOID), .check = sema_fn_assert_str,
+			    .lower = sema_lower_names, .emit = cg_fn_nothing },
 	[FN_STATIC_ASSERT] = { "static_assert", CALL(2, 2, FUNC_VOID),
 			       .check = sema_fn_static_assert, .lower = sema_lower_names,
 			       .emit = cg_fn_nothing },

@@ -348,6 +348,26 @@ void sema_fn_fail(struct sema_ctx *ctx, struct node *n)
 }
 
 /* static_assert(condition, message): the condition is known while compiling, and true. */
+/*
+ * assert_str(v) (bpftrace 0.27's stdlib): v must be string-like, a string, an array or a
+ * pointer, else the error 0.27.1 gives; checked while compiling, v is not evaluated.
+ */
+void sema_fn_assert_str(struct sema_ctx *ctx, struct node *n)
+{
+	struct node *v = n->args;
+
+	sema_expr(ctx, v);
+	if (v->type.kind != TYPE_NONE && v->type.kind != TYPE_STR && v->type.kind != TYPE_ARRAY &&
+	    v->type.kind != TYPE_PTR)
+		sema_error(ctx, v->loc, NULL,
+			   "string-like values must be either strings, arrays or pointers");
+	else if ((v->type.kind == TYPE_PTR || v->type.kind == TYPE_ARRAY) &&
+		 (!v->type.pointee || v->type.pointee->kind != TYPE_INT ||
+		  v->type.pointee->size != 1))
+		sema_error(ctx, v->loc, NULL, "string-like %s must point to a char-like type",
+			   v->type.kind == TYPE_PTR ? "pointers" : "arrays");
+}
+
 void sema_fn_static_assert(struct sema_ctx *ctx, struct node *n)
 {
 	struct node *cond = n->args, *msg = cond->next;

@@ -189,6 +189,7 @@ void sema_bi_usermode(struct sema_ctx *ctx, struct node *n);
 void sema_fn_is_err(struct sema_ctx *ctx, struct node *n);
 void sema_fn_str_concat(struct sema_ctx *ctx, struct node *n);
 void sema_fn_write_user(struct sema_ctx *ctx, struct node *n);
+void sema_fn_assert_str(struct sema_ctx *ctx, struct node *n);
 void sema_fn_has_key(struct sema_ctx *ctx, struct node *n);
 /* find(@m, k, $v): the node becomes a block of has_key() and an assignment */
 void sema_fn_find(struct sema_ctx *ctx, struct node *n);
