@@ -36,6 +36,11 @@ int probe_env__set_btf_path(struct probe_env *env, const char *path)
 	return path && !env->btf_path ? -ENOMEM : 0;
 }
 
+void probe_env__set_srcline(struct probe_env *env, probe_srcline_fn *fn)
+{
+	env->srcline = fn;
+}
+
 void probe_err_set(struct probe_err *err, const char *hint, const char *fmt, ...)
 {
 	va_list ap;

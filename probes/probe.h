@@ -39,6 +39,16 @@ int probe_env__set_btf_path(struct probe_env *env, const char *path);
 struct btf;
 struct probe_err;
 struct btf *probe_env_vmlinux_btf(struct probe_env *env, struct probe_err *err);
+/*
+ * Where line (and column col; 0: any) of file in the source of the binary at bin is: the address
+ * of the first code there, from the binary's DWARF line table (uprobe:BINARY@FILE:LINE[:COL]).
+ * The compiler provides it (src/srcline.c, with libdw); a probe environment without it refuses
+ * such probes. 0, or -errno with err set.
+ */
+struct arena;
+typedef int probe_srcline_fn(struct arena *a, const char *bin, const char *file, unsigned long line,
+			     unsigned long col, uint64_t *addr, struct probe_err *err);
+void probe_env__set_srcline(struct probe_env *env, probe_srcline_fn *fn);
 
 /* A reason a probe type cannot do something, with a hint for the user. */
 struct probe_err {
@@ -49,6 +59,11 @@ struct probe_err {
 	 * library here lacks): the target as an object keeps it; --missing-probes decides.
 	 */
 	const char *missing;
+	/*
+	 * Set by a match: enum aot_probe_flags that every target it returned gets
+	 * (AOT_PROBE_STMT for a uprobe at a source line).
+	 */
+	uint32_t flags;
 };
 
 /* Builtins a probe type provides beyond those every probe has. */

@@ -18,6 +18,7 @@ struct probe_env {
 	int vmlinux_btf_err;
 	int tracing_multi;	/* tracing multi links: 0 untried, 1 there, -errno not */
 	struct btf_funcs funcs; /* vmlinux_btf's functions by name */
+	probe_srcline_fn *srcline; /* probe_env__set_srcline; NULL: no source lines */
 };
 
 /*

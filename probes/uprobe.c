@@ -283,17 +283,96 @@ static bool uprobe_is_loc(const char *func)
 	return !probe_has_wildcard(func) && (strchr(func, '+') || uprobe_number(func, &v));
 }
 
-static int uprobe_match_common(struct arena *a, const char *pattern, bool retprobe, char ***out,
-			       size_t *n, struct probe_err *err)
+/* The '@' of BINARY@FILE:LINE[:COL], which comes before the first ':'; NULL if none. */
+static const char *uprobe_src_at(const char *pattern)
+{
+	const char *at = strchr(pattern, '@'), *colon = strchr(pattern, ':');
+
+	return at && (!colon || at < colon) ? at : NULL;
+}
+
+/* A decimal number of a source location, 1 or more. */
+static bool uprobe_src_num(const char *s, size_t len, unsigned long *v)
+{
+	char buf[24], *end;
+
+	if (!len || len >= sizeof(buf) || !isdigit((unsigned char)*s))
+		return false;
+	memcpy(buf, s, len);
+	buf[len] = 0;
+	errno = 0;
+	*v = strtoul(buf, &end, 10);
+	return !errno && !*end && *v;
+}
+
+/*
+ * uprobe:BINARY@FILE:LINE[:COL]: one target, "PATH:ADDRESS" (decimal, which bpftrace's probe
+ * name shows), the address of the line's first code in the binary's DWARF line table. The
+ * address starts an instruction, so the probe may go inside a function without --unsafe
+ * (AOT_PROBE_STMT). As in bpftrace, no wildcard and no uretprobe.
+ */
+static int uprobe_match_src(struct probe_env *env, struct arena *a, const char *pattern,
+			    const char *at, bool retprobe, char ***out, size_t *n,
+			    struct probe_err *err)
+{
+	const char *hint = "write it as uprobe:BINARY@FILE:LINE or uprobe:BINARY@FILE:LINE:COLUMN";
+	const char *loc = at + 1, *c1 = strchr(loc, ':'), *c2 = c1 ? strchr(c1 + 1, ':') : NULL;
+	char *bin = arena_strndup(a, pattern, (size_t)(at - pattern)), *file, *path;
+	unsigned long line, col = 0;
+	uint64_t addr;
+	int ret;
+
+	if (retprobe) {
+		probe_err_set(err, "put a uprobe at the function's return instruction instead",
+			      "a uretprobe cannot go at a source line");
+		return -EINVAL;
+	}
+	if (probe_has_wildcard(bin) || probe_has_wildcard(loc)) {
+		probe_err_set(err, hint, "a probe at a source line takes no wildcards");
+		return -EINVAL;
+	}
+	if (!c1 || c1 == loc ||
+	    !uprobe_src_num(c1 + 1, c2 ? (size_t)(c2 - c1 - 1) : strlen(c1 + 1), &line) ||
+	    (c2 && !uprobe_src_num(c2 + 1, strlen(c2 + 1), &col))) {
+		probe_err_set(err, hint, "malformed source location '%s'", loc);
+		return -EINVAL;
+	}
+	file = arena_strndup(a, loc, (size_t)(c1 - loc));
+	path = uprobe_resolve(a, bin);
+	if (!path) {
+		probe_err_set(err, "give the full path of the binary or library",
+			      "cannot find the binary or library '%s'", bin);
+		return -ENOENT;
+	}
+	if (!env->srcline) {
+		probe_err_set(err, "compile it with aotrace, which reads DWARF",
+			      "source lines cannot be read here");
+		return -EOPNOTSUPP;
+	}
+	ret = env->srcline(a, path, file, line, col, &addr, err);
+	if (ret)
+		return ret;
+	*out = arena_alloc(a, sizeof(char *));
+	(*out)[0] = arena_printf(a, "%s:%llu", path, (unsigned long long)addr);
+	*n = 1;
+	err->flags |= AOT_PROBE_STMT;
+	return 1;
+}
+
+static int uprobe_match_common(struct probe_env *env, struct arena *a, const char *pattern,
+			       bool retprobe, char ***out, size_t *n, struct probe_err *err)
 {
 	char *bin, *func, *path;
 	struct probe_names names = { .a = a };
 	struct uprobe_scan sc = { .a = a, .names = &names };
+	const char *at = uprobe_src_at(pattern);
 	Elf *elf;
 	int fd, ret;
 
 	*out = NULL;
 	*n = 0;
+	if (at)
+		return uprobe_match_src(env, a, pattern, at, retprobe, out, n, err);
 	if (uprobe_split(a, pattern, &bin, &func)) {
 		probe_err_set(err, UPROBE_HINT, "a uprobe needs a binary and a function");
 		return -EINVAL;
@@ -345,15 +424,13 @@ static int uprobe_match_common(struct arena *a, const char *pattern, bool retpro
 static int uprobe_match(struct probe_env *env, struct arena *a, const char *pattern, char ***out,
 			size_t *n, struct probe_err *err)
 {
-	(void)env;
-	return uprobe_match_common(a, pattern, false, out, n, err);
+	return uprobe_match_common(env, a, pattern, false, out, n, err);
 }
 
 static int uretprobe_match(struct probe_env *env, struct arena *a, const char *pattern, char ***out,
 			   size_t *n, struct probe_err *err)
 {
-	(void)env;
-	return uprobe_match_common(a, pattern, true, out, n, err);
+	return uprobe_match_common(env, a, pattern, true, out, n, err);
 }
 
 static char *uprobe_section(struct arena *a, const char *target)
@@ -413,7 +490,7 @@ static int uprobe_attach_common(const struct probe_plan *plan, bool retprobe,
 		struct arena *a = arena_new();
 		struct uprobe_loc l;
 		ret = a ? uprobe_locate(a, bin, colon + 1, &l, err) : -ENOMEM;
-		if (!ret)
+		if (!ret && !((plan->flags & AOT_PROBE_STMT) && l.func && !retprobe))
 			ret = uprobe_loc_check(colon + 1, &l, retprobe,
 					       plan->flags & AOT_PROBE_UNSAFE, err);
 		arena_free(a);
@@ -656,7 +733,11 @@ static char *uprobe_name(struct arena *a, const char *type, const char *written,
 
 	if (uprobe_split(a, target, &bin, &func))
 		return arena_printf(a, "%s:%s", type, target);
-	if (!uprobe_split(a, written, &wbin, &wfunc) && uprobe_path_as_written(wbin))
+	if (uprobe_src_at(written))
+		wbin = arena_strndup(a, written, (size_t)(uprobe_src_at(written) - written));
+	else if (uprobe_split(a, written, &wbin, &wfunc))
+		wbin = NULL;
+	if (wbin && uprobe_path_as_written(wbin))
 		bin = wbin;
 	return arena_printf(a, "%s:%s:%s", type, bin, func);
 }

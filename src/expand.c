@@ -421,7 +421,7 @@ static int expand_attach(struct expand_ctx *ctx, struct node *ap)
 					   : arena_strdup(a, pt->name);
 		m->section = pt->section(a, targets[i]);
 		m->func = expand_func_name(ctx, m->name);
-		ret = expand_add_meta(ctx, m, 0);
+		ret = expand_add_meta(ctx, m, err.flags);
 		if (ret < 0)
 			return ret;
 	}

@@ -78,6 +78,13 @@ int expand_probes(struct program *prog, struct probe_env *env, struct diags *d);
  */
 int expand_check_limit(struct program *prog, struct probe_env *env, struct diags *d);
 /*
+ * uprobe:BINARY@FILE:LINE[:COL]: the address of that source line in the binary, from its DWARF
+ * line table (srcline.c, libdw); a probe_srcline_fn that the pipeline gives its probe env.
+ */
+struct probe_err;
+int srcline_addr(struct arena *a, const char *bin, const char *file, unsigned long line,
+		 unsigned long col, uint64_t *addr, struct probe_err *err);
+/*
  * Sessions (session.c): pairs an entry and a return wildcard probe on the same pattern, adding
  * the session program that serves both to prog->sessions and the metadata. 0 or -ENOMEM.
  */

@@ -141,6 +141,7 @@ struct aot_program *aot_program__new(const char *name, const char *text, size_t 
 		if (!p->env || probe_env__set_btf_path(p->env, p->opts.btf_path))
 			goto err;
 	}
+	probe_env__set_srcline(p->env, srcline_addr);
 	return p;
 err:
 	aot_program__free(p);

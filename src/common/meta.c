@@ -761,7 +761,7 @@ static int meta_read_probes(struct meta_reader *r, uint32_t off, uint32_t n)
 		    ~(uint32_t)(AOT_PROBE_BEGIN | AOT_PROBE_END | AOT_PROBE_MULTI |
 				AOT_PROBE_ALIAS | AOT_PROBE_UNSAFE | AOT_PROBE_SESSION |
 				AOT_PROBE_IN_SESSION | AOT_PROBE_NO_ARGS | AOT_PROBE_SIGNAL |
-				AOT_PROBE_TEST | AOT_PROBE_BENCH | AOT_PROBE_ITER))
+				AOT_PROBE_TEST | AOT_PROBE_BENCH | AOT_PROBE_ITER | AOT_PROBE_STMT))
 			return meta_fail(r, "probe %u: unknown flags 0x%x", i, pr->flags);
 		if ((pr->flags & AOT_PROBE_ALIAS) && !pr->prog &&
 		    asprintf(&pr->prog, "a.%u", i) < 0) {

@@ -387,6 +387,12 @@ enum aot_probe_flags {
 	 */
 	AOT_PROBE_UNSAFE = 1 << 4,
 	/*
+	 * A uprobe at a source line (uprobe:BINARY@FILE:LINE): the compiler took its address from
+	 * a row of the binary's DWARF line table, which starts an instruction, so the runtime
+	 * attaches it inside its function without --unsafe.
+	 */
+	AOT_PROBE_STMT = 1 << 12,
+	/*
 	 * The probe's predicate and body read no argument (args, argN, retval: no context slot),
 	 * which is what a tracing multi program may do (the kernel refuses its context reads): an
 	 * alias group of such kfunc/kretfunc probes attaches as one program with one

@@ -73,7 +73,7 @@ static const struct aot_cli_opt cli_opts[] = {
 	  "lookups too" },
 	{ "unsafe", no_argument, 258, NULL,
 	  "allow functions that act on the system: system(), signal(), override(); and uprobes "
-	  "inside a function" },
+	  "inside a function at an address (not at a source line, BINARY@FILE:LINE)" },
 	{ "map-keys-max", required_argument, 259, "N",
 	  "maps hold at most N keys " CLI_DEFAULT(AOT_MAP_KEYS_MAX_DEFAULT,
 						  "BPFTRACE_MAX_MAP_KEYS") },
