@@ -2,7 +2,8 @@
 /*
  * kfunc:FUNC / kretfunc:FUNC, also spelled fentry/fexit: BPF trampolines on kernel functions.
  * Targets are the FUNC entries of the kernel's BTF (parsed once per run, only when such a probe
- * appears); libbpf resolves each "fentry/FUNC" section to its BTF id at load.
+ * appears); libbpf resolves each "fentry/FUNC" section to its BTF id at load. Targets "bpf:..."
+ * are functions of running BPF programs (bpfprog.c).
  */
 #include <bpf/bpf.h>
 #include <bpf/btf.h>
@@ -145,19 +146,16 @@ static void kfunc_drop_unattachable(struct probe_env *env, struct btf *btf, char
 static int kfunc_match(struct probe_env *env, struct arena *a, const char *pattern, char ***out,
 		       size_t *n, struct probe_err *err)
 {
-	struct btf *btf = probe_env_vmlinux_btf(env, err);
+	struct btf *btf;
 	struct probe_names names = { .a = a };
 
 	*out = NULL;
 	*n = 0;
-	/* bpftrace 0.27's fentry:bpf:PROG (a BPF program's entry): not here yet. */
-	if (!strncmp(pattern, "bpf:", 4)) {
-		probe_err_set(
-			err, "aotrace compiles a part of the language so far; see aotrace(8)",
-			"fentry on a BPF program (bpf:%s, bpftrace 0.27) is not supported yet",
-			pattern + 4);
-		return -EINVAL;
-	}
+	/* fentry:bpf:[ID:]NAME, a running BPF program's function (bpfprog.c) */
+	if (probe_bpf_target(pattern) || !strcmp(pattern, "bpf"))
+		return probe_bpf_match(env, a, !strcmp(pattern, "bpf") ? "bpf:" : pattern, out, n,
+				       err);
+	btf = probe_env_vmlinux_btf(env, err);
 	if (!btf)
 		return -ENOENT;
 	if (!probe_has_wildcard(pattern)) {
@@ -204,20 +202,39 @@ static void decl_printf(void *ctx, const char *fmt, va_list ap)
 							      : sizeof(b->text) - 1;
 }
 
-/* A parameter or return value as a 64-bit context slot read as its own integer width. */
-static bool kfunc_slot_type(const struct btf *btf, uint32_t type_id, struct type *t)
+/* The kernel's struct or union of the name of btf's pointee type id, or 0. */
+static uint32_t kfunc_kernel_pointee(const struct btf *btf, int id, const struct btf *kernel)
+{
+	const struct btf_type *t = id > 0 ? btf__type_by_id(btf, (uint32_t)id) : NULL;
+	const char *name = t ? btf__name_by_offset(btf, t->name_off) : NULL;
+	int kid;
+
+	if (!kernel || !name || !*name || !(btf_is_struct(t) || btf_is_union(t)))
+		return 0;
+	kid = btf__find_by_name_kind(kernel, name, btf_kind(t));
+	return kid > 0 ? (uint32_t)kid : 0;
+}
+
+/*
+ * A parameter or return value as a 64-bit context slot read as its own integer width; a pointer
+ * typed by its pointee in kernel (kfunc_kernel_pointee where btf is not kernel).
+ */
+static bool kfunc_slot_type(const struct btf *btf, uint32_t type_id, const struct btf *kernel,
+			    struct type *t)
 {
 	const struct btf_type *bt = btf__type_by_id(btf, btf__resolve_type(btf, type_id));
 
 	if (!bt)
 		return false;
 	if (btf_is_ptr(bt)) {
+		int pointee = btf__resolve_type(btf, bt->type);
+
 		/* A typed pointer, so args->file->f_path works; sema resolves the pointee by id. */
-		*t = (struct type){ .kind = TYPE_PTR,
-				    .size = 8,
-				    .btf_id = (uint32_t)btf__resolve_type(btf, bt->type) };
-		if ((int)t->btf_id < 0)
-			t->btf_id = 0;
+		*t = (struct type){ .kind = TYPE_PTR, .size = 8 };
+		if (btf == kernel)
+			t->btf_id = pointee > 0 ? (uint32_t)pointee : 0;
+		else
+			t->btf_id = kfunc_kernel_pointee(btf, pointee, kernel);
 		return true;
 	}
 	if (btf_is_int(bt) || btf_is_any_enum(bt)) {
@@ -235,27 +252,26 @@ static bool kfunc_slot_type(const struct btf *btf, uint32_t type_id, struct type
 	return false;
 }
 
-static int kfunc_args_common(struct probe_env *env, struct arena *a, const char *target,
-			     bool with_retval, struct probe_arg **args, uint32_t *nargs,
-			     struct probe_err *err)
+/*
+ * The parameters of function func_id of btf as trampoline context slots (slot i at 8 * i), and
+ * with_retval the return value after them. Pointers are typed by their pointee's id in the
+ * kernel's BTF: btf's own where btf is the kernel's, else the kernel's struct or union of the
+ * same name (a BPF program's "struct pt_regs *"), or none.
+ */
+int probe_btf_proto_args(struct arena *a, const struct btf *btf, uint32_t func_id,
+			 const struct btf *kernel, bool with_retval, struct probe_arg **args,
+			 uint32_t *nargs)
 {
-	struct btf *btf = probe_env_vmlinux_btf(env, err);
-	const struct btf_type *fn, *proto;
+	const struct btf_type *fn = btf__type_by_id(btf, func_id), *proto;
 	const struct btf_param *params;
 	struct btf_dump *dump;
 	struct decl_buf buf;
 	struct probe_arg *v;
 	uint32_t n = 0, vlen;
-	int id;
 
-	if (!btf)
+	proto = fn ? btf__type_by_id(btf, fn->type) : NULL;
+	if (!proto || !btf_is_func_proto(proto))
 		return -ENOENT;
-	id = btf_funcs_find(&env->funcs, btf, target);
-	if (id < 0 || !(fn = btf__type_by_id(btf, (uint32_t)id)) ||
-	    !(proto = btf__type_by_id(btf, fn->type)) || !btf_is_func_proto(proto)) {
-		probe_err_set(err, NULL, "the kernel's BTF has no function %s", target);
-		return -ENOENT;
-	}
 	vlen = btf_vlen(proto);
 	params = btf_params(proto);
 	dump = btf_dump__new(btf, decl_printf, &buf, NULL);
@@ -265,7 +281,7 @@ static int kfunc_args_common(struct probe_env *env, struct arena *a, const char 
 		LIBBPF_OPTS(btf_dump_emit_type_decl_opts, dopts, .field_name = name);
 
 		/* A parameter passed by value in several registers has no one slot to read. */
-		if (!name || !*name || !kfunc_slot_type(btf, params[i].type, &v[n].type))
+		if (!name || !*name || !kfunc_slot_type(btf, params[i].type, kernel, &v[n].type))
 			continue;
 		v[n].name = arena_strdup(a, name);
 		v[n].offset = 8 * i;
@@ -277,7 +293,7 @@ static int kfunc_args_common(struct probe_env *env, struct arena *a, const char 
 			v[n].decl = v[n].name;
 		n++;
 	}
-	if (with_retval && proto->type && kfunc_slot_type(btf, proto->type, &v[n].type)) {
+	if (with_retval && proto->type && kfunc_slot_type(btf, proto->type, kernel, &v[n].type)) {
 		v[n].name = arena_strdup(a, "retval");
 		v[n].decl = v[n].name;
 		v[n].offset = 8 * vlen;
@@ -288,6 +304,26 @@ static int kfunc_args_common(struct probe_env *env, struct arena *a, const char 
 	btf_dump__free(dump);
 	*args = v;
 	*nargs = n;
+	return 0;
+}
+
+static int kfunc_args_common(struct probe_env *env, struct arena *a, const char *target,
+			     bool with_retval, struct probe_arg **args, uint32_t *nargs,
+			     struct probe_err *err)
+{
+	struct btf *btf;
+	int id;
+
+	if (probe_bpf_target(target))
+		return probe_bpf_args(env, a, target, with_retval, args, nargs, err);
+	btf = probe_env_vmlinux_btf(env, err);
+	if (!btf)
+		return -ENOENT;
+	id = btf_funcs_find(&env->funcs, btf, target);
+	if (id < 0 || probe_btf_proto_args(a, btf, (uint32_t)id, btf, with_retval, args, nargs)) {
+		probe_err_set(err, NULL, "the kernel's BTF has no function %s", target);
+		return -ENOENT;
+	}
 	return 0;
 }
 
@@ -309,6 +345,11 @@ static int kretfunc_args(struct probe_env *env, struct arena *a, const char *tar
 	return kfunc_args_common(env, a, target, true, args, nargs, err);
 }
 
+/*
+ * "fentry/bpf:ID:NAME" for a BPF program's function: the runtime sets its target before load; a
+ * generic libbpf loader reads "bpf" as a module name, finds none and fails rather than attach to
+ * a kernel function of that name.
+ */
 static char *kfunc_section(struct arena *a, const char *target)
 {
 	return arena_printf(a, "fentry/%s", target);
@@ -322,6 +363,7 @@ static char *kretfunc_section(struct arena *a, const char *target)
 static int kfunc_attach(const struct probe_plan *plan, struct probe_links *links,
 			struct probe_err *err)
 {
+	probe_bpf_warn_moved(plan, links);
 	return probe_links_add_result(
 		links, bpf_program__attach_trace(plan->prog), err,
 		"a kprobe on the same function may work where trampolines do not",
@@ -343,6 +385,12 @@ int probe_kfunc_try_load(struct probe_env *env, enum bpf_attach_type type,
 		return -errno;
 	close(fd);
 	return 0;
+}
+
+/* Before load: a "bpf:" target's program is found again, and is the program's attach target. */
+static int kfunc_prepare(struct probe_env *env, struct probe_plan *plan, struct probe_err *err)
+{
+	return probe_bpf_target(plan->probe->target) ? probe_bpf_prepare(env, plan, err) : 0;
 }
 
 bool probe_kfunc_cookies_supported(struct probe_env *env)
@@ -371,6 +419,7 @@ const struct probe_type probe_kfunc = {
 	.section = kfunc_section,
 	.args = kfunc_args,
 	.attach = kfunc_attach,
+	.prepare = kfunc_prepare,
 };
 
 const struct probe_type probe_kretfunc = {
@@ -384,4 +433,5 @@ const struct probe_type probe_kretfunc = {
 	.section = kretfunc_section,
 	.args = kretfunc_args,
 	.attach = kfunc_attach,
+	.prepare = kfunc_prepare,
 };

@@ -204,6 +204,14 @@ struct probe_plan {
 	const char *why; /* why they could not be listed, or NULL */
 	/* its links run newest first on an event: attached after the others, last to first */
 	bool newest_first;
+	/*
+	 * kfunc:bpf: targets (a BPF program's function), set by prepare: the program found
+	 * again here, by its fd (held until the plan is freed; 0: none, as libbpf's
+	 * attach_prog_fd), its id, and the function's id in that program's BTF.
+	 */
+	int attach_prog_fd;
+	uint32_t attach_prog_id;
+	uint32_t attach_btf_id;
 };
 
 /*
@@ -313,6 +321,14 @@ bool probe_func_ip_helper(void);
  * (Linux 6.6, with uprobe_multi links, whose support stands for it): older kernels give 0 there.
  */
 bool probe_uprobe_func_ip(void);
+
+/*
+ * kfunc:bpf: (bpfprog.c). Whether a kfunc or kretfunc target is a running BPF program's function
+ * ("bpf:ID:NAME"), whose plan prepare fills (attach_prog_fd...), for the runtime's clones.
+ */
+bool probe_bpf_target(const char *target);
+/* At attach: a warning where the plan's program is not the one of the target's id (gone). */
+void probe_bpf_warn_moved(const struct probe_plan *plan, struct probe_links *links);
 
 /* Finds a probe type by canonical name or any spelling; NULL if unknown. */
 const struct probe_type *probe_type_find(const char *name);

@@ -18,6 +18,13 @@ struct probe_env {
 	int vmlinux_btf_err;
 	int tracing_multi;	/* tracing multi links: 0 untried, 1 there, -errno not */
 	struct btf_funcs funcs; /* vmlinux_btf's functions by name */
+	/*
+	 * kfunc:bpf: the BPF programs the run's probes have taken so far (bpfprog.c): a probe
+	 * whose program is gone takes another of its function's name, not one already taken. A
+	 * fixed array, so that the env needs nothing freed; past it, programs may be taken twice.
+	 */
+	uint32_t bpf_taken[64];
+	size_t nbpf_taken;
 	probe_srcline_fn *srcline; /* probe_env__set_srcline; NULL: no source lines */
 };
 
@@ -161,6 +168,29 @@ int probe_kfunc_try_load(struct probe_env *env, enum bpf_attach_type type,
 /* kfunc.c: the parameters of a kernel function from BTF, as kfunc args (slot i at 8 * i). */
 int probe_btf_func_args(struct probe_env *env, struct arena *a, const char *func,
 			struct probe_arg **args, uint32_t *nargs, struct probe_err *err);
+
+/*
+ * kfunc.c: the parameters of function func_id of btf as kfunc args (slot i at 8 * i; with_retval:
+ * retval after them), pointers typed by their pointee in kernel (by name where btf is not
+ * kernel's). 0, or -ENOENT if func_id is no function.
+ */
+int probe_btf_proto_args(struct arena *a, const struct btf *btf, uint32_t func_id,
+			 const struct btf *kernel, bool with_retval, struct probe_arg **args,
+			 uint32_t *nargs);
+
+/* bpfprog.c: kfunc:bpf:[ID:]NAME, a running BPF program's function (also probe.h). */
+/* "bpf:ID:NAME" for each function of a running program the pattern matches. */
+int probe_bpf_match(struct probe_env *env, struct arena *a, const char *pattern, char ***out,
+		    size_t *n, struct probe_err *err);
+/* The function's parameters from its program's BTF (the program of its id, else of its name). */
+int probe_bpf_args(struct probe_env *env, struct arena *a, const char *target, bool with_retval,
+		   struct probe_arg **args, uint32_t *nargs, struct probe_err *err);
+/*
+ * Before load: finds the target's program again (by id, else the first of the function's name
+ * no other probe took) and makes it the program's attach target (plan->attach_prog_*);
+ * PROBE_MISSING where none has it. 0 or -errno with err set.
+ */
+int probe_bpf_prepare(struct probe_env *env, struct probe_plan *plan, struct probe_err *err);
 
 /* names.c: the target lists match callbacks return. */
 struct probe_names {

@@ -134,7 +134,8 @@ int probe_session_prepare(struct probe_env *env, struct probe_plan *plan, int kf
 	int ret;
 
 	/* AOTRACE_SESSION_LINKS=0 asks for the two probes on kernels that have sessions. */
-	if ((links && !strcmp(links, "0")) ||
+	/* An fsession finds its function in the kernel's BTF: not a BPF program's (kfunc:bpf:). */
+	if ((links && !strcmp(links, "0")) || probe_bpf_target(plan->probe->target) ||
 	    !probe_session_supported(env, plan->type, kfunc_args)) {
 		plan->strategy = PROBE_NO_SESSION;
 		bpf_program__set_autoload(plan->prog, false);

@@ -130,6 +130,34 @@ static int clone_symbols(struct rt *rt, const void *elf, size_t size, struct rt_
 }
 
 /*
+ * The template of a group of BPF programs' functions whose own program is gone (PROBE_MISSING):
+ * it loads for the first member's program that is here. 0, or -ENOENT reported where none is.
+ */
+static int clone_bpf_template(struct rt *rt, const struct rt_clone *cl)
+{
+	const struct rt_clones *c = rt->clones;
+	const struct probe_plan *pp = &rt->plan.v[cl->probe];
+
+	for (size_t j = 0; !pp->attach_prog_fd && j < c->n; j++)
+		if (c->v[j].key == cl->key && rt->plan.v[c->v[j].probe].attach_prog_fd)
+			pp = &rt->plan.v[c->v[j].probe];
+	if (pp->attach_prog_fd) {
+		const char *func = strrchr(pp->probe->target, ':') + 1;
+		int err = bpf_program__set_attach_target(cl->prog, pp->attach_prog_fd, func);
+
+		if (err)
+			rt_report(&rt->out, RT_ERROR, "probe %s: %s", pp->probe->name,
+				  strerror(-err));
+		return err;
+	}
+	/* Nothing of its group is here: none of it loads (each was reported missing). */
+	for (size_t j = 0; j < c->n; j++)
+		if (c->v[j].key == cl->key)
+			bpf_program__set_autoload(c->v[j].prog, false);
+	return 0;
+}
+
+/*
  * Every alias is in its group, even one missing here (skipped, not loaded): the group's template
  * is the program libbpf relocates, whichever that is.
  */
@@ -188,6 +216,16 @@ int rt_clone_prepare(struct rt *rt, const void *elf, size_t size)
 
 		if (cl->prog != cl->tmpl) {
 			bpf_program__set_autoload(cl->prog, false);
+			continue;
+		}
+		/*
+		 * A BPF program's function (kfunc:bpf:): prepare has set its target; where its
+		 * program is gone, the template loads for another member's (not attached).
+		 */
+		if (probe_bpf_target(rt->meta->probes[cl->probe].target)) {
+			err = clone_bpf_template(rt, cl);
+			if (err)
+				return err;
 			continue;
 		}
 		/* Its section names the group's first target; it serves its own. */
@@ -260,6 +298,10 @@ static int clone_load_copy(struct rt *rt, const struct rt_clone *cl, const struc
 	const struct aot_probe *p = &rt->meta->probes[cl->probe];
 	LIBBPF_OPTS(bpf_prog_load_opts, opts, .expected_attach_type = type, .attach_btf_id = id);
 
+	/* A BPF program's function: id is in that program's BTF (kfunc:bpf:, prepare). */
+	if (rt->plan.v[cl->probe].attach_prog_fd > 0 && id)
+		opts.attach_prog_fd = (uint32_t)rt->plan.v[cl->probe].attach_prog_fd;
+
 	/*
 	 * The kernel hands back func and line info at offsets into its rewritten program, not
 	 * into these instructions, so line info stays out. Func info is needed only where the
@@ -306,9 +348,14 @@ static int clone_load_copy(struct rt *rt, const struct rt_clone *cl, const struc
 static int clone_load_one(struct rt *rt, struct rt_clone *cl, const struct clone_info *ci)
 {
 	const struct aot_probe *p = &rt->meta->probes[cl->probe];
-	int id = btf_funcs_find(&rt->clones->funcs, rt->clones->vmlinux, p->target);
+	const struct probe_plan *pp = &rt->plan.v[cl->probe];
+	int id = (int)pp->attach_btf_id;
 
-	if (id < 0) {
+	/* a kernel function, or a BPF program's, whose id prepare found (kfunc:bpf:) */
+	if (pp->attach_prog_fd <= 0)
+		id = btf_funcs_find(&rt->clones->funcs, rt->clones->vmlinux, p->target);
+
+	if (id <= 0) {
 		rt_report(&rt->out, RT_ERROR, "probe %s: the kernel's BTF has no function %s",
 			  p->name, p->target);
 		return -ENOENT;
@@ -607,6 +654,7 @@ int rt_clone_attach(struct rt *rt, uint32_t probe, struct probe_err *perr)
 		}
 	}
 	fd = cl->fd >= 0 ? cl->fd : bpf_program__fd(cl->tmpl);
+	probe_bpf_warn_moved(&rt->plan.v[probe], &rt->links);
 	err = clone_cookie(rt, p, &cookie, perr);
 	if (err)
 		return err;

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <bpf/libbpf.h>
 
@@ -249,6 +250,10 @@ void rt_plan_resolved(struct rt_plan *pl)
 void rt_plan_free(struct rt_plan *pl)
 {
 	rt_plan_resolved(pl);
+	/* the programs kfunc:bpf: probes attach to, held since prepare (probe.h) */
+	for (uint32_t i = 0; pl->v && i < pl->n; i++)
+		if (pl->v[i].attach_prog_fd > 0)
+			close(pl->v[i].attach_prog_fd);
 	arena_free(pl->a);
 	free(pl->v);
 	free(pl->progs);
