@@ -325,6 +325,11 @@ void cg_store_cstr(struct cg *cg, LLVMValueRef p, const char *s, size_t len, uin
 LLVMValueRef cg_var_ptr(struct cg *cg, struct node *n);
 LLVMValueRef cg_var_addr(struct cg *cg, const struct cg_var *v);
 
+/* ---- cg_cimport.c: import "lib.bpf.c" ---- */
+
+/* Links each imported file's bitcode into the module. 0 or -EINVAL, reported. */
+int cg_cimports(struct cg *cg);
+
 /* ---- cg_expr.c: expressions ---- */
 
 LLVMValueRef cg_expr(struct cg *cg, struct node *n);

@@ -302,6 +302,9 @@ static int cg_compile_pass(struct program *prog, struct diags *d, bool scratch_m
 	if (ret < 0)
 		goto out;
 	LLVMDIBuilderFinalize(cg.dib);
+	ret = cg_cimports(&cg);
+	if (ret < 0)
+		goto out;
 	if (d->nerrors > errors) {
 		ret = -EINVAL;
 		goto out;

@@ -207,6 +207,25 @@ struct session {
 	struct session *next;
 };
 
+/* import "lib.bpf.c": a file of BPF C that clang compiles and codegen links in (cimport.c). */
+struct cimport {
+	const char *path;
+	struct loc loc; /* the import's */
+	void *bitcode;	/* LLVM bitcode, arena-owned */
+	size_t bitcode_size;
+};
+
+/* A global function of an imported .bpf.c, which the script calls by name. */
+struct cfunc {
+	const char *name;
+	const struct cimport *from;
+	bool ret_void;
+	struct type ret;     /* an integer or a pointer, unless ret_void */
+	struct type *params; /* integers or pointers; kind TYPE_NONE: one aotrace cannot pass */
+	const char **param_types; /* each parameter's C type, for errors */
+	uint32_t nparams;
+};
+
 struct program {
 	struct arena *arena;
 	struct source *src;
@@ -231,6 +250,11 @@ struct program {
 	bool host_bound;
 	char **deps;
 	uint32_t ndeps, capdeps;
+	/* import: the .bpf.c files (import.c), compiled before sema with their functions */
+	struct cimport *cimports;
+	uint32_t ncimports;
+	struct cfunc *cfuncs;
+	uint32_t ncfuncs;
 };
 
 struct node *node_new(struct arena *a, enum node_kind kind, struct loc loc);

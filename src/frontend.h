@@ -78,6 +78,14 @@ int expand_probes(struct program *prog, struct probe_env *env, struct diags *d);
  */
 int expand_check_limit(struct program *prog, struct probe_env *env, struct diags *d);
 /*
+ * import "lib.bpf.c" (cimport.c): compiles each imported .bpf.c with clang 19 into
+ * prog->cimports[i].bitcode and lists its global functions in prog->cfuncs. 0 or -errno with
+ * the error reported at the import.
+ */
+int cimport_build(struct program *prog, struct diags *d);
+/* The imported C function of that name, or NULL. */
+const struct cfunc *cimport_find(const struct program *prog, const char *name);
+/*
  * uprobe:BINARY@FILE:LINE[:COL]: the address of that source line in the binary, from its DWARF
  * line table (srcline.c, libdw); a probe_srcline_fn that the pipeline gives its probe env.
  */

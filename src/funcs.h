@@ -138,6 +138,8 @@ enum func {
 	FN_SOCKET_COOKIE,
 	FN_KFUNC_ALLOWED,
 	FN_KFUNC_EXIST,
+	/* a function of an imported .bpf.c (node->idx: prog->cfuncs[idx]); no name to find */
+	FN_CFUNC,
 	FN__NUM
 };
 

@@ -2,8 +2,9 @@
 /*
  * import "path"; (bpftrace 0.26 and later), the end of parsing: each import is replaced by the
  * items of what it names, a .bt script (probes, macros, map declarations, C definitions and its
- * own imports), a .h header (its types, as an #include) or a folder of them. Each file is
- * imported once, and each is a dependency of the object, which the cache checks.
+ * own imports), a .h header (its types, as an #include), a .bpf.c file of BPF C (its functions,
+ * which cimport.c compiles and codegen links in) or a folder of them. Each file is imported
+ * once, and each is a dependency of the object, which the cache checks.
  */
 #include <dirent.h>
 #include <limits.h>
@@ -116,13 +117,23 @@ static struct node *import_file(struct import_ctx *c, const struct node *at, con
 		return n;
 	}
 	if (import_ends_with(path, ".bpf.c")) {
-		diag_error(c->d, at->loc, "write it in bpftrace, or as a .h of types",
-			   "cannot import %s: aotrace does not compile and link BPF C", path);
+		struct cimport *ci =
+			arena_alloc(c->prog->arena, (c->prog->ncimports + 1) * sizeof(*ci));
+
+		if (c->prog->ncimports)
+			memcpy(ci, c->prog->cimports, c->prog->ncimports * sizeof(*ci));
+		ci[c->prog->ncimports++] =
+			(struct cimport){ .path = arena_strdup(c->prog->arena, path),
+					  .loc = at->loc };
+		c->prog->cimports = ci;
+		program_add_dep(c->prog, path);
 		return NULL;
 	}
 	if (!import_ends_with(path, ".bt")) {
-		diag_error(c->d, at->loc, NULL,
-			   "cannot import %s: a .bt script, a .h header or a folder of them", path);
+		diag_error(
+			c->d, at->loc, NULL,
+			"cannot import %s: a .bt script, a .h header, a .bpf.c file or a folder of them",
+			path);
 		return NULL;
 	}
 	src = import_read(c, path);
@@ -146,7 +157,7 @@ static int import_cmp(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-/* A folder: its .bt and .h files (not its subfolders), in the order of their names. */
+/* A folder: its .bt, .h and .bpf.c files (not its subfolders), in the order of their names. */
 static struct node *import_folder(struct import_ctx *c, const struct node *at, const char *path,
 				  int depth)
 {
@@ -163,7 +174,8 @@ static struct node *import_folder(struct import_ctx *c, const struct node *at, c
 	program_add_dep(c->prog, path); /* a file added to it changes what it imports */
 	while ((e = readdir(dh))) {
 		if (e->d_name[0] == '.' ||
-		    !(import_ends_with(e->d_name, ".bt") || import_ends_with(e->d_name, ".h")))
+		    !(import_ends_with(e->d_name, ".bt") || import_ends_with(e->d_name, ".h") ||
+		      import_ends_with(e->d_name, ".bpf.c")))
 			continue;
 		if (n == cap) {
 			char **bigger;

@@ -862,8 +862,9 @@ static struct node *parse_import(struct parser *p)
 		lexer_set_toplevel(p->lx, true);
 		ok = parse_expect(p, ';', "';' after the import", hint);
 	}
-	lexer_set_toplevel(p->lx, true);
+	/* Not again after the ';': that would forget that its lookahead was an attach point. */
 	if (!ok) {
+		lexer_set_toplevel(p->lx, true);
 		while (p->tok.kind != TOK_EOF && p->tok.kind != TOK_ATTACH &&
 		       p->tok.kind != TOK_CDEF)
 			parse_next(p);

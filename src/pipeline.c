@@ -48,7 +48,8 @@ static int pass_expand(struct aot_program *p)
 
 static int pass_sema(struct aot_program *p)
 {
-	return sema_check(&p->prog, p->env, &p->d) ?: expand_check_limit(&p->prog, p->env, &p->d);
+	return cimport_build(&p->prog, &p->d) ?: sema_check(&p->prog, p->env, &p->d)
+						 ?: expand_check_limit(&p->prog, p->env, &p->d);
 }
 
 static int pass_codegen(struct aot_program *p)

@@ -1153,6 +1153,57 @@ void sema_fn_uptr(struct sema_ctx *ctx, struct node *n)
 	sema_ptr_space(ctx, n, true);
 }
 
+/*
+ * A call of an imported .bpf.c's function (n->idx): as many arguments as it has parameters, an
+ * integer for an integer, a pointer for a pointer (to an integer of the same size, or to void);
+ * its value is the return type's, as bpftrace 0.27 types it.
+ */
+void sema_fn_cfunc(struct sema_ctx *ctx, struct node *n)
+{
+	const struct cfunc *cf = &ctx->prog->cfuncs[n->idx];
+	const char *hint = arena_printf(ctx->a, "%s() is %s's", cf->name, cf->from->path);
+	uint32_t nargs = (uint32_t)sema_nargs(n), i = 0;
+
+	sema_args(ctx, n->args);
+	if (nargs != cf->nparams) {
+		sema_error(ctx, n->loc, hint, "%s() takes %u argument%s, not %u", cf->name,
+			   cf->nparams, cf->nparams == 1 ? "" : "s", nargs);
+		n->type.kind = TYPE_NONE;
+		return;
+	}
+	for (struct node *a = n->args; a; a = a->next, i++) {
+		const struct type *p = &cf->params[i];
+		bool ok;
+
+		if (a->type.kind == TYPE_NONE)
+			continue;
+		if (p->kind == TYPE_NONE) {
+			sema_error(ctx, a->loc, "aotrace passes integers and pointers to integers",
+				   "cannot pass a %s to %s()", cf->param_types[i], cf->name);
+			continue;
+		}
+		if (p->kind == TYPE_PTR)
+			ok = a->type.kind == TYPE_PTR &&
+			     (!p->pointee || !a->type.pointee ||
+			      a->type.pointee->size == p->pointee->size);
+		else
+			ok = a->type.kind == TYPE_INT || a->type.kind == TYPE_BOOL;
+		if (!ok)
+			sema_error(ctx, a->loc, hint, "%s() takes %s for argument %u, not %s",
+				   cf->name, cf->param_types[i], i + 1,
+				   type_name(ctx->a, &a->type));
+	}
+	if (cf->ret_void) {
+		n->type.kind = TYPE_VOID;
+	} else if (cf->ret.kind == TYPE_NONE) {
+		sema_error(ctx, n->loc, "aotrace takes integers and pointers to integers",
+			   "cannot take the value %s() returns", cf->name);
+		n->type.kind = TYPE_NONE;
+	} else {
+		n->type = cf->ret;
+	}
+}
+
 void sema_fn_bswap(struct sema_ctx *ctx, struct node *n)
 {
 	struct node *a = n->args;
@@ -1169,6 +1220,12 @@ void sema_call(struct sema_ctx *ctx, struct node *n, bool is_stmt)
 	int nargs = sema_nargs(n);
 
 	n->type.kind = TYPE_VOID;
+	if (!id && cimport_find(ctx->prog, n->name)) {
+		n->func = FN_CFUNC;
+		n->idx = (uint32_t)(cimport_find(ctx->prog, n->name) - ctx->prog->cfuncs);
+		sema_fn_cfunc(ctx, n);
+		return;
+	}
 	if (!id) {
 		/* no type: what takes the call as a value says nothing more */
 		n->type.kind = TYPE_NONE;

@@ -579,6 +579,11 @@ static void test_func_table(void **state)
 		const struct func_def *f = &func_defs[id];
 
 		assert_non_null(f->name);
+		/* an imported .bpf.c's function is found by its name there, never in the table */
+		if (id == FN_CFUNC) {
+			assert_int_equal(f->flags & (FUNC_BARE | FUNC_CALL), 0);
+			continue;
+		}
 		assert_true(f->flags & (FUNC_BARE | FUNC_CALL));
 		assert_true(f->min_args <= f->max_args);
 		snprintf(name, sizeof(name), "%s%s", f->name, f->flags & FUNC_NUMBERED ? "7" : "");
