@@ -7,6 +7,8 @@
  */
 #include <string.h>
 
+#include <stddef.h>
+
 #include "cg_internal.h"
 #include "meta.h"
 #include "probe.h"
@@ -258,6 +260,35 @@ LLVMValueRef cg_fn_socket_cookie(struct cg *cg, struct node *n)
 	LLVMValueRef sk = LLVMBuildIntToPtr(cg->b, cg_expr(cg, n->args), cg->t_ptr, "sk");
 
 	return cg_helper(cg, CG_H_GET_SOCKET_COOKIE, cg->t_i64, &sk, 1);
+}
+
+/*
+ * skboutput(path, skb, len, off): struct aot_skb_hdr and len bytes of the skb's data into this
+ * CPU's ring of AOT_SKB_MAP (bpf_skb_output: flags = len << 32 | BPF_F_CURRENT_CPU); the helper's
+ * return as uint32, as bpftrace 0.27 gives it.
+ */
+LLVMValueRef cg_fn_skboutput(struct cg *cg, struct node *n)
+{
+	struct node *skb = n->args->next, *len = skb->next, *off = len->next;
+	LLVMValueRef hdr = cg_alloca(cg, sizeof(struct aot_skb_hdr), "skb.hdr"), args[5], ret;
+	LLVMValueRef p = LLVMBuildIntToPtr(cg->b, cg_expr(cg, skb), cg->t_ptr, "skb");
+	LLVMValueRef l = LLVMBuildAnd(cg->b, cg_expr(cg, len), cg_i64(cg, 0xffffffffu), "len");
+
+	LLVMBuildStore(cg->b, LLVMConstInt(cg->t_i32, n->num - 1, false),
+		       cg_gep(cg, hdr, offsetof(struct aot_skb_hdr, fmt)));
+	LLVMBuildStore(cg->b, LLVMBuildTrunc(cg->b, l, cg->t_i32, ""),
+		       cg_gep(cg, hdr, offsetof(struct aot_skb_hdr, len)));
+	LLVMBuildStore(cg->b, cg_expr(cg, off), cg_gep(cg, hdr, offsetof(struct aot_skb_hdr, off)));
+	LLVMBuildStore(cg->b, cg_helper(cg, CG_H_KTIME_GET_BOOT_NS, cg->t_i64, NULL, 0),
+		       cg_gep(cg, hdr, offsetof(struct aot_skb_hdr, boot_ns)));
+	args[0] = p;
+	args[1] = cg->skb;
+	args[2] = LLVMBuildOr(cg->b, LLVMBuildShl(cg->b, l, cg_i64(cg, 32), ""),
+			      cg_i64(cg, 0xffffffffu), "flags");
+	args[3] = hdr;
+	args[4] = cg_i64(cg, sizeof(struct aot_skb_hdr));
+	ret = cg_helper(cg, CG_H_SKB_OUTPUT, cg->t_i64, args, 5);
+	return LLVMBuildAnd(cg->b, ret, cg_i64(cg, 0xffffffffu), "skboutput");
 }
 
 LLVMValueRef cg_fn_kstack(struct cg *cg, struct node *n)

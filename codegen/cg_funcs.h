@@ -73,6 +73,7 @@ struct LLVMOpaqueValue *cg_bi_jiffies(struct cg *cg, struct node *n);
 struct LLVMOpaqueValue *cg_bi_usermode(struct cg *cg, struct node *n);
 struct LLVMOpaqueValue *cg_fn_is_err(struct cg *cg, struct node *n);
 struct LLVMOpaqueValue *cg_fn_cfunc(struct cg *cg, struct node *n);
+struct LLVMOpaqueValue *cg_fn_skboutput(struct cg *cg, struct node *n);
 struct LLVMOpaqueValue *cg_fn_str_concat(struct cg *cg, struct node *n);
 struct LLVMOpaqueValue *cg_bi_ncpus(struct cg *cg, struct node *n);
 struct LLVMOpaqueValue *cg_bi_cpid(struct cg *cg, struct node *n);

@@ -47,6 +47,7 @@ enum cg_helper {
 	CG_H_SEQ_PRINTF = 126,
 	CG_H_KTIME_GET_TAI_NS = 208,
 	CG_H_SEND_SIGNAL = 109,
+	CG_H_SKB_OUTPUT = 111,
 	CG_H_PROBE_READ_USER = 112,
 	CG_H_PROBE_READ_KERNEL = 113,
 	CG_H_PROBE_READ_USER_STR = 114,
@@ -69,6 +70,7 @@ enum cg_helper {
 #define CG_MAP_LRU_HASH 9
 #define CG_MAP_LRU_PERCPU_HASH 10
 #define CG_BPF_F_USER_STACK (1u << 8)
+#define CG_MAP_PERF_EVENT_ARRAY 4
 #define CG_MAP_RINGBUF 27
 #define CG_BPF_ANY 0
 #define CG_BPF_NOEXIST 1
@@ -112,6 +114,7 @@ struct cg {
 	LLVMMetadataRef di_file, di_cu;
 	LLVMTypeRef t_i1, t_i8, t_i16, t_i32, t_i64, t_ptr, t_void;
 	LLVMValueRef events;			  /* the ring buffer map */
+	LLVMValueRef skb;			  /* AOT_SKB_MAP, where skboutput() is used */
 	LLVMValueRef state, kstacks, ustacks;	  /* AOT_STATE_MAP and the stack maps, if used */
 	LLVMValueRef lost, errors;		  /* AOT_LOST_MAP, AOT_ERRORS_MAP (NULL: no maps) */
 	LLVMMetadataRef di_agg[TYPE_TSERIES + 1]; /* value structs of aggregations, made once */

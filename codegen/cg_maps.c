@@ -250,6 +250,14 @@ static void cg_maps_builtin(struct cg *cg)
 		cg->kstacks = cg_map_global(cg, AOT_KSTACK_MAP, &def);
 	if (cg->prog->uses_ustack)
 		cg->ustacks = cg_map_global(cg, AOT_USTACK_MAP, &def);
+	/* max_entries 0: libbpf makes it one entry per possible CPU */
+	def = (struct cg_mapdef){
+		.type = CG_MAP_PERF_EVENT_ARRAY,
+		.key = cg_di_int(cg, 4, false),
+		.value = cg_di_int(cg, 4, false),
+	};
+	if (cg->prog->uses_skboutput)
+		cg->skb = cg_map_global(cg, AOT_SKB_MAP, &def);
 }
 
 int cg_maps_define(struct cg *cg)

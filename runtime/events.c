@@ -187,6 +187,11 @@ static int events_consume(struct rt *rt, unsigned int ms)
 {
 	int err;
 
+	if (rt->pcap) {
+		err = rt_pcap__consume(rt->pcap);
+		if (err < 0 && err != -EINTR)
+			return err;
+	}
 	if (!rt->rb)
 		return 0;
 	rt->pass_end_ns = ms ? events_now_ns() + ms * 1000000ull : 0;
@@ -287,7 +292,7 @@ static void events_maps_asked(struct rt *rt)
 
 int rt_events_loop(struct rt *rt)
 {
-	struct pollfd fds[5];
+	struct pollfd fds[6];
 	int n = 0, pid_at = -1, err, ksyms_fd = rt->syms.ksyms ? ksyms__fd(rt->syms.ksyms) : -1;
 
 	if (rt->sigfd >= 0)
@@ -296,6 +301,8 @@ int rt_events_loop(struct rt *rt)
 		fds[n++] = (struct pollfd){ .fd = rt_ring__fd(rt->rb), .events = POLLIN };
 	if (ksyms_fd >= 0)
 		fds[n++] = (struct pollfd){ .fd = ksyms_fd, .events = POLLIN };
+	if (rt->pcap)
+		fds[n++] = (struct pollfd){ .fd = rt_pcap__fd(rt->pcap), .events = POLLIN };
 	/* -c CMD: the run ends when it exits (its pidfd becomes readable). */
 	if (rt->child.pidfd >= 0)
 		fds[n++] = (struct pollfd){ .fd = rt->child.pidfd, .events = POLLIN };
@@ -346,6 +353,8 @@ void rt_events_close(struct rt *rt)
 {
 	rt_ring__free(rt->rb);
 	rt->rb = NULL;
+	rt_pcap__free(rt->pcap);
+	rt->pcap = NULL;
 	output_lines_flush(&rt->out, true);
 	rt_buf_free(&rt->text);
 	if (rt->malformed)

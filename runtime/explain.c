@@ -124,6 +124,7 @@ static const char *const explain_fmt_kinds[] = {
 	[AOT_FMT_HELPER_ERROR] = "helper_error",
 	[AOT_FMT_ERRORF] = "errorf",
 	[AOT_FMT_WARNF] = "warnf",
+	[AOT_FMT_SKBOUTPUT] = "skboutput",
 };
 
 #define EXPLAIN_NAME(tab, i)                                                                       \

@@ -226,7 +226,8 @@ struct rt {
 	struct probe_links links;
 	struct output out;
 	struct rt_ring *rb;
-	int sigfd; /* signalfd for SIGINT/SIGTERM/SIGHUP and SIGUSR1, -1 if none */
+	struct rt_pcap *pcap; /* skboutput(), NULL if unused */
+	int sigfd;	      /* signalfd for SIGINT/SIGTERM/SIGHUP and SIGUSR1, -1 if none */
 	/* A signal came while loading or attaching (runtime.c's watcher): stop attaching. */
 	atomic_bool interrupted;
 	/* SIGUSR1 came: the event loop runs the self:signal probes, or prints every map (0.17). */
@@ -347,6 +348,14 @@ struct rt_ring *rt_ring__new(int map_fd, rt_ring_fn fn, void *ctx, int *errp);
 int rt_ring__fd(const struct rt_ring *r);
 int rt_ring__consume(struct rt_ring *r);
 void rt_ring__free(struct rt_ring *r);
+
+/* pcap.c: skboutput()'s perf buffers and pcap files; NULL (and *errp 0) without AOT_SKB_MAP. */
+struct rt_pcap;
+struct rt_pcap *rt_pcap__new(struct rt *rt, int *errp);
+int rt_pcap__fd(const struct rt_pcap *p);
+int rt_pcap__consume(struct rt_pcap *p);
+/* Reads what is left, closes the files, warns of packets lost. */
+void rt_pcap__free(struct rt_pcap *p);
 
 /* events.c */
 /* Sizes the ring buffer before load: BPFTRACE_PERF_RB_PAGES (64) pages per CPU. */

@@ -574,6 +574,12 @@ int aot_run(const void *elf, size_t size, const struct aot_run_opts *opts)
 		status = AOT_RUN_USAGE;
 		goto out;
 	}
+	/* skboutput()'s files: made before anything attaches, as bpftrace makes them */
+	if (!o.dry_run) {
+		rt.pcap = rt_pcap__new(&rt, &err);
+		if (err)
+			goto out;
+	}
 	/* --test and --bench attach nothing: they run BEGIN, their probes and END. */
 	err = o.mode == AOT_RUN_TRACE ? rt_attach(&rt) : 0;
 	/* As bpftrace 0.27: once they are attached, how many (a wildcard's matches each) */

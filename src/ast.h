@@ -241,6 +241,7 @@ struct program {
 	bool uses_elapsed; /* sema: the program reads elapsed (codegen adds AOT_STATE_MAP) */
 	bool uses_kstack, uses_ustack; /* sema: codegen adds the stack trace maps */
 	bool uses_stack_len;	       /* sema: len() of a stack, whose depth its value carries */
+	bool uses_skboutput;	       /* sema: codegen adds AOT_SKB_MAP */
 	/*
 	 * For the object cache: host_bound, a value was read from this boot's state (kaddr,
 	 * uaddr, cgroupid), so the object is for this run only; deps, the files the C definitions

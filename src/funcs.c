@@ -214,7 +214,9 @@ const struct func_def func_defs[FN__NUM] = {
 	/* removes the watchpoints at an address: AOT_EV_UNWATCH, done by the runtime */
 	[FN_UNWATCH] = { "unwatch", CALL(1, 1, FUNC_VOID), .check = sema_fn_int_arg,
 			 .emit = cg_fn_unwatch },
-	[FN_SKBOUTPUT] = { "skboutput", CALL(4, 4, FUNC_MISSING) },
+	/* an skb's data to a pcap file: a perf event array sample (AOT_SKB_MAP), bpf_skb_output */
+	[FN_SKBOUTPUT] = { "skboutput", CALL(4, 4, 0), .type = U32, .check = sema_fn_skboutput,
+			   .emit = cg_fn_skboutput },
 
 	/* the run's struct aot_state, which the runtime fills before BEGIN */
 	[FN_NCPUS] = { "ncpus", BUILTIN(FUNC_CALL), .type = U64, .emit = cg_bi_ncpus },

@@ -109,11 +109,11 @@ enum func {
 	FN_GETOPT,
 	FN_LEN,
 	FN_SIGNAL_THREAD,
-	/* bpftrace 0.17's, not aotrace's yet (FUNC_MISSING) */
+	/* bpftrace 0.17's that came later here */
 	FN_CPID,
 	FN_UNWATCH,
 	FN_SKBOUTPUT,
-	/* bpftrace 0.27's standard library, not aotrace's yet (FUNC_MISSING) */
+	/* bpftrace 0.27's standard library */
 	FN_NCPUS,
 	FN_HAS_CPID,
 	FN_PROBETYPE,

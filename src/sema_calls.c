@@ -932,6 +932,26 @@ static void sema_fold_param(struct sema_ctx *ctx, struct node *a)
 	}
 }
 
+/*
+ * A format of kind with text str and no arguments (strftime's, skboutput's path), put into the
+ * metadata once: the walks share it through n->num, its index + 1. false if it could not be.
+ */
+static bool sema_fmt_once(struct sema_ctx *ctx, struct node *n, enum aot_fmt_kind kind,
+			  const char *str)
+{
+	if (!n->num) {
+		struct aot_fmt fmt = { .kind = kind,
+				       .fmt = (char *)str,
+				       .args = { .kind = AOT_K_TUPLE } };
+		int idx = aot_meta_add_fmt(ctx->prog->meta, &fmt);
+
+		if (idx < 0)
+			return false;
+		n->num = (uint64_t)idx + 1;
+	}
+	return true;
+}
+
 void sema_fn_time(struct sema_ctx *ctx, struct node *n)
 {
 	if (n->args)
@@ -954,18 +974,8 @@ void sema_fn_strftime(struct sema_ctx *ctx, struct node *n)
 		return;
 	sema_args(ctx, a->next);
 	sema_need_int(ctx, a->next, "the time of strftime()");
-	/* the format goes into the metadata once; the walks share it through n->num */
-	if (!n->num) {
-		struct aot_fmt fmt = { .kind = AOT_FMT_TIME,
-				       .fmt = a->str,
-				       .args = { .kind = AOT_K_TUPLE } };
-		int idx = aot_meta_add_fmt(ctx->prog->meta, &fmt);
-
-		if (idx < 0)
-			return;
-		n->num = (uint64_t)idx + 1;
-	}
-	n->type = type_buf(AOT_K_TIMESTAMP, 8, (uint32_t)n->num - 1);
+	if (sema_fmt_once(ctx, n, AOT_FMT_TIME, a->str))
+		n->type = type_buf(AOT_K_TIMESTAMP, 8, (uint32_t)n->num - 1);
 }
 
 /*
@@ -1202,6 +1212,45 @@ void sema_fn_cfunc(struct sema_ctx *ctx, struct node *n)
 	} else {
 		n->type = cf->ret;
 	}
+}
+
+/*
+ * skboutput(path, skb, len, off): a literal path (a format of kind AOT_FMT_SKBOUTPUT, one per
+ * call), a struct sk_buff pointer, integers; uint32, as bpftrace 0.27 types it. Only tracing
+ * programs (kfunc, kretfunc, tp_btf) may call bpf_skb_output.
+ */
+void sema_fn_skboutput(struct sema_ctx *ctx, struct node *n)
+{
+	struct node *path = n->args, *skb = path->next, *len = skb->next, *off = len->next;
+	const struct type *pt;
+
+	n->type = type_int(4, false);
+	if (!sema_need_literal(ctx, n, path, "pcap file"))
+		return;
+	sema_args(ctx, skb);
+	sema_need_int(ctx, len, "the length of skboutput()");
+	sema_need_int(ctx, off, "the offset of skboutput()");
+	if (skb->type.kind == TYPE_NONE)
+		return;
+	pt = skb->type.kind == TYPE_PTR
+		     ? ctypes_pointee(ctypes_get(ctx->prog, ctx->env), &skb->type)
+		     : NULL;
+	if (!pt || pt->kind != TYPE_RECORD || !pt->rec || strcmp(pt->rec->name, "sk_buff")) {
+		sema_error(ctx, skb->loc, "pass a struct sk_buff pointer, e.g. args.skb",
+			   "skboutput() writes a struct sk_buff's data, not %s",
+			   skb->type.kind == TYPE_PTR ? ctypes_name(ctx->a, &skb->type)
+						      : type_name(ctx->a, &skb->type));
+		return;
+	}
+	if (!sema_tracing_prog(ctx)) {
+		sema_error(ctx, n->loc, "use it in kfunc (fentry), kretfunc or tp_btf probes",
+			   "skboutput() is not available in %s probes: the kernel gives "
+			   "bpf_skb_output an skb only in tracing programs",
+			   sema_probetype(ctx));
+		return;
+	}
+	ctx->prog->uses_skboutput = true;
+	sema_fmt_once(ctx, n, AOT_FMT_SKBOUTPUT, path->str);
 }
 
 void sema_fn_bswap(struct sema_ctx *ctx, struct node *n)

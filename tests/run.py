@@ -42,7 +42,7 @@ are `KEY value`; blank lines and lines starting with '#' are ignored.
                                killed when the test ends
     REQUIRES kprobe fentry     kernel features needed; the test is skipped when one is missing.
                                Each feature is probed by trying it (see FEATURES below).
-                               Tools are features too: bpftool, bpftrace, clang, and each peer
+                               Tools are features too: bpftool, bpftrace, clang, tcpdump, and each peer
                                (REQUIRES bpftrace-0.27)
     UNLESS kprobe              the opposite: skip when the kernel has the feature (for tests of
                                what aotrace says when it is missing)
@@ -144,6 +144,7 @@ class Env:
         self.bpftrace = shutil.which('bpftrace') or '/usr/bin/bpftrace'
         self.clang = shutil.which('clang-19') or shutil.which('clang') or '/usr/bin/clang-19'
         self.prometheus = shutil.which('prometheus') or '/usr/bin/prometheus'
+        self.tcpdump = shutil.which('tcpdump') or '/usr/bin/tcpdump'
         self.cache_dir = cache_dir
         self.features = {}
         self.lock = threading.Lock()
@@ -677,6 +678,7 @@ FEATURES.update({
     'clang': probe_tool('clang', 'clang'),
     **{name: probe_peer(name) for name in PEERS},
     'prometheus': probe_tool('prometheus', 'prometheus'),
+    'tcpdump': probe_tool('tcpdump', 'tcpdump'),
     'smp': lambda env: None if len(os.sched_getaffinity(0)) >= 2 else 'one CPU only',
 })
 FEATURES['kfunc'] = FEATURES['fentry']

@@ -190,6 +190,20 @@ enum aot_event_kind {
 	AOT_EV_UNWATCH = 7, /* unwatch(addr): payload the u64 address */
 };
 
+/*
+ * skboutput(path, skb, len, off): BPF_MAP_TYPE_PERF_EVENT_ARRAY (one ring per CPU; the kernel's
+ * bpf_skb_output writes only to those), each sample a struct aot_skb_hdr and the first len bytes
+ * of the packet's data. The runtime appends bytes off.. of them to the pcap file
+ * fmts[fmt].fmt (kind AOT_FMT_SKBOUTPUT), stamped boot_ns plus the boot's wall-clock time.
+ */
+#define AOT_SKB_MAP "aot_skb"
+struct aot_skb_hdr {
+	uint32_t fmt;	  /* index in aot_meta.fmts */
+	uint32_t len;	  /* bytes of packet data after the header */
+	uint64_t off;	  /* the first of them to write */
+	uint64_t boot_ns; /* bpf_ktime_get_boot_ns() */
+};
+
 #define AOT_KSTACK_MAP "aot_kstacks"
 #define AOT_USTACK_MAP "aot_ustacks"
 #define AOT_STATE_MAP "aot_state"
@@ -353,7 +367,8 @@ enum aot_fmt_kind {
 	AOT_FMT_HELPER_ERROR, /* -k: a helper failed; fmt and args are described above */
 	AOT_FMT_ERRORF,	      /* errorf(): fmt and args are described above */
 	AOT_FMT_WARNF,	      /* warnf(): as errorf, a warning (left out with --no-warnings) */
-	AOT_FMT__LAST = AOT_FMT_WARNF,
+	AOT_FMT_SKBOUTPUT,    /* skboutput(): fmt is the pcap file's path; see AOT_SKB_MAP */
+	AOT_FMT__LAST = AOT_FMT_SKBOUTPUT,
 };
 
 struct aot_fmt {

@@ -15,7 +15,7 @@ __attribute__((noinline)) long step(long i)
 	long x = i * 3;
 
 	sink += x;
-	if (x % 2) /* MARK_ODD */
+	if (x % 2)		 /* MARK_ODD */
 		sink -= half(x); /* MARK_HALF */
 	return sink;
 }
