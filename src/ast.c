@@ -24,6 +24,17 @@ void program_add_dep(struct program *prog, const char *path)
 	prog->deps[prog->ndeps++] = arena_strdup(prog->arena, path);
 }
 
+const char *node_member_path(struct arena *a, const struct node *n)
+{
+	const char *left;
+
+	if (n->kind == NODE_BUILTIN)
+		return n->name;
+	if (n->kind != NODE_FIELD || n->is_arrow || !(left = node_member_path(a, n->lhs)))
+		return NULL;
+	return arena_printf(a, "%s.%s", left, n->name);
+}
+
 struct node *node_new(struct arena *a, enum node_kind kind, struct loc loc)
 {
 	struct node *n = arena_alloc(a, sizeof(*n));

@@ -259,6 +259,8 @@ struct program {
 };
 
 struct node *node_new(struct arena *a, enum node_kind kind, struct loc loc);
+/* A member as a call writes it, a name (b) or a path (a.b): "b", "a.b"; NULL for other nodes. */
+const char *node_member_path(struct arena *a, const struct node *n);
 /* path is a file the object is made from (copied): the cache checks it is unchanged. */
 void program_add_dep(struct program *prog, const char *path);
 /*

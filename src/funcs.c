@@ -240,6 +240,8 @@ const struct func_def func_defs[FN__NUM] = {
 	[FN_KFUNC_EXIST] = { "kfunc_exist", CALL(1, 1, 0), .check = sema_fn_kfunc_exist },
 	/* rewritten into has_key() and an assignment (src/sema_stdlib.c) */
 	[FN_FIND] = { "find", CALL(3, 3, 0), .check = sema_fn_find },
+	/* stdlib/meta.bt's macro: rewritten into a cast of the address less offsetof() */
+	[FN_CONTAINER_OF] = { "container_of", CALL(3, 3, 0), .check = sema_fn_container_of },
 	/* import "lib.bpf.c": sema_call finds the name in prog->cfuncs, not here (no flags) */
 	[FN_CFUNC] = { "(imported C function)", .check = sema_fn_cfunc, .emit = cg_fn_cfunc },
 	[FN_MEMCMP] = { "memcmp", CALL(3, 3, 0), .check = sema_fn_memcmp,

@@ -110,6 +110,33 @@ static void macro_subst_type(struct macro_ctx *c, struct node *copy, const struc
 }
 
 /*
+ * offsetof(t, member) in a body whose parameter member the call gave a member's name (b, or
+ * a.b): that name in its place, as bpftrace 0.27 substitutes it (its container_of macro).
+ */
+static void macro_subst_member(struct macro_ctx *c, struct node *copy, const struct macro_bind *b)
+{
+	struct node *s = copy->args;
+	const char *path;
+	size_t len;
+	unsigned i = 0;
+
+	if (!s || s->kind != NODE_STR || !s->str)
+		return;
+	len = strcspn(s->str, ".");
+	for (const struct node *q = b->macro->args; q; q = q->next, i++) {
+		if (q->kind != NODE_BUILTIN || strlen(q->name) != len ||
+		    strncmp(q->name, s->str, len))
+			continue;
+		path = node_member_path(c->a, b->args[i]);
+		if (path) {
+			s->str = arena_printf(c->a, "%s%s", path, s->str + len);
+			s->str_len = strlen(s->str);
+		}
+		return;
+	}
+}
+
+/*
  * A copy of one node (its next not followed) with b's substitutions made, or a plain copy when
  * b is NULL (an argument, which belongs to the caller).
  */
@@ -159,6 +186,8 @@ static struct node *macro_copy(struct macro_ctx *c, const struct node *n,
 	copy->args = macro_copy_list(c, n->args, b);
 	if (b && copy->cast_type && !copy->type_expr)
 		macro_subst_type(c, copy, b);
+	if (b && n->kind == NODE_CALL && !strcmp(n->name, "offsetof"))
+		macro_subst_member(c, copy, b);
 	return copy;
 }
 

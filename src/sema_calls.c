@@ -1253,6 +1253,49 @@ void sema_fn_skboutput(struct sema_ctx *ctx, struct node *n)
 	sema_fmt_once(ctx, n, AOT_FMT_SKBOUTPUT, path->str);
 }
 
+/*
+ * container_of(ptr, typeof(T), member), bpftrace 0.27's macro (stdlib/meta.bt): the T * whose
+ * member is at ptr. The call becomes (T *)((uint64)ptr - offsetof(T, member)) and is checked as
+ * that is; T is a type named in typeof(), as 0.27.1 takes it.
+ */
+void sema_fn_container_of(struct sema_ctx *ctx, struct node *n)
+{
+	struct node *ptr = n->args, *t = ptr->next, *m = t->next, *diff, *addr, *off;
+	const char *hint = "write container_of($ptr, typeof(struct name), member)";
+	const char *path = node_member_path(ctx->a, m);
+
+	if (t->kind != NODE_TYPE || !t->type_expr || t->type_expr->kind != NODE_TYPE ||
+	    !t->type_expr->cast_type) {
+		n->type.kind = TYPE_NONE;
+		sema_error(ctx, t->loc, hint, "container_of() takes the type as typeof(type)");
+		return;
+	}
+	if (!path) {
+		n->type.kind = TYPE_NONE;
+		sema_error(ctx, m->loc, hint, "container_of() takes a member's name");
+		return;
+	}
+	addr = node_new(ctx->a, NODE_CAST, ptr->loc);
+	addr->cast_type = "uint64";
+	addr->lhs = ptr;
+	off = node_new(ctx->a, NODE_CALL, m->loc);
+	off->name = "offsetof";
+	off->cast_type = t->type_expr->cast_type;
+	off->args = node_new(ctx->a, NODE_STR, m->loc);
+	off->args->str = (char *)path;
+	off->args->str_len = strlen(path);
+	diff = node_new(ctx->a, NODE_BINOP, n->loc);
+	diff->op = '-';
+	diff->lhs = addr;
+	diff->rhs = off;
+	n->kind = NODE_CAST;
+	n->cast_type = arena_printf(ctx->a, "%s *", t->type_expr->cast_type);
+	n->lhs = diff;
+	n->args = NULL;
+	n->func = FN_NONE;
+	sema_expr(ctx, n);
+}
+
 void sema_fn_bswap(struct sema_ctx *ctx, struct node *n)
 {
 	struct node *a = n->args;

@@ -189,6 +189,7 @@ void sema_bi_usermode(struct sema_ctx *ctx, struct node *n);
 void sema_fn_is_err(struct sema_ctx *ctx, struct node *n);
 void sema_fn_cfunc(struct sema_ctx *ctx, struct node *n);
 void sema_fn_skboutput(struct sema_ctx *ctx, struct node *n);
+void sema_fn_container_of(struct sema_ctx *ctx, struct node *n);
 void sema_fn_str_concat(struct sema_ctx *ctx, struct node *n);
 void sema_fn_write_user(struct sema_ctx *ctx, struct node *n);
 void sema_fn_assert_str(struct sema_ctx *ctx, struct node *n);
