@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * rawtracepoint:NAME: a raw tracepoint, its arguments unformatted as arg0..argN, as bpftrace
- * 0.17 has it (a raw_tp program). tp_btf:NAME: the same tracepoint as a BTF-typed tp_btf program,
- * its arguments also args->name, typed and named from the kernel's __bpf_trace_NAME function.
+ * rawtracepoint:[vmlinux:]NAME: a raw tracepoint (a raw_tp program), its arguments arg0..argN
+ * and, as in bpftrace 0.27, args->name, typed and named from the kernel's __bpf_trace_NAME
+ * function (read with bpf_probe_read_kernel, as a raw_tp program must); named
+ * rawtracepoint:vmlinux:NAME as 0.27 names it. tp_btf:NAME: the same tracepoint as a BTF-typed
+ * tp_btf program.
  * Targets of both are the kernel's "btf_trace_NAME" typedefs in its BTF; the context of both is
  * the array of u64 arguments.
  */
@@ -93,7 +95,8 @@ static char *tpbtf_section(struct arena *a, const char *target)
 
 /*
  * args->name from __bpf_trace_NAME(void *__data, PROTO), the kernel's own glue with the
- * tracepoint's parameters named and typed, shifted past __data; plus arg0..argN as 64-bit slots.
+ * tracepoint's parameters named and typed (or __probestub_NAME, of the same prototype), shifted
+ * past __data; plus arg0..argN as 64-bit slots.
  */
 static int tpbtf_args(struct probe_env *env, struct arena *a, const char *target,
 		      struct probe_arg **args, uint32_t *nargs, struct probe_err *err)
@@ -105,9 +108,16 @@ static int tpbtf_args(struct probe_env *env, struct arena *a, const char *target
 
 	if (ret)
 		return ret;
-	/* Older kernels may lack the function in BTF: then only arg0..argN. */
+	/*
+	 * An event of a DEFINE_EVENT class has no glue of its own (__bpf_trace_CLASS), but 6.4
+	 * and later give it __probestub_NAME with the same parameters. Older kernels may lack
+	 * both in BTF: then only arg0..argN.
+	 */
 	probe_btf_func_args(env, a, arena_printf(a, "__bpf_trace_%s", target), &named, &nnamed,
 			    &ignored);
+	if (!nnamed)
+		probe_btf_func_args(env, a, arena_printf(a, "__probestub_%s", target), &named,
+				    &nnamed, &ignored);
 	v = arena_alloc(a, (nslots + nnamed + 1) * sizeof(*v));
 	for (uint32_t i = 0; i < nnamed; i++) {
 		if (named[i].offset < 8 || named[i].hidden)
@@ -131,16 +141,24 @@ static int tpbtf_attach(const struct probe_plan *plan, struct probe_links *links
 		plan->probe->name);
 }
 
+/* As bpftrace 0.27 names it, with the BTF it comes from: rawtracepoint:vmlinux:NAME. */
+static char *rawtp_probe_name(struct arena *a, const char *written, const char *target)
+{
+	(void)written;
+	return arena_printf(a, "rawtracepoint:vmlinux:%s", target);
+}
+
 const struct probe_type probe_rawtracepoint = {
 	.name = "rawtracepoint",
 	.spellings = (const char *const[]){ "rt", NULL },
-	.builtins = PB_ARGN,
+	.builtins = PB_ARGS | PB_ARGN,
 	.has_target = true,
 	.list_all = "*",
 	.match = rawtp_match,
 	.section = rawtp_section,
-	.args = rawtp_args,
+	.args = tpbtf_args,
 	.attach = rawtp_attach,
+	.probe_name = rawtp_probe_name,
 };
 
 const struct probe_type probe_tp_btf = {
