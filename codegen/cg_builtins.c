@@ -190,10 +190,13 @@ LLVMValueRef cg_bi_comm(struct cg *cg, struct node *n)
 	return buf;
 }
 
+/* probe: the match's name; "begin" and "end" for BEGIN and END, as bpftrace 0.27 names them. */
 LLVMValueRef cg_bi_probe(struct cg *cg, struct node *n)
 {
 	const char *name = cg->match ? cg->match->name : "";
 
+	if (cg->match && (cg->match->pt->flags & (AOT_PROBE_BEGIN | AOT_PROBE_END)))
+		name = cg->match->pt->flags & AOT_PROBE_BEGIN ? "begin" : "end";
 	if (cg->match && cg->match->is_multi)
 		return cg_multi_probe_name(cg, n);
 	return cg_str_lit(cg, name, strlen(name), n->type.size);
