@@ -66,6 +66,10 @@ struct probe_err {
 	uint32_t flags;
 };
 
+/* Fills err: the message from fmt, and the hint (NULL: none). */
+void probe_err_set(struct probe_err *err, const char *hint, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
 /* Builtins a probe type provides beyond those every probe has. */
 enum probe_builtins {
 	PB_ARGS = 1 << 0, /* args->field */

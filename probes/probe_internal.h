@@ -211,7 +211,4 @@ void probe_btf_names(const struct btf *btf, unsigned kind, const char *prefix, c
 /* The tracefs mount point, looked up once per run; NULL with err set if there is none. */
 const char *probe_env_tracefs(struct probe_env *env, struct probe_err *err);
 
-void probe_err_set(struct probe_err *err, const char *hint, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-
 #endif

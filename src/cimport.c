@@ -14,7 +14,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -37,34 +36,6 @@ static const char *cimport_clang(void)
 		if (!access(candidates[i], X_OK))
 			return candidates[i];
 	return NULL;
-}
-
-/* Reads the whole file at path into the arena (NUL-terminated). NULL if it cannot. */
-static char *cimport_slurp(struct arena *a, const char *path, size_t *size)
-{
-	struct stat st;
-	char *buf;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	size_t got = 0;
-
-	if (fd < 0)
-		return NULL;
-	if (fstat(fd, &st) || st.st_size < 0) {
-		close(fd);
-		return NULL;
-	}
-	buf = arena_alloc(a, (size_t)st.st_size + 1);
-	while (got < (size_t)st.st_size) {
-		ssize_t n = read(fd, buf + got, (size_t)st.st_size - got);
-
-		if (n <= 0)
-			break;
-		got += (size_t)n;
-	}
-	close(fd);
-	buf[got] = 0;
-	*size = got;
-	return buf;
 }
 
 /*
@@ -237,7 +208,7 @@ static int cimport_funcs(struct program *prog, struct diags *d, const struct cim
 static const char *cimport_log_hint(struct arena *a, const char *log)
 {
 	size_t size;
-	char *text = cimport_slurp(a, log, &size), *end;
+	char *text = import_read_file(a, log, &size), *end;
 	int lines = 0;
 
 	if (!text || !size)
@@ -270,7 +241,7 @@ static int cimport_one(struct program *prog, struct diags *d, struct cimport *ci
 		diag_error(d, ci->loc, cimport_log_hint(a, log),
 			   "%s could not compile %s (exit status %d)", clang, ci->path, ret);
 	if (!ret) {
-		ci->bitcode = cimport_slurp(a, bc, &ci->bitcode_size);
+		ci->bitcode = import_read_file(a, bc, &ci->bitcode_size);
 		btf = btf__parse_elf(obj, NULL);
 		if (ci->bitcode && btf)
 			ret = cimport_funcs(prog, d, ci, btf);

@@ -83,6 +83,11 @@ int expand_check_limit(struct program *prog, struct probe_env *env, struct diags
  * the error reported at the import.
  */
 int cimport_build(struct program *prog, struct diags *d);
+/*
+ * The whole file at path in the arena, NUL-terminated, *len its bytes (import.c); NULL with
+ * errno set if it cannot be read.
+ */
+char *import_read_file(struct arena *a, const char *path, size_t *len);
 /* The imported C function of that name, or NULL. */
 const struct cfunc *cimport_find(const struct program *prog, const char *name);
 /*

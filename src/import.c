@@ -64,29 +64,38 @@ static bool import_first(struct import_ctx *c, const char *path)
 	return true;
 }
 
-static struct source *import_read(struct import_ctx *c, const char *path)
+char *import_read_file(struct arena *a, const char *path, size_t *len)
 {
-	struct source *src = arena_alloc(c->prog->arena, sizeof(*src));
-	FILE *f = fopen(path, "r");
+	FILE *f = fopen(path, "re");
 	size_t cap = 4096, n;
 	char *buf;
 
 	if (!f)
 		return NULL;
-	buf = arena_alloc(c->prog->arena, cap + 1);
-	while ((n = fread(buf + src->len, 1, cap - src->len, f)) > 0) {
-		src->len += n;
-		if (src->len == cap) {
-			char *bigger = arena_alloc(c->prog->arena, 2 * cap + 1);
+	*len = 0;
+	buf = arena_alloc(a, cap + 1);
+	while ((n = fread(buf + *len, 1, cap - *len, f)) > 0) {
+		*len += n;
+		if (*len == cap) {
+			char *bigger = arena_alloc(a, 2 * cap + 1);
 
-			memcpy(bigger, buf, src->len);
+			memcpy(bigger, buf, *len);
 			buf = bigger;
 			cap *= 2;
 		}
 	}
 	fclose(f);
-	buf[src->len] = '\0';
-	src->text = buf;
+	buf[*len] = '\0';
+	return buf;
+}
+
+static struct source *import_read(struct import_ctx *c, const char *path)
+{
+	struct source *src = arena_alloc(c->prog->arena, sizeof(*src));
+
+	src->text = import_read_file(c->prog->arena, path, &src->len);
+	if (!src->text)
+		return NULL;
 	src->name = arena_strdup(c->prog->arena, path);
 	return src;
 }

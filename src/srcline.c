@@ -12,7 +12,6 @@
 #include <dwarf.h>
 #include <elfutils/libdwfl.h>
 #include <errno.h>
-#include <stdarg.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,17 +21,6 @@
 #include "arena.h"
 #include "frontend.h"
 #include "probe.h"
-
-/* Where an error goes: what went wrong, and a hint (NULL: none). */
-static void srcline_err(struct probe_err *err, const char *hint, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(err->msg, sizeof(err->msg), fmt, ap);
-	va_end(ap);
-	snprintf(err->hint, sizeof(err->hint), "%s", hint ? hint : "");
-}
 
 /* Whether path ends with pattern, whole path elements only ("b/c.c" ends "/a/b/c.c", "c.c" not). */
 static bool path_ends_with(const char *path, const char *pattern)
@@ -70,18 +58,19 @@ static Dwarf_Die *srcline_cu(struct arena *a, Dwfl *dwfl, const char *file, char
 				found = cu;
 				*path = arena_strdup(a, src);
 			} else if (strcmp(src, *path)) {
-				srcline_err(err,
-					    "give more of the file's path, up to a directory that "
-					    "tells them apart",
-					    "'%s' names more than one source file: %s, %s", file,
-					    *path, src);
+				probe_err_set(
+					err,
+					"give more of the file's path, up to a directory that "
+					"tells them apart",
+					"'%s' names more than one source file: %s, %s", file, *path,
+					src);
 				return NULL;
 			}
 		}
 	}
 	if (!found)
-		srcline_err(err, "give the file's path as the compiler saw it, or its last part",
-			    "no source file of the binary is '%s'", file);
+		probe_err_set(err, "give the file's path as the compiler saw it, or its last part",
+			      "no source file of the binary is '%s'", file);
 	return found;
 }
 
@@ -106,7 +95,7 @@ int srcline_addr(struct arena *a, const char *bin, const char *file, unsigned lo
 		return -ENOMEM;
 	if (!dwfl_report_offline(dwfl, bin, bin, -1) || dwfl_report_end(dwfl, NULL, NULL) ||
 	    !dwfl_nextcu(dwfl, NULL, &bias)) {
-		srcline_err(
+		probe_err_set(
 			err, "build it with -g, or install its debug symbols (the -dbgsym package)",
 			"%s has no DWARF debug info, which a probe at a source line needs", bin);
 		goto out;
@@ -117,8 +106,8 @@ int srcline_addr(struct arena *a, const char *bin, const char *file, unsigned lo
 		goto out;
 	}
 	if (dwarf_getsrclines(cu, &lines, &nlines)) {
-		srcline_err(err, NULL, "cannot read the line table of %s in %s: %s", cu_path, bin,
-			    dwarf_errmsg(-1));
+		probe_err_set(err, NULL, "cannot read the line table of %s in %s: %s", cu_path, bin,
+			      dwarf_errmsg(-1));
 		ret = -EINVAL;
 		goto out;
 	}
@@ -140,11 +129,11 @@ int srcline_addr(struct arena *a, const char *bin, const char *file, unsigned lo
 		}
 	}
 	if (col)
-		srcline_err(err, "give the line (and column) of a statement that has code",
-			    "%s:%lu:%lu has no code in %s", file, line, col, bin);
+		probe_err_set(err, "give the line (and column) of a statement that has code",
+			      "%s:%lu:%lu has no code in %s", file, line, col, bin);
 	else
-		srcline_err(err, "give the line of a statement that has code",
-			    "%s:%lu has no code in %s", file, line, bin);
+		probe_err_set(err, "give the line of a statement that has code",
+			      "%s:%lu has no code in %s", file, line, bin);
 out:
 	dwfl_end(dwfl);
 	return ret;
