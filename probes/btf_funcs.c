@@ -19,12 +19,15 @@ static int btf_funcs_cmp(const void *x, const void *y, void *btf)
 static int btf_funcs_make(struct btf_funcs *ix, const struct btf *btf)
 {
 	uint32_t n = btf__type_cnt(btf);
+	/* a module's BTF, split over vmlinux's: its own functions only */
+	const struct btf *base = btf__base_btf(btf);
+	uint32_t first = base ? btf__type_cnt(base) : 1;
 
 	btf_funcs_free(ix);
 	ix->ids = malloc(n * sizeof(*ix->ids));
 	if (!ix->ids)
 		return -ENOMEM;
-	for (uint32_t id = 1; id < n; id++)
+	for (uint32_t id = first; id < n; id++)
 		if (btf_is_func(btf__type_by_id(btf, id)))
 			ix->ids[ix->n++] = id;
 	qsort_r(ix->ids, ix->n, sizeof(*ix->ids), btf_funcs_cmp, (void *)btf);

@@ -25,6 +25,7 @@ void probe_env__free(struct probe_env *env)
 	free(env->tracefs);
 	free(env->btf_path);
 	btf_funcs_free(&env->funcs);
+	probe_kmods_free(&env->kmods);
 	btf__free(env->vmlinux_btf);
 	free(env);
 }
@@ -89,4 +90,13 @@ struct btf *probe_env_vmlinux_btf(struct probe_env *env, struct probe_err *err)
 		probe_err_set(err, "kfunc probes need a kernel built with CONFIG_DEBUG_INFO_BTF",
 			      "cannot read the kernel's BTF: %s", strerror(-env->vmlinux_btf_err));
 	return env->vmlinux_btf;
+}
+
+struct probe_kmods *probe_env_kmods(struct probe_env *env)
+{
+	struct btf *vmlinux = probe_env_vmlinux_btf(env, NULL);
+
+	if (vmlinux && !env->btf_path)
+		probe_kmods_read(&env->kmods, vmlinux);
+	return &env->kmods;
 }

@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * kfunc:FUNC / kretfunc:FUNC, also spelled fentry/fexit: BPF trampolines on kernel functions.
- * Targets are the FUNC entries of the kernel's BTF (parsed once per run, only when such a probe
- * appears); libbpf resolves each "fentry/FUNC" section to its BTF id at load. Targets "bpf:..."
- * are functions of running BPF programs (bpfprog.c).
+ * kfunc:[MODULE:]FUNC / kretfunc:[MODULE:]FUNC, also spelled fentry/fexit: BPF trampolines on
+ * kernel functions. Targets are the FUNC entries of the kernel's BTF (parsed once per run, only
+ * when such a probe appears) as "FUNC", and a module's as "MODULE:FUNC" (kmods.c); libbpf
+ * resolves each "fentry/FUNC" section to its BTF id at load, in vmlinux or the one module that
+ * has it. Targets "bpf:..." are functions of running BPF programs (bpfprog.c). `probe` names
+ * them as bpftrace 0.27 does: fentry:vmlinux:FUNC, fentry:MODULE:FUNC, fexit:...
  */
 #include <bpf/bpf.h>
 #include <bpf/btf.h>
@@ -16,9 +18,56 @@
 #include <unistd.h>
 
 #include "arena.h"
+#include "kmods.h"
 #include "types.h"
 #include "meta.h"
 #include "probe_internal.h"
+
+/* The function a target names: FUNC of "MODULE:FUNC" and of "FUNC". */
+static const char *kfunc_func(const char *target)
+{
+	const char *colon = strrchr(target, ':');
+
+	return colon ? colon + 1 : target;
+}
+
+/* Target's BTF id, in *btf (vmlinux's or its module's), or -ENOENT. */
+static int kfunc_find(struct probe_env *env, const char *target, const struct btf **btf)
+{
+	struct btf *vmlinux = probe_env_vmlinux_btf(env, NULL);
+	struct probe_kmod *k;
+	const char *func;
+	char mod[64];
+
+	*btf = vmlinux;
+	if (!vmlinux)
+		return -ENOENT;
+	if (!probe_kmod_target(target, mod, sizeof(mod), &func))
+		return btf_funcs_find(&env->funcs, vmlinux, target);
+	k = probe_kmods_find(probe_env_kmods(env), mod);
+	if (!k)
+		return -ENOENT;
+	*btf = k->btf;
+	return btf_funcs_find(&k->funcs, k->btf, func);
+}
+
+/* The number of BTFs (vmlinux and the modules') with a function func; in *first, the first. */
+static size_t kfunc_homes(struct probe_env *env, struct btf *vmlinux, const char *func,
+			  const char **first)
+{
+	struct probe_kmods *m = probe_env_kmods(env);
+	size_t n = 0;
+
+	*first = NULL;
+	if (btf_funcs_find(&env->funcs, vmlinux, func) > 0) {
+		*first = "vmlinux";
+		n++;
+	}
+	for (size_t i = 0; i < m->n; i++)
+		if (btf_funcs_find(&m->v[i].funcs, m->v[i].btf, func) > 0 && !n++)
+			*first = m->v[i].name;
+	return n;
+}
 
 /*
  * Drops the functions ftrace cannot trace (init code freed after boot, notrace), which BTF
@@ -28,7 +77,7 @@
 static void kfunc_drop_untraceable(struct probe_env *env, char **names, size_t *n)
 {
 	const char *root = probe_env_tracefs(env, NULL);
-	char path[160], line[512], name[256];
+	char path[160], line[512], name[256], mod[64];
 	bool *ok;
 	size_t kept = 0;
 	FILE *f;
@@ -46,8 +95,21 @@ static void kfunc_drop_untraceable(struct probe_env *env, char **names, size_t *
 	while (fgets(line, sizeof(line), f)) {
 		char **hit;
 
-		if (sscanf(line, "%255s", name) != 1)
+		/* "FUNC" for vmlinux, "FUNC [MODULE]" for a module's: targets FUNC, MODULE:FUNC */
+		int got = sscanf(line, "%255s [%63[^]]]", name, mod);
+
+		if (got < 1)
 			continue;
+		if (got == 2) {
+			char key[330];
+
+			snprintf(key, sizeof(key), "%s:%s", mod, name);
+			hit = bsearch(&(const char *){ key }, names, *n, sizeof(char *),
+				      probe_name_cmp);
+			if (hit)
+				ok[hit - names] = true;
+			continue;
+		}
 		hit = bsearch(&(const char *){ name }, names, *n, sizeof(char *), probe_name_cmp);
 		if (hit)
 			ok[hit - names] = true;
@@ -120,12 +182,13 @@ static bool kfunc_listed(const char *name, const char *const *list, size_t n)
  * more than 16 bytes by value, or a struct returned by value; and those the verifier refuses
  * or that take the kernel down.
  */
-static void kfunc_drop_unattachable(struct probe_env *env, struct btf *btf, char **names, size_t *n)
+static void kfunc_drop_unattachable(struct probe_env *env, char **names, size_t *n)
 {
 	size_t kept = 0;
 
 	for (size_t i = 0; i < *n; i++) {
-		int id = btf_funcs_find(&env->funcs, btf, names[i]);
+		const struct btf *btf;
+		int id = kfunc_find(env, names[i], &btf);
 		const struct btf_type *fn = id > 0 ? btf__type_by_id(btf, (uint32_t)id) : NULL;
 		const struct btf_type *proto = fn ? btf__type_by_id(btf, fn->type) : NULL;
 		const struct btf_param *params;
@@ -135,19 +198,63 @@ static void kfunc_drop_unattachable(struct probe_env *env, struct btf *btf, char
 		params = ok ? btf_params(proto) : NULL;
 		for (uint32_t j = 0; ok && j < btf_vlen(proto); j++)
 			ok = kfunc_slot_ok(btf, params[j].type, false);
-		ok = ok && !KFUNC_LISTED(names[i], kfunc_denied) &&
-		     !KFUNC_LISTED(names[i], kfunc_fatal);
+		ok = ok && !KFUNC_LISTED(kfunc_func(names[i]), kfunc_denied) &&
+		     !KFUNC_LISTED(kfunc_func(names[i]), kfunc_fatal);
 		if (ok)
 			names[kept++] = names[i];
 	}
 	*n = kept;
 }
 
+/*
+ * A module function a generic loader (libbpf 1.4 reads "fentry/FUNC" alone) finds by its name:
+ * one no other BTF has. 0, or -EINVAL with err set.
+ */
+static int kfunc_module_unique(struct probe_env *env, struct btf *vmlinux, const char *mod,
+			       const char *func, struct probe_err *err)
+{
+	const char *first;
+
+	if (kfunc_homes(env, vmlinux, func, &first) == 1)
+		return 0;
+	probe_err_set(err, "trace one of the same name in vmlinux: kfunc:vmlinux:FUNC",
+		      "%s is in more than one kernel BTF (%s, %s): a trampoline on %s's is not "
+		      "supported",
+		      func, first, mod, mod);
+	return -EINVAL;
+}
+
+/* Adds module k's functions that match func_pat and that no other BTF has, as "MODULE:FUNC". */
+static void kfunc_module_names(struct probe_env *env, struct btf *vmlinux,
+			       const struct probe_kmod *k, const char *func_pat,
+			       struct probe_names *names)
+{
+	const char *first;
+
+	/* the base's types are vmlinux's: a module's own come after them */
+	for (uint32_t id = btf__type_cnt(vmlinux); id < btf__type_cnt(k->btf); id++) {
+		const struct btf_type *t = btf__type_by_id(k->btf, id);
+		const char *name = btf_is_func(t) ? btf__name_by_offset(k->btf, t->name_off) : NULL;
+
+		if (name && *name && probe_wildcard_match(func_pat, name) &&
+		    kfunc_homes(env, vmlinux, name, &first) == 1)
+			probe_names_add(names, arena_printf(names->a, "%s:%s", k->name, name));
+	}
+}
+
+/*
+ * Patterns: FUNC (vmlinux's, else the one module's that has it), MODULE:FUNC, vmlinux:FUNC, and
+ * wildcards of either part; a function pattern alone matches vmlinux and every module, as
+ * bpftrace 0.27's fentry:*:FUNC.
+ */
 static int kfunc_match(struct probe_env *env, struct arena *a, const char *pattern, char ***out,
 		       size_t *n, struct probe_err *err)
 {
 	struct btf *btf;
 	struct probe_names names = { .a = a };
+	const char *colon = strchr(pattern, ':'), *func_pat = colon ? colon + 1 : pattern, *first;
+	char *mod_pat = colon ? arena_printf(a, "%.*s", (int)(colon - pattern), pattern) : "*";
+	struct probe_kmods *mods;
 
 	*out = NULL;
 	*n = 0;
@@ -159,27 +266,51 @@ static int kfunc_match(struct probe_env *env, struct arena *a, const char *patte
 	if (!btf)
 		return -ENOENT;
 	if (!probe_has_wildcard(pattern)) {
-		if (btf_funcs_find(&env->funcs, btf, pattern) < 0)
-			return 0;
+		const char *target = func_pat;
+
 		/* named on its own too: the kernel accepts it, and then overflows its stack */
-		if (KFUNC_LISTED(pattern, kfunc_fatal)) {
+		if (KFUNC_LISTED(func_pat, kfunc_fatal)) {
 			probe_err_set(err, "the trampoline itself calls it (see aotrace(8))",
 				      "a kfunc probe on %s recurses until the kernel's stack "
 				      "overflows (Linux 7.2): refused",
-				      pattern);
+				      func_pat);
 			return -EINVAL;
 		}
+		if (colon && strcmp(mod_pat, "vmlinux")) {
+			struct probe_kmod *k = probe_kmods_find(probe_env_kmods(env), mod_pat);
+
+			if (!k || btf_funcs_find(&k->funcs, k->btf, func_pat) <= 0)
+				return 0;
+			if (kfunc_module_unique(env, btf, mod_pat, func_pat, err))
+				return -EINVAL;
+			target = pattern;
+		} else if (btf_funcs_find(&env->funcs, btf, func_pat) < 0) {
+			/* not vmlinux's: the one module's that has it */
+			if (colon || !kfunc_homes(env, btf, func_pat, &first))
+				return 0;
+			if (kfunc_homes(env, btf, func_pat, &first) > 1) {
+				probe_err_set(err, "name the module: kfunc:MODULE:FUNC",
+					      "%s is a function of more than one module", func_pat);
+				return -EINVAL;
+			}
+			target = arena_printf(a, "%s:%s", first, func_pat);
+		}
 		*out = arena_alloc(a, sizeof(char *));
-		(*out)[0] = arena_strdup(a, pattern);
+		(*out)[0] = arena_strdup(a, target);
 		*n = 1;
 		return 1;
 	}
-	probe_btf_names(btf, BTF_KIND_FUNC, "", pattern, &names);
+	if (probe_wildcard_match(mod_pat, "vmlinux"))
+		probe_btf_names(btf, BTF_KIND_FUNC, "", func_pat, &names);
+	mods = probe_env_kmods(env);
+	for (size_t i = 0; i < mods->n; i++)
+		if (probe_wildcard_match(mod_pat, mods->v[i].name))
+			kfunc_module_names(env, btf, &mods->v[i], func_pat, &names);
 	*n = probe_names_finish(&names, out);
 	if (*n)
 		kfunc_drop_untraceable(env, *out, n);
 	if (*n)
-		kfunc_drop_unattachable(env, btf, *out, n);
+		kfunc_drop_unattachable(env, *out, n);
 	return (int)*n;
 }
 
@@ -200,6 +331,23 @@ static void decl_printf(void *ctx, const char *fmt, va_list ap)
 	if (n > 0)
 		b->len = b->len + (size_t)n < sizeof(b->text) ? b->len + (size_t)n
 							      : sizeof(b->text) - 1;
+}
+
+/*
+ * A parameter as -lv lists it, as bpftrace 0.27 does: the type as btf_dump declares it without
+ * a name, a space, the name ("struct file * file", "size_t count"); the name alone where the
+ * type cannot be declared.
+ */
+static char *kfunc_decl(struct arena *a, struct btf_dump *dump, struct decl_buf *buf,
+			uint32_t type_id, const char *name)
+{
+	LIBBPF_OPTS(btf_dump_emit_type_decl_opts, dopts, .field_name = "");
+
+	buf->len = 0;
+	buf->text[0] = 0;
+	if (!dump || btf_dump__emit_type_decl(dump, type_id, &dopts))
+		return arena_strdup(a, name);
+	return arena_printf(a, "%s %s", buf->text, name);
 }
 
 /* The kernel's struct or union of the name of btf's pointee type id, or 0. */
@@ -278,24 +426,18 @@ int probe_btf_proto_args(struct arena *a, const struct btf *btf, uint32_t func_i
 	v = arena_alloc(a, (vlen + 1) * sizeof(*v));
 	for (uint32_t i = 0; i < vlen; i++) {
 		const char *name = btf__name_by_offset(btf, params[i].name_off);
-		LIBBPF_OPTS(btf_dump_emit_type_decl_opts, dopts, .field_name = name);
 
 		/* A parameter passed by value in several registers has no one slot to read. */
 		if (!name || !*name || !kfunc_slot_type(btf, params[i].type, kernel, &v[n].type))
 			continue;
 		v[n].name = arena_strdup(a, name);
 		v[n].offset = 8 * i;
-		buf.len = 0;
-		buf.text[0] = 0;
-		if (dump && !btf_dump__emit_type_decl(dump, params[i].type, &dopts))
-			v[n].decl = arena_strdup(a, buf.text);
-		else
-			v[n].decl = v[n].name;
+		v[n].decl = kfunc_decl(a, dump, &buf, params[i].type, name);
 		n++;
 	}
 	if (with_retval && proto->type && kfunc_slot_type(btf, proto->type, kernel, &v[n].type)) {
 		v[n].name = arena_strdup(a, "retval");
-		v[n].decl = v[n].name;
+		v[n].decl = kfunc_decl(a, dump, &buf, proto->type, "retval");
 		v[n].offset = 8 * vlen;
 		v[n].type.is_signed = v[n].type.is_signed || v[n].type.size < 8;
 		v[n].hidden = true;
@@ -311,16 +453,19 @@ static int kfunc_args_common(struct probe_env *env, struct arena *a, const char 
 			     bool with_retval, struct probe_arg **args, uint32_t *nargs,
 			     struct probe_err *err)
 {
-	struct btf *btf;
+	const struct btf *btf;
+	struct btf *vmlinux;
 	int id;
 
 	if (probe_bpf_target(target))
 		return probe_bpf_args(env, a, target, with_retval, args, nargs, err);
-	btf = probe_env_vmlinux_btf(env, err);
-	if (!btf)
+	vmlinux = probe_env_vmlinux_btf(env, err);
+	if (!vmlinux)
 		return -ENOENT;
-	id = btf_funcs_find(&env->funcs, btf, target);
-	if (id < 0 || probe_btf_proto_args(a, btf, (uint32_t)id, btf, with_retval, args, nargs)) {
+	/* a module's pointers are typed by the kernel's struct of the same name, or not at all */
+	id = kfunc_find(env, target, &btf);
+	if (id < 0 ||
+	    probe_btf_proto_args(a, btf, (uint32_t)id, vmlinux, with_retval, args, nargs)) {
 		probe_err_set(err, NULL, "the kernel's BTF has no function %s", target);
 		return -ENOENT;
 	}
@@ -352,12 +497,32 @@ static int kretfunc_args(struct probe_env *env, struct arena *a, const char *tar
  */
 static char *kfunc_section(struct arena *a, const char *target)
 {
-	return arena_printf(a, "fentry/%s", target);
+	return arena_printf(a, "fentry/%s", probe_bpf_target(target) ? target : kfunc_func(target));
 }
 
 static char *kretfunc_section(struct arena *a, const char *target)
 {
-	return arena_printf(a, "fexit/%s", target);
+	return arena_printf(a, "fexit/%s", probe_bpf_target(target) ? target : kfunc_func(target));
+}
+
+/* As bpftrace 0.27 names them: fentry:vmlinux:FUNC, fentry:MODULE:FUNC, fentry:bpf:ID:NAME. */
+static char *kfunc_name(struct arena *a, const char *type, const char *target)
+{
+	if (probe_bpf_target(target) || strchr(target, ':'))
+		return arena_printf(a, "%s:%s", type, target);
+	return arena_printf(a, "%s:vmlinux:%s", type, target);
+}
+
+static char *kfunc_probe_name(struct arena *a, const char *written, const char *target)
+{
+	(void)written;
+	return kfunc_name(a, "fentry", target);
+}
+
+static char *kretfunc_probe_name(struct arena *a, const char *written, const char *target)
+{
+	(void)written;
+	return kfunc_name(a, "fexit", target);
 }
 
 static int kfunc_attach(const struct probe_plan *plan, struct probe_links *links,
@@ -420,6 +585,7 @@ const struct probe_type probe_kfunc = {
 	.args = kfunc_args,
 	.attach = kfunc_attach,
 	.prepare = kfunc_prepare,
+	.probe_name = kfunc_probe_name,
 };
 
 const struct probe_type probe_kretfunc = {
@@ -434,4 +600,5 @@ const struct probe_type probe_kretfunc = {
 	.args = kretfunc_args,
 	.attach = kfunc_attach,
 	.prepare = kfunc_prepare,
+	.probe_name = kretfunc_probe_name,
 };

@@ -8,6 +8,7 @@
 
 #include "arena.h"
 #include "btf_funcs.h"
+#include "kmods.h"
 #include "probe.h"
 
 struct probe_env {
@@ -16,8 +17,9 @@ struct probe_env {
 	char *btf_path;		 /* types of another kernel: probe_env__set_btf_path */
 	struct btf *vmlinux_btf; /* parsed on first use */
 	int vmlinux_btf_err;
-	int tracing_multi;	/* tracing multi links: 0 untried, 1 there, -errno not */
-	struct btf_funcs funcs; /* vmlinux_btf's functions by name */
+	int tracing_multi;	  /* tracing multi links: 0 untried, 1 there, -errno not */
+	struct btf_funcs funcs;	  /* vmlinux_btf's functions by name */
+	struct probe_kmods kmods; /* the modules' BTF, read where a kfunc probe may name one */
 	/*
 	 * kfunc:bpf: the BPF programs the run's probes have taken so far (bpfprog.c): a probe
 	 * whose program is gone takes another of its function's name, not one already taken. A
@@ -27,6 +29,12 @@ struct probe_env {
 	size_t nbpf_taken;
 	probe_srcline_fn *srcline; /* probe_env__set_srcline; NULL: no source lines */
 };
+
+/*
+ * The kernel modules' BTF, read on first use (kmods.h); an empty set where the types are
+ * another host's (probe_env__set_btf_path) or the kernel has no module BTF.
+ */
+struct probe_kmods *probe_env_kmods(struct probe_env *env);
 
 /*
  * arg0..arg5 (or retval) from the x86-64 registers in struct pt_regs, as hidden args, and at

@@ -1,12 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * rawtracepoint:[vmlinux:]NAME: a raw tracepoint (a raw_tp program), its arguments arg0..argN
- * and, as in bpftrace 0.27, args->name, typed and named from the kernel's __bpf_trace_NAME
- * function (read with bpf_probe_read_kernel, as a raw_tp program must); named
- * rawtracepoint:vmlinux:NAME as 0.27 names it. tp_btf:NAME: the same tracepoint as a BTF-typed
- * tp_btf program.
- * Targets of both are the kernel's "btf_trace_NAME" typedefs in its BTF; the context of both is
- * the array of u64 arguments.
+ * rawtracepoint:[MODULE:]NAME: a raw tracepoint (a raw_tp program), its arguments arg0..argN
+ * and, as in bpftrace 0.27, args->name, typed and named from the kernel's (or the module's)
+ * __bpf_trace_NAME function (read with bpf_probe_read_kernel, as a raw_tp program must);
+ * named rawtracepoint:vmlinux:NAME or rawtracepoint:MODULE:NAME as 0.27 names it. tp_btf:NAME: the
+ * same tracepoint as a BTF-typed tp_btf program. Targets of both are the kernel's "btf_trace_NAME"
+ * typedefs in its BTF; the context of both is the array of u64 arguments.
  */
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
@@ -20,28 +19,66 @@
 
 #define RAW_PREFIX "btf_trace_"
 
+/* Adds btf's raw tracepoints past its first id that match pattern, after prefix. */
+static void rawtp_names(const struct btf *btf, uint32_t first, const char *prefix,
+			const char *pattern, struct probe_names *names)
+{
+	size_t plen = strlen(RAW_PREFIX);
+
+	for (uint32_t id = first; id < btf__type_cnt(btf); id++) {
+		const struct btf_type *t = btf__type_by_id(btf, id);
+		const char *name = btf_is_typedef(t) ? btf__name_by_offset(btf, t->name_off) : NULL;
+
+		if (name && !strncmp(name, RAW_PREFIX, plen) &&
+		    probe_wildcard_match(pattern, name + plen))
+			probe_names_add(names, arena_printf(names->a, "%s%s", prefix, name + plen));
+	}
+}
+
+/*
+ * Patterns: NAME (vmlinux's and every module's, as bpftrace 0.27's rawtracepoint:*:NAME),
+ * vmlinux:NAME, MODULE:NAME, a wildcard of either part; targets are "NAME" for vmlinux's and
+ * "MODULE:NAME". bpftrace 0.17's CATEGORY:NAME, where CATEGORY is no module, is vmlinux's NAME.
+ */
 static int rawtp_match(struct probe_env *env, struct arena *a, const char *pattern, char ***out,
 		       size_t *n, struct probe_err *err)
 {
 	struct probe_names names = { .a = a };
+	const char *colon = strchr(pattern, ':'), *name = colon ? colon + 1 : pattern;
+	char *mod = colon ? arena_printf(a, "%.*s", (int)(colon - pattern), pattern) : "*";
+	struct probe_kmods *mods;
 	struct btf *btf;
 
 	*out = NULL;
 	*n = 0;
-	/* bpftrace 0.17 also accepts rawtracepoint:CATEGORY:NAME; the category does not matter. */
-	if (strchr(pattern, ':'))
-		pattern = strchr(pattern, ':') + 1;
 	btf = probe_env_vmlinux_btf(env, err);
 	if (!btf)
 		return -ENOENT;
-	probe_btf_names(btf, BTF_KIND_TYPEDEF, RAW_PREFIX, pattern, &names);
+	mods = probe_env_kmods(env);
+	if (colon && !probe_has_wildcard(mod) && strcmp(mod, "vmlinux") &&
+	    !probe_kmods_find(mods, mod))
+		mod = "vmlinux";
+	if (probe_wildcard_match(mod, "vmlinux"))
+		rawtp_names(btf, 1, "", name, &names);
+	for (size_t i = 0; i < mods->n; i++)
+		if (probe_wildcard_match(mod, mods->v[i].name))
+			rawtp_names(mods->v[i].btf, btf__type_cnt(btf),
+				    arena_printf(a, "%s:", mods->v[i].name), name, &names);
 	*n = probe_names_finish(&names, out);
 	return (int)*n;
 }
 
+/* The tracepoint a target names: NAME of "MODULE:NAME" and of "NAME". */
+static const char *rawtp_name(const char *target)
+{
+	const char *colon = strchr(target, ':');
+
+	return colon ? colon + 1 : target;
+}
+
 static char *rawtp_section(struct arena *a, const char *target)
 {
-	return arena_printf(a, "raw_tp/%s", target);
+	return arena_printf(a, "raw_tp/%s", rawtp_name(target));
 }
 
 /* arg0..argN-1: the tracepoint's arguments after its leading `void *` context. */
@@ -50,12 +87,18 @@ static int rawtp_args(struct probe_env *env, struct arena *a, const char *target
 {
 	struct btf *btf = probe_env_vmlinux_btf(env, err);
 	const struct btf_type *t;
-	char *tname = arena_printf(a, RAW_PREFIX "%s", target);
+	char *tname = arena_printf(a, RAW_PREFIX "%s", rawtp_name(target));
+	struct probe_kmod *k;
 	uint32_t n;
 	int id;
 
 	if (!btf)
 		return -ENOENT;
+	/* a module's tracepoint: its typedef is in the module's BTF */
+	if (strchr(target, ':') &&
+	    (k = probe_kmods_find(probe_env_kmods(env),
+				  arena_printf(a, "%.*s", (int)strcspn(target, ":"), target))))
+		btf = k->btf;
 	id = btf__find_by_name_kind(btf, tname, BTF_KIND_TYPEDEF);
 	t = id < 0 ? NULL : btf__type_by_id(btf, btf__resolve_type(btf, (uint32_t)id));
 	while (t && btf_is_ptr(t))
@@ -84,13 +127,14 @@ static int rawtp_attach(const struct probe_plan *plan, struct probe_links *links
 			struct probe_err *err)
 {
 	return probe_links_add_result(
-		links, bpf_program__attach_raw_tracepoint(plan->prog, plan->probe->target), err,
-		"list them with: aotrace -l 'rawtracepoint:*'", plan->probe->name);
+		links,
+		bpf_program__attach_raw_tracepoint(plan->prog, rawtp_name(plan->probe->target)),
+		err, "list them with: aotrace -l 'rawtracepoint:*'", plan->probe->name);
 }
 
 static char *tpbtf_section(struct arena *a, const char *target)
 {
-	return arena_printf(a, "tp_btf/%s", target);
+	return arena_printf(a, "tp_btf/%s", rawtp_name(target));
 }
 
 /*
@@ -104,7 +148,7 @@ static int tpbtf_args(struct probe_env *env, struct arena *a, const char *target
 	struct probe_arg *slots, *named = NULL, *v;
 	uint32_t nslots, nnamed = 0, n = 0;
 	struct probe_err ignored;
-	int ret = rawtp_args(env, a, target, &slots, &nslots, err);
+	int ret = rawtp_args(env, a, target, &slots, &nslots, err), mod;
 
 	if (ret)
 		return ret;
@@ -113,11 +157,16 @@ static int tpbtf_args(struct probe_env *env, struct arena *a, const char *target
 	 * and later give it __probestub_NAME with the same parameters. Older kernels may lack
 	 * both in BTF: then only arg0..argN.
 	 */
-	probe_btf_func_args(env, a, arena_printf(a, "__bpf_trace_%s", target), &named, &nnamed,
-			    &ignored);
+	/* "MODULE:__bpf_trace_NAME" for a module's: the kfunc target of the module's glue */
+	mod = strchr(target, ':') ? (int)strcspn(target, ":") + 1 : 0;
+	probe_btf_func_args(env, a,
+			    arena_printf(a, "%.*s__bpf_trace_%s", mod, target, rawtp_name(target)),
+			    &named, &nnamed, &ignored);
 	if (!nnamed)
-		probe_btf_func_args(env, a, arena_printf(a, "__probestub_%s", target), &named,
-				    &nnamed, &ignored);
+		probe_btf_func_args(
+			env, a,
+			arena_printf(a, "%.*s__probestub_%s", mod, target, rawtp_name(target)),
+			&named, &nnamed, &ignored);
 	v = arena_alloc(a, (nslots + nnamed + 1) * sizeof(*v));
 	for (uint32_t i = 0; i < nnamed; i++) {
 		if (named[i].offset < 8 || named[i].hidden)
@@ -141,10 +190,15 @@ static int tpbtf_attach(const struct probe_plan *plan, struct probe_links *links
 		plan->probe->name);
 }
 
-/* As bpftrace 0.27 names it, with the BTF it comes from: rawtracepoint:vmlinux:NAME. */
+/*
+ * As bpftrace 0.27 names it, with the BTF it comes from: rawtracepoint:vmlinux:NAME,
+ * rawtracepoint:MODULE:NAME.
+ */
 static char *rawtp_probe_name(struct arena *a, const char *written, const char *target)
 {
 	(void)written;
+	if (strchr(target, ':'))
+		return arena_printf(a, "rawtracepoint:%s", target);
 	return arena_printf(a, "rawtracepoint:vmlinux:%s", target);
 }
 

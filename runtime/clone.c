@@ -21,6 +21,7 @@
 #include <bpf/libbpf.h>
 
 #include "btf_funcs.h"
+#include "kmods.h"
 #include "rt.h"
 #include "tracing_multi.h"
 
@@ -41,7 +42,8 @@ struct rt_clones {
 	struct rt_clone *v; /* in the order of their probes */
 	size_t n;
 	struct btf *vmlinux;
-	struct btf_funcs funcs; /* vmlinux's functions by name */
+	struct btf_funcs funcs;	  /* vmlinux's functions by name */
+	struct probe_kmods kmods; /* the modules' BTF, read for the first module target */
 };
 
 struct clone_syms {
@@ -166,6 +168,7 @@ int rt_clone_prepare(struct rt *rt, const void *elf, size_t size)
 	const struct rt_plan *pl = &rt->plan;
 	struct rt_clones *c;
 	struct bpf_program *prog;
+	const char *func;
 	size_t n = 0;
 	int err;
 
@@ -228,9 +231,14 @@ int rt_clone_prepare(struct rt *rt, const void *elf, size_t size)
 				return err;
 			continue;
 		}
-		/* Its section names the group's first target; it serves its own. */
-		err = bpf_program__set_attach_target(cl->prog, 0,
-						     rt->meta->probes[cl->probe].target);
+		/*
+		 * Its section names the group's first target; it serves its own, which libbpf
+		 * finds by its function's name (a module's is that module's only: kfunc.c).
+		 */
+		func = rt->meta->probes[cl->probe].target;
+		if (strrchr(func, ':'))
+			func = strrchr(func, ':') + 1;
+		err = bpf_program__set_attach_target(cl->prog, 0, func);
 		if (err) {
 			rt_report(&rt->out, RT_ERROR, "probe %s: %s",
 				  rt->meta->probes[cl->probe].name, strerror(-err));
@@ -293,10 +301,14 @@ fail:
  * for a multi program the group can do without).
  */
 static int clone_load_copy(struct rt *rt, const struct rt_clone *cl, const struct clone_info *ci,
-			   int type, uint32_t id, bool quiet_fail, int *fd)
+			   int type, uint32_t id, int obj_fd, bool quiet_fail, int *fd)
 {
 	const struct aot_probe *p = &rt->meta->probes[cl->probe];
 	LIBBPF_OPTS(bpf_prog_load_opts, opts, .expected_attach_type = type, .attach_btf_id = id);
+
+	/* A module's function: id is in that module's BTF. */
+	if (obj_fd > 0)
+		opts.attach_btf_obj_fd = (uint32_t)obj_fd;
 
 	/* A BPF program's function: id is in that program's BTF (kfunc:bpf:, prepare). */
 	if (rt->plan.v[cl->probe].attach_prog_fd > 0 && id)
@@ -345,15 +357,31 @@ static int clone_load_copy(struct rt *rt, const struct rt_clone *cl, const struc
 	return 0;
 }
 
+/* A kernel module's function, "MODULE:FUNC": its id in the module's BTF, and that BTF's fd. */
+static int clone_module_func(struct rt_clones *c, const char *target, int *obj_fd)
+{
+	struct probe_kmod *k;
+	const char *func;
+	char mod[64];
+
+	*obj_fd = 0;
+	if (!probe_kmod_target(target, mod, sizeof(mod), &func))
+		return btf_funcs_find(&c->funcs, c->vmlinux, target);
+	if (probe_kmods_read(&c->kmods, c->vmlinux) || !(k = probe_kmods_find(&c->kmods, mod)))
+		return -ENOENT;
+	*obj_fd = probe_kmod_fd(k);
+	return *obj_fd < 0 ? *obj_fd : btf_funcs_find(&k->funcs, k->btf, func);
+}
+
 static int clone_load_one(struct rt *rt, struct rt_clone *cl, const struct clone_info *ci)
 {
 	const struct aot_probe *p = &rt->meta->probes[cl->probe];
 	const struct probe_plan *pp = &rt->plan.v[cl->probe];
-	int id = (int)pp->attach_btf_id;
+	int id = (int)pp->attach_btf_id, obj_fd = 0;
 
 	/* a kernel function, or a BPF program's, whose id prepare found (kfunc:bpf:) */
 	if (pp->attach_prog_fd <= 0)
-		id = btf_funcs_find(&rt->clones->funcs, rt->clones->vmlinux, p->target);
+		id = clone_module_func(rt->clones, p->target, &obj_fd);
 
 	if (id <= 0) {
 		rt_report(&rt->out, RT_ERROR, "probe %s: the kernel's BTF has no function %s",
@@ -361,7 +389,7 @@ static int clone_load_one(struct rt *rt, struct rt_clone *cl, const struct clone
 		return -ENOENT;
 	}
 	return clone_load_copy(rt, cl, ci, bpf_program__expected_attach_type(cl->tmpl),
-			       (uint32_t)id, false, &cl->fd);
+			       (uint32_t)id, obj_fd, false, &cl->fd);
 }
 
 static bool clone_is_multi(const struct rt *rt, const struct rt_clone *cl)
@@ -403,7 +431,7 @@ static void clone_load_multi(struct rt *rt)
 			continue;
 		type = probe_tracing_multi_type(bpf_program__expected_attach_type(cl->tmpl));
 		clone_info_get(bpf_program__fd(cl->tmpl), &ci);
-		if (clone_load_copy(rt, g, &ci, type, 0, true, &g->mfd))
+		if (clone_load_copy(rt, g, &ci, type, 0, 0, true, &g->mfd))
 			clone_unmulti(rt, cl->tmpl);
 		if (ci.btf_fd >= 0)
 			close(ci.btf_fd);
@@ -709,6 +737,7 @@ void rt_clone_close(struct rt *rt)
 			close(c->v[k].mfd);
 	}
 	btf_funcs_free(&c->funcs);
+	probe_kmods_free(&c->kmods);
 	btf__free(c->vmlinux);
 	free(c->v);
 	free(c);

@@ -13,6 +13,7 @@
 #include <bpf/libbpf.h>
 
 #include "arena.h"
+#include "kmods.h"
 #include "probe.h"
 #include "rt.h"
 #include "tracing_multi.h"
@@ -184,8 +185,13 @@ static bool plan_tracing_multi(struct rt_plan *pl, const struct probe_plan *pp)
 {
 	const char *env = getenv("AOTRACE_MULTI_LINKS");
 
+	char mod[64];
+	const char *func;
+
+	/* a module's function is an id of its module's BTF: a clone of its own (kmods.h) */
 	if (!(pp->probe->flags & AOT_PROBE_NO_ARGS) || (env && !strcmp(env, "0")) ||
-	    !probe_tracing_multi_type(bpf_program__expected_attach_type(pp->prog)))
+	    !probe_tracing_multi_type(bpf_program__expected_attach_type(pp->prog)) ||
+	    (pp->probe->target && probe_kmod_target(pp->probe->target, mod, sizeof(mod), &func)))
 		return false;
 	if (!pl->env)
 		pl->env = probe_env__new();

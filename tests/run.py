@@ -436,6 +436,14 @@ def probe_tp_btf_names(env):
     return "the kernel's BTF has no __bpf_trace_sched_switch: tp_btf arguments have no names"
 
 
+def probe_btf_9p(env):
+    """A module's BTF: the 9p file system's, which the VM matrix's guests load for their root
+    (kfunc probes on a module's functions read it)."""
+    if os.path.exists('/sys/kernel/btf/9p'):
+        return None
+    return 'no BTF of module 9p (/sys/kernel/btf/9p)'
+
+
 def probe_big_keys(env):
     """A hash map with keys of 1024 bytes (a string key of the default max_strlen): 5.10 takes
     keys of at most 512 (the BPF stack's size)."""
@@ -662,6 +670,7 @@ FEATURES.update({
     'fsession': probe_fsession,
     'perf_link': probe_perf_link,
     'big_keys': probe_big_keys,
+    'btf_9p': probe_btf_9p,
     'tp_btf_names': probe_tp_btf_names,
     'func_ip': probe_helper(173, 'bpf_get_func_ip', '5.15'),
     'attach_cookie': probe_helper(174, 'bpf_get_attach_cookie', '5.15'),
@@ -1053,7 +1062,7 @@ KERNEL_FEATURES = {'kprobe', 'kretprobe', 'fentry', 'fexit', 'kprobe_multi', 'kp
                    'uprobe_multi', 'uprobe_session', 'tracing_multi', 'fsession',
                    'attach_cookie', 'perf_link', 'func_ip', 'watchpoint', 'watchpoint_attach',
                    'hardware', 'kstack', 'tp_btf', 'tp_btf_names', 'smp', 'iter', 'kallsyms_data',
-                   'socket_cookie', 'write_user'}
+                   'socket_cookie', 'write_user', 'btf_9p'}
 PARTS = {
     'fallback': (lambda t: t.label.split(':', 1)[0] in FALLBACK_FILES,
                  'not kernel-dependent (language, output, CLI, peers, compile errors): '

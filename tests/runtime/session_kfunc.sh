@@ -38,8 +38,8 @@ run --no-session > two
 AOTRACE_SESSION_LINKS=0 run > env
 diff ours two && diff ours env
 cat ours
-for f in calls rets; do echo "$f: $(grep -Ec "^@$f\\[k(ret)?func:vfs_(read|write)\\]: [1-9]" ours)"; done
+for f in calls rets; do echo "$f: $(grep -Ec "^@$f\\[f(entry|exit):vmlinux:vfs_(read|write)\\]: [1-9]" ours)"; done
 for f in read write; do
-	echo "vfs_$f balanced: $(grep -E "^@(calls|rets)\\[k(ret)?func:vfs_$f\\]:" ours | cut -d' ' -f2 | uniq | wc -l)"
+	echo "vfs_$f balanced: $(grep -E "^@(calls|rets)\\[f(entry|exit):vmlinux:vfs_$f\\]:" ours | cut -d' ' -f2 | uniq | wc -l)"
 done
-echo "written: $(grep -E '^@retval\[kretfunc:vfs_write\]:' ours | cut -d' ' -f2) of $(stat -c %s "$TESTDIR/session_prog.c")"
+echo "written: $(grep -E '^@retval\[fexit:vmlinux:vfs_write\]:' ours | cut -d' ' -f2) of $(stat -c %s "$TESTDIR/session_prog.c")"
