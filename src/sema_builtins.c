@@ -126,6 +126,20 @@ void sema_bi_hidden_arg(struct sema_ctx *ctx, struct node *n)
 	sema_args_field(ctx, n, true);
 }
 
+/*
+ * dw_ustack, bpftrace 0.26's DWARF unwinding of user stacks (an unstable feature there): not in
+ * aotrace, which says so and names what it has instead.
+ */
+void sema_dw_ustack(struct sema_ctx *ctx, struct node *n)
+{
+	sema_error(
+		ctx, n->loc,
+		"ustack unwinds with frame pointers; build the program with "
+		"-fno-omit-frame-pointer, or use perf record --call-graph dwarf",
+		"dw_ustack (DWARF unwinding of user stacks, unstable in bpftrace 0.26 and later) "
+		"is not supported by aotrace");
+}
+
 void sema_builtin(struct sema_ctx *ctx, struct node *n)
 {
 	enum func id = func_find(n->name, FUNC_BARE);
@@ -133,6 +147,10 @@ void sema_builtin(struct sema_ctx *ctx, struct node *n)
 
 	if (!id && sema_record_ident(ctx, n))
 		return;
+	if (!id && !strcmp(n->name, "dw_ustack")) {
+		sema_dw_ustack(ctx, n);
+		return;
+	}
 	if (!id) {
 		/* An upper-case name is most likely a C macro from a header this host lacks. */
 		bool macro_like =

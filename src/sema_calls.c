@@ -1318,6 +1318,11 @@ void sema_call(struct sema_ctx *ctx, struct node *n, bool is_stmt)
 		sema_fn_cfunc(ctx, n);
 		return;
 	}
+	if (!id && !strcmp(n->name, "dw_ustack")) {
+		n->type.kind = TYPE_NONE;
+		sema_dw_ustack(ctx, n);
+		return;
+	}
 	if (!id) {
 		/* no type: what takes the call as a value says nothing more */
 		n->type.kind = TYPE_NONE;
@@ -1325,6 +1330,8 @@ void sema_call(struct sema_ctx *ctx, struct node *n, bool is_stmt)
 			ctx, n->loc,
 			!strcmp(n->name, "typeof")
 				? "typeof() names a type: in a cast (typeof(x))y, let $v: typeof(x), sizeof(typeof(x))"
+			: !strcmp(n->name, "typeinfo")
+				? "typeinfo() is unstable in bpftrace 0.27 (off unless config = { unstable_typeinfo = enable }) and not in aotrace; typeof(x) names the type"
 				: "see aotrace(8) for the functions",
 			"unknown function '%s'", n->name);
 		return;

@@ -475,8 +475,8 @@ static bool sema_type_text(struct sema_ctx *ctx, struct node *n, const char *tex
 		}
 		if (!sema_type_text(ctx, n, base, out))
 			return false;
-		if (out->kind != TYPE_INT && out->kind != TYPE_BOOL) {
-			sema_error(ctx, n->loc, "arrays are of integers: (uint8[8])x",
+		if (out->kind != TYPE_INT && out->kind != TYPE_BOOL && out->kind != TYPE_PTR) {
+			sema_error(ctx, n->loc, "arrays are of integers or pointers: (uint8[8])x",
 				   "an array of %s is not supported", type_name(ctx->a, out));
 			return false;
 		}

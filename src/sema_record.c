@@ -5,6 +5,7 @@
  * universe (ctypes.h); codegen turns the resolved member paths into CO-RE relocated reads.
  */
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "arena.h"
@@ -504,10 +505,22 @@ static bool sema_record_named(struct sema_ctx *ctx, struct node *n, struct type 
 bool sema_record_sizeof(struct sema_ctx *ctx, struct node *n, uint64_t *size)
 {
 	struct type t;
+	char *br = n->cast_type ? strrchr(n->cast_type, '[') : NULL, *end;
+	const char *whole = n->cast_type;
+	unsigned long count = 1;
+	bool ok;
 
-	if (!sema_record_named(ctx, n, &t))
+	/* TYPE[N], as bpftrace 0.27 writes arrays (uint32*[10]: ten pointers): N of TYPE */
+	if (br && (count = strtoul(br + 1, &end, 10), *end == ']' && !end[1])) {
+		n->cast_type = arena_strndup(ctx->a, whole, (size_t)(br - whole));
+	} else {
+		count = 1;
+	}
+	ok = sema_record_named(ctx, n, &t);
+	n->cast_type = (char *)whole;
+	if (!ok)
 		return false;
-	*size = t.kind == TYPE_RECORD ? t.rec->size : t.kind == TYPE_BOOL ? 1 : t.size;
+	*size = count * (t.kind == TYPE_RECORD ? t.rec->size : t.kind == TYPE_BOOL ? 1 : t.size);
 	return true;
 }
 

@@ -121,6 +121,8 @@ void sema_posparam_as_str(struct sema_ctx *ctx, struct node *n);
 /* ---- sema_builtins.c: identifiers, and the checks of builtins' rows ---- */
 
 void sema_builtin(struct sema_ctx *ctx, struct node *n);
+/* dw_ustack, bare or called: the error that says aotrace has no DWARF unwinding. */
+void sema_dw_ustack(struct sema_ctx *ctx, struct node *n);
 /* args->name (hidden: arg0, retval): the field must exist, with one type, in every match. */
 void sema_args_field(struct sema_ctx *ctx, struct node *n, bool hidden);
 void sema_bi_probe(struct sema_ctx *ctx, struct node *n);
