@@ -128,6 +128,12 @@ int rt_printf_format(struct rt_buf *out, const struct rt_render *r, const struct
 		}
 		e = &m->elems[args->elems + argi++];
 		data = p + e->offset;
+		if (sp.arg == AOT_CONV_GFP && e->type.kind == AOT_K_INT) {
+			rt_buf_reset(&tmp);
+			rt_gfp_format(&tmp, rt_value_int(&e->type, data));
+			printf_pad(out, &sp, tmp.s, tmp.len);
+			continue;
+		}
 		if (sp.arg != AOT_CONV_INT ||
 		    (e->type.kind != AOT_K_INT && e->type.kind != AOT_K_BOOL)) {
 			/* a string cut short gets its trailer here too, as in bpftrace 0.27 */

@@ -155,6 +155,12 @@ void rt_value_str(struct rt_buf *out, const struct rt_render *r, const struct ao
  */
 void rt_buf_bytes(struct rt_buf *out, const struct aot_type *t, const void *data, char mode);
 
+/*
+ * gfp.c: %gr, GFP flags as bpftrace 0.27 names them, by the running kernel's bits (its BTF's
+ * ___GFP_*_BIT enumerators, read on first use).
+ */
+void rt_gfp_format(struct rt_buf *out, uint64_t flags);
+
 /* printf.c: payload formatting by an aot_fmt's argument tuple. */
 /* Appends the formatted text; -EINVAL if the payload is shorter than the arguments. */
 int rt_printf_format(struct rt_buf *out, const struct rt_render *r, const struct aot_fmt *f,

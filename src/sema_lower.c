@@ -253,7 +253,7 @@ static bool lower_printk_conv(const struct aot_conv *c)
 int sema_printf_check(struct sema_ctx *ctx, struct node *call)
 {
 	static const char *const hint =
-		"conversions: %d %i %u %x %X %o %c %p (with hh h l ll z j t), %s, %r %rx %rh, %%";
+		"conversions: %d %i %u %x %X %o %c %p (with hh h l ll z j t), %s, %r %rx %rh, %gr, %%";
 	const char *fmt = call->args->str, *p = fmt, *start;
 	struct node *arg = call->args->next;
 	int nconv = 0, nargs = 0, ret = 0;
@@ -299,6 +299,9 @@ int sema_printf_check(struct sema_ctx *ctx, struct node *call)
 		case AOT_CONV_INT:
 			ok = t->kind == TYPE_INT || t->kind == TYPE_BOOL || t->kind == TYPE_PTR;
 			break;
+		case AOT_CONV_GFP: /* %gr: GFP flags, an integer */
+			ok = t->kind == TYPE_INT;
+			break;
 		case AOT_CONV_STR: /* any value, as text (bpftrace 0.27: %s of 5 is 5) */
 			ok = true;
 			break;
@@ -308,7 +311,8 @@ int sema_printf_check(struct sema_ctx *ctx, struct node *call)
 		}
 		if (!ok && t->kind != TYPE_NONE) {
 			diag_error(ctx->d, arg->loc,
-				   c.arg == AOT_CONV_INT ? "use %s for strings, %r for buffers"
+				   c.arg == AOT_CONV_INT   ? "use %s for strings, %r for buffers"
+				   : c.arg == AOT_CONV_GFP ? "%gr prints GFP flags, an integer"
 				   : c.arg == AOT_CONV_STR
 					   ? "use %d, %u or %x for integers"
 					   : "%r prints a buf(): use %s for strings",

@@ -58,6 +58,9 @@ const char *aot_conv_parse(const char *s, struct aot_conv *c)
 		c->arg = AOT_CONV_BUF;
 		if (*s == 'x' || *s == 'h')
 			c->buf_mode = *s++;
+	} else if (!c->length[0] && c->conv == 'g' && *s == 'r') {
+		c->arg = AOT_CONV_GFP;
+		s++;
 	}
 	return s;
 }

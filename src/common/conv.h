@@ -18,6 +18,7 @@ enum aot_conv_arg {
 	AOT_CONV_INT,	      /* d i u x X o c p */
 	AOT_CONV_STR,	      /* s: a string, or any value user space renders as text */
 	AOT_CONV_BUF,	      /* r, rx, rh: a buf() */
+	AOT_CONV_GFP,	      /* gr: an integer as GFP flag names (bpftrace 0.27) */
 };
 
 /* One conversion: "%" flags width ("." precision) length conv. */
