@@ -182,6 +182,7 @@ static void sema_assign_map(struct sema_ctx *ctx, struct node *n)
 		sema_lhist_params(ctx, m, rhs);
 	if (rhs->kind == NODE_CALL && rhs->func == FN_TSERIES)
 		sema_tseries_params(ctx, m, rhs);
+	sema_record_order(ctx, &m->value, rhs);
 	if (!is_agg && !n->op)
 		sema_narrow_assign(ctx, &m->narrow, &m->narrow_lit, rhs);
 	if (m->value.kind == TYPE_NONE) {
@@ -553,6 +554,7 @@ static void sema_assign_var(struct sema_ctx *ctx, struct node *n, struct node *v
 		var->type = v->type;
 		return;
 	}
+	sema_record_order(ctx, &v->type, rhs);
 	if (!n->op)
 		sema_narrow_assign(ctx, &v->narrow, &v->narrow_lit, rhs);
 	if (!type_merge(ctx->a, &v->type, &rhs->type) &&

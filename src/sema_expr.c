@@ -679,12 +679,12 @@ static void sema_cast_type(struct sema_ctx *ctx, struct node *n)
 	sema_unsupported(ctx, n, arena_printf(ctx->a, "a cast to '%s'", n->cast_type));
 }
 
+static void sema_tuple_type(struct sema_ctx *ctx, struct node *n, uint32_t count);
+
 /* (a, b), and records (x = a, y = b): elements stored at their storage types. */
 static void sema_tuple(struct sema_ctx *ctx, struct node *n)
 {
-	struct type *elems;
-	char **names = NULL;
-	uint32_t count = 0, i = 0;
+	uint32_t count = 0;
 
 	for (struct node *e = n->args; e; e = e->next) {
 		sema_expr(ctx, e);
@@ -692,6 +692,16 @@ static void sema_tuple(struct sema_ctx *ctx, struct node *n)
 			return;
 		count++;
 	}
+	sema_tuple_type(ctx, n, count);
+}
+
+/* The type of tuple or record literal n from its count elements' types. */
+static void sema_tuple_type(struct sema_ctx *ctx, struct node *n, uint32_t count)
+{
+	struct type *elems;
+	char **names = NULL;
+	uint32_t i = 0;
+
 	elems = arena_alloc(ctx->a, (count ? count : 1) * sizeof(*elems));
 	if (n->args && n->args->kind == NODE_NAMED)
 		names = arena_alloc(ctx->a, count * sizeof(*names));
@@ -707,6 +717,46 @@ static void sema_tuple(struct sema_ctx *ctx, struct node *n)
 	}
 	n->type = type_tuple(ctx->a, elems, count);
 	n->type.names = names;
+}
+
+void sema_record_order(struct sema_ctx *ctx, const struct type *into, struct node *rhs)
+{
+	struct node *list = NULL, **tail = &list;
+	uint32_t n = into->nelems;
+
+	if (rhs->kind != NODE_TUPLE || into->kind != TYPE_TUPLE || !into->names ||
+	    rhs->type.kind != TYPE_TUPLE || !rhs->type.names || rhs->type.nelems != n)
+		return;
+	/* every member of the held record, once: else the merge says what differs */
+	for (uint32_t i = 0; i < n; i++) {
+		uint32_t k = 0;
+
+		while (k < n && strcmp(rhs->type.names[k], into->names[i]))
+			k++;
+		if (k == n)
+			return;
+	}
+	for (uint32_t i = 0; i < n; i++) {
+		struct node **at = &rhs->args;
+
+		while (strcmp((*at)->name, into->names[i]))
+			at = &(*at)->next;
+		*tail = *at;
+		*at = (*at)->next;
+		tail = &(*tail)->next;
+		*tail = NULL;
+	}
+	rhs->args = list;
+	for (struct node *e = list; e; e = e->next)
+		if (e->lhs->kind == NODE_TUPLE) {
+			uint32_t i = 0;
+
+			while (strcmp(into->names[i], e->name))
+				i++;
+			sema_record_order(ctx, &into->elems[i], e->lhs);
+			e->type = e->lhs->type;
+		}
+	sema_tuple_type(ctx, rhs, n);
 }
 
 /* The type of a map's keys as one value: the key itself, or a tuple of several. */

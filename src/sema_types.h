@@ -120,6 +120,12 @@ void sema_posparam_as_str(struct sema_ctx *ctx, struct node *n);
 
 /* ---- sema_builtins.c: identifiers, and the checks of builtins' rows ---- */
 
+/*
+ * A record literal given to a variable or map that holds a record of the same member names in
+ * another order ($a = (x = 1, y = 2); $a = (y = 3, x = 4)): its members, and those of record
+ * literals in it, put in the held order, as bpftrace 0.27 takes it; else left as it is.
+ */
+void sema_record_order(struct sema_ctx *ctx, const struct type *into, struct node *rhs);
 void sema_builtin(struct sema_ctx *ctx, struct node *n);
 /* dw_ustack, bare or called: the error that says aotrace has no DWARF unwinding. */
 void sema_dw_ustack(struct sema_ctx *ctx, struct node *n);
