@@ -182,7 +182,7 @@ static uint32_t cg_hist_nbuckets(const struct map_info *mi)
 	int64_t step = mi->lhist_step ? mi->lhist_step : 1;
 
 	if (mi->value.kind == TYPE_HIST)
-		return AOT_HIST_NBUCKETS;
+		return aot_hist_nbuckets(mi->hist_k);
 	return (uint32_t)((mi->lhist_max - mi->lhist_min) / step) + 2;
 }
 
@@ -655,9 +655,43 @@ static LLVMValueRef cg_linear_bucket(struct cg *cg, const struct map_info *mi, L
 	return LLVMBuildSelect(b, below, cg_i64(cg, 0), in, "bucket");
 }
 
+/*
+ * hist(v, k) with k > 0, bpftrace 0.27's buckets (meta.h's aot_hist_nbuckets): 0 below 0, v + 1
+ * below 2^k, else for v in [2^p, 2^(p+1)) 1 + ((p - k + 1) << k) + the k bits after v's top one.
+ */
+static LLVMValueRef cg_log2k_bucket(struct cg *cg, LLVMValueRef v, uint32_t k)
+{
+	LLVMBuilderRef b = cg->b;
+	uint64_t mask = (1ull << k) - 1;
+	LLVMValueRef n = v, p = cg_i64(cg, 0), big, shift, r;
+
+	/* p: the position of v's top one (v >= 2^k here, where r is the result) */
+	for (int s = 32; s >= 1; s /= 2) {
+		big = LLVMBuildICmp(b, LLVMIntUGE, n, cg_i64(cg, 1ull << s), "");
+		n = LLVMBuildSelect(b, big, LLVMBuildLShr(b, n, cg_i64(cg, s), ""), n, "");
+		p = LLVMBuildSelect(b, big, LLVMBuildAdd(b, p, cg_i64(cg, s), ""), p, "");
+	}
+	shift = LLVMBuildSub(b, p, cg_i64(cg, k), "");
+	/* below 2^k, shift is negative: r is not taken, but the shift must stay in range */
+	shift = LLVMBuildSelect(b, LLVMBuildICmp(b, LLVMIntSLT, shift, cg_i64(cg, 0), ""),
+				cg_i64(cg, 0), shift, "");
+	r = LLVMBuildAdd(
+		b, LLVMBuildShl(b, LLVMBuildAdd(b, shift, cg_i64(cg, 1), ""), cg_i64(cg, k), ""),
+		LLVMBuildAdd(b,
+			     LLVMBuildAnd(b, LLVMBuildLShr(b, v, shift, ""), cg_i64(cg, mask), ""),
+			     cg_i64(cg, 1), ""),
+		"");
+	r = LLVMBuildSelect(b, LLVMBuildICmp(b, LLVMIntULE, v, cg_i64(cg, mask), ""),
+			    LLVMBuildAdd(b, v, cg_i64(cg, 1), ""), r, "");
+	return LLVMBuildSelect(b, LLVMBuildICmp(b, LLVMIntSLT, v, cg_i64(cg, 0), ""), cg_i64(cg, 0),
+			       r, "bucket");
+}
+
 static LLVMValueRef cg_hist_bucket(struct cg *cg, const struct map_info *mi, LLVMValueRef v)
 {
-	return mi->value.kind == TYPE_HIST ? cg_log2_bucket(cg, v) : cg_linear_bucket(cg, mi, v);
+	if (mi->value.kind != TYPE_HIST)
+		return cg_linear_bucket(cg, mi, v);
+	return mi->hist_k ? cg_log2k_bucket(cg, v, mi->hist_k) : cg_log2_bucket(cg, v);
 }
 
 /*

@@ -306,6 +306,8 @@ static void explain_text(struct explain *e, const char *name)
 			rt_buf_printf(b, "value %s", vs ? vs : "?");
 		else
 			rt_buf_printf(b, "%s() of %s", aot_agg_name(mp->agg), vs ? vs : "?");
+		if (mp->agg == AOT_AGG_HIST && mp->hist_k)
+			rt_buf_printf(b, " (%u buckets per power of two)", 1u << mp->hist_k);
 		if (mp->agg == AOT_AGG_LHIST)
 			rt_buf_printf(b, " (min %lld, max %lld, step %lld)",
 				      (long long)mp->lhist_min, (long long)mp->lhist_max,
@@ -417,6 +419,8 @@ static void explain_json(struct explain *e, const char *name)
 		explain_kv_type(e, "value", &mp->value);
 		if (mp->agg == AOT_AGG_COUNT)
 			explain_kv_str(w, "last_key_cache", explain_lastkey(e, mp));
+		if (mp->agg == AOT_AGG_HIST)
+			explain_kv_int(w, "hist_k", mp->hist_k);
 		if (mp->agg == AOT_AGG_LHIST) {
 			explain_kv_int(w, "lhist_min", mp->lhist_min);
 			explain_kv_int(w, "lhist_max", mp->lhist_max);

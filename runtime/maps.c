@@ -165,7 +165,7 @@ void rt_maps_entries_free(struct output_entry *ents, size_t n)
 static uint32_t maps_nbuckets(const struct aot_map *map)
 {
 	if (map->agg == AOT_AGG_HIST)
-		return AOT_HIST_NBUCKETS;
+		return aot_hist_nbuckets((uint32_t)map->hist_k);
 	return (uint32_t)((map->lhist_max - map->lhist_min) / map->lhist_step) + 2;
 }
 

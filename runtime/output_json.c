@@ -123,18 +123,26 @@ static void json_hist(struct json_writer *w, const struct output_map *m,
 		} else if (lin && i == lbuckets + 1) {
 			json_key(w, "min", 3);
 			json_int(w, map->lhist_max);
+		} else if (lin) {
+			json_key(w, "min", 3);
+			json_int(w, (i - 1) * map->lhist_step + map->lhist_min);
+			json_key(w, "max", 3);
+			json_int(w, i * map->lhist_step + map->lhist_min - 1);
 		} else {
-			int64_t lo = lin      ? (i - 1) * map->lhist_step + map->lhist_min
-				     : i == 1 ? 0
-					      : (int64_t)(1ULL << (i - 2));
-			int64_t hi = lin      ? i * map->lhist_step + map->lhist_min - 1
-				     : i == 1 ? 0
-					      : (int64_t)((1ULL << (i - 1)) - 1);
+			uint64_t hi = aot_hist_upper((uint32_t)map->hist_k, (uint32_t)i) - 1;
 
 			json_key(w, "min", 3);
-			json_int(w, lo);
+			json_uint(w, aot_hist_upper((uint32_t)map->hist_k, (uint32_t)i - 1));
 			json_key(w, "max", 3);
-			json_int(w, hi);
+			/* bpftrace 0.27 quotes a max past JSON's exact integers (2^53 - 1) */
+			if (hi > (1ull << 53) - 1) {
+				char text[24];
+
+				snprintf(text, sizeof(text), "%" PRIu64, hi);
+				json_string(w, text, strlen(text));
+			} else {
+				json_uint(w, hi);
+			}
 		}
 		json_key(w, "count", 5);
 		json_uint(w, lin ? e->buckets[i] : e->buckets[i] / m->div);

@@ -271,7 +271,7 @@ static uint32_t metrics_finite(const struct aot_map *map, const struct output_en
 static double metrics_le(const struct aot_map *map, uint32_t i)
 {
 	if (map->agg == AOT_AGG_HIST)
-		return i == 0 ? -1 : i == 1 ? 0 : (double)((1ull << (i - 1)) - 1);
+		return i == 0 ? -1 : (double)(aot_hist_upper((uint32_t)map->hist_k, i) - 1);
 	return (double)(map->lhist_min + (int64_t)i * map->lhist_step - 1);
 }
 

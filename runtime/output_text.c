@@ -84,15 +84,21 @@ static void text_value(struct output *o, const struct rt_render *r, const struct
 	output_write(o, &b);
 }
 
-/* "1", "2K", "16M": the power of two 2^power with a binary suffix. */
-static void text_hist_label(struct rt_buf *b, int power)
+/*
+ * A hist bucket as bpftrace 0.27 heads it: "[v]" for a bucket of one value, else from the
+ * bound below it to its own, "[2, 4)", "[3584K, 4M)" (meta.h's aot_hist_label).
+ */
+static void text_hist_range(struct rt_buf *b, uint32_t k, uint32_t i)
 {
-	static const char suffix[] = "\0KMGT";
-	int s = power >= 40 ? 4 : power / 10;
+	char lo[32], hi[32];
 
-	rt_buf_printf(b, "%d", 1 << (power - 10 * s));
-	if (s)
-		rt_buf_add(b, &suffix[s], 1);
+	aot_hist_label(lo, sizeof(lo), k, i - 1);
+	if (i <= 2u << k) {
+		rt_buf_printf(b, "[%s]", lo);
+		return;
+	}
+	aot_hist_label(hi, sizeof(hi), k, i);
+	rt_buf_printf(b, "[%s, %s)", lo, hi);
 }
 
 /* lhist bounds: multiples of 1M or 1K get a suffix. */
@@ -154,14 +160,10 @@ static void text_hist(struct rt_buf *b, const struct output_map *m, const struct
 			rt_buf_add(&label, ", ", 2);
 			text_lhist_label(&label, i * map->lhist_step + map->lhist_min);
 			rt_buf_add(&label, ")", 1);
-		} else if (i <= 2) {
-			rt_buf_printf(&label, "%s", i == 0 ? "(..., 0)" : i == 1 ? "[0]" : "[1]");
+		} else if (i == 0) {
+			rt_buf_add(&label, "(..., 0)", 8);
 		} else {
-			rt_buf_add(&label, "[", 1);
-			text_hist_label(&label, (int)i - 2);
-			rt_buf_add(&label, ", ", 2);
-			text_hist_label(&label, (int)i - 1);
-			rt_buf_add(&label, ")", 1);
+			text_hist_range(&label, (uint32_t)map->hist_k, (uint32_t)i);
 		}
 		/* print()'s divisor applies to hist counts but not to their bars. */
 		text_bucket(b, &label, e->buckets[i], lin ? e->buckets[i] : e->buckets[i] / m->div,

@@ -145,6 +145,8 @@ struct map_info {
 	struct type value;    /* INT/STR/TUPLE for plain values, COUNT..AVG for aggregations */
 	struct loc first_use; /* for "declared here" notes */
 	int64_t lhist_min, lhist_max, lhist_step; /* value LHIST: the literal parameters */
+	uint32_t hist_k;			  /* value HIST: k of hist(v, k), 0..5 */
+	bool hist_k_set;			  /* a hist() call has given it */
 	/* value TSERIES: ns per interval, intervals kept (0: not yet given), enum aot_tseries_fn */
 	int64_t tseries_interval, tseries_count, tseries_fn;
 	const struct node *decl; /* its MAPDECL (let @m = lruhash(N)), or NULL */

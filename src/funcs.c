@@ -91,8 +91,9 @@ const struct func_def func_defs[FN__NUM] = {
 		     .check = sema_fn_aggregation },
 	[FN_STATS] = { "stats", CALL(1, 1, FUNC_AGG), .type = AGG(TYPE_STATS, 16),
 		       .check = sema_fn_aggregation },
-	[FN_HIST] = { "hist", CALL(1, 1, FUNC_AGG), .type = AGG(TYPE_HIST, 16),
-		      .check = sema_fn_aggregation },
+	/* hist(v[, k]): 2^k buckets per power of two (bpftrace 0.21) */
+	[FN_HIST] = { "hist", CALL(1, 2, FUNC_AGG), .type = AGG(TYPE_HIST, 16),
+		      .check = sema_fn_hist },
 	[FN_LHIST] = { "lhist", CALL(4, 4, FUNC_AGG), .type = AGG(TYPE_LHIST, 16),
 		       .check = sema_fn_lhist },
 	/* bpftrace 0.27's time series: the value of each interval (meta.h's AOT_AGG_TSERIES) */

@@ -180,6 +180,8 @@ static void sema_assign_map(struct sema_ctx *ctx, struct node *n)
 	}
 	if (rhs->kind == NODE_CALL && rhs->func == FN_LHIST)
 		sema_lhist_params(ctx, m, rhs);
+	if (rhs->kind == NODE_CALL && rhs->func == FN_HIST)
+		sema_hist_params(ctx, m, rhs);
 	if (rhs->kind == NODE_CALL && rhs->func == FN_TSERIES)
 		sema_tseries_params(ctx, m, rhs);
 	sema_record_order(ctx, &m->value, rhs);

@@ -711,6 +711,39 @@ void sema_fn_aggregation(struct sema_ctx *ctx, struct node *n)
 		sema_aggregate_type(n);
 }
 
+/* hist(v, k): k a literal from 0 to 5, bpftrace 0.27's bits. */
+void sema_fn_hist(struct sema_ctx *ctx, struct node *n)
+{
+	int64_t k;
+
+	if (!sema_aggregate(ctx, n))
+		return;
+	if (n->args->next && !sema_const_int(n->args->next, &k))
+		sema_error(ctx, n->args->next->loc, "hist(value, k) with k from 0 to 5",
+			   "hist(): k must be an integer literal");
+	else if (n->args->next && (k < 0 || k > 5))
+		sema_error(ctx, n->args->next->loc, "hist(value, k) with k from 0 to 5",
+			   "hist: bits %" PRId64 " must be 0..5", k);
+	sema_aggregate_type(n);
+}
+
+void sema_hist_params(struct sema_ctx *ctx, struct map_info *m, struct node *call)
+{
+	int64_t k = 0;
+
+	if (call->args->next && (!sema_const_int(call->args->next, &k) || k < 0 || k > 5))
+		return;
+	if (!m->hist_k_set) {
+		m->hist_k = (uint32_t)k;
+		m->hist_k_set = true;
+	} else if (m->hist_k != (uint64_t)k) {
+		sema_error(ctx, call->loc,
+			   arena_printf(ctx->a, "%s was first given hist(..., %u)", m->name,
+					m->hist_k),
+			   "Different bits in a single hist unsupported");
+	}
+}
+
 void sema_fn_lhist(struct sema_ctx *ctx, struct node *n)
 {
 	if (!sema_aggregate(ctx, n))

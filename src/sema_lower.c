@@ -727,6 +727,11 @@ static int lower_maps(struct sema_ctx *ctx)
 
 		if (type_is_agg(&m->value))
 			am.agg = agg_of[m->value.kind];
+		if (am.agg == AOT_AGG_HIST) {
+			am.hist_k = m->hist_k;
+			if (m->hist_k)
+				aot_meta_set_version(meta, AOT_META_VERSION_HISTK);
+		}
 		if (am.agg == AOT_AGG_TSERIES) {
 			am.tseries_interval = m->tseries_interval;
 			am.tseries_count = m->tseries_count;

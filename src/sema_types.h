@@ -146,9 +146,12 @@ void sema_call(struct sema_ctx *ctx, struct node *n, bool is_stmt);
 bool sema_const_int(const struct node *n, int64_t *v);
 /* @m = lhist(...): records the bounds in the map, which must be the same at every use. */
 void sema_lhist_params(struct sema_ctx *ctx, struct map_info *m, struct node *call);
+/* hist(v, k) into map m: its k, the same at every call. */
+void sema_hist_params(struct sema_ctx *ctx, struct map_info *m, struct node *call);
 /* count(), sum(n), ...: only the whole value of a map assignment; the row's type. */
 void sema_fn_aggregation(struct sema_ctx *ctx, struct node *n);
 void sema_fn_lhist(struct sema_ctx *ctx, struct node *n);
+void sema_fn_hist(struct sema_ctx *ctx, struct node *n);
 /* @m = tseries(...): its interval, count and fold are the map's, the same at each use */
 void sema_tseries_params(struct sema_ctx *ctx, struct map_info *m, struct node *call);
 void sema_fn_tseries(struct sema_ctx *ctx, struct node *n);

@@ -861,6 +861,9 @@ static int meta_check_types(struct meta_reader *r)
 			return meta_fail(r, "map %u: tseries(..., %lld, %lld) fn %lld out of range",
 					 i, (long long)map->tseries_interval,
 					 (long long)map->tseries_count, (long long)map->tseries_fn);
+		if (map->agg == AOT_AGG_HIST && (map->hist_k < 0 || map->hist_k > AOT_HIST_MAX_K))
+			return meta_fail(r, "map %u: hist(..., %lld) out of range", i,
+					 (long long)map->hist_k);
 		if (map->agg == AOT_AGG_LHIST &&
 		    (map->lhist_step <= 0 || map->lhist_min < 0 ||
 		     map->lhist_max <= map->lhist_min ||
@@ -974,4 +977,32 @@ out:
 	}
 	*out = r.m;
 	return 0;
+}
+
+uint32_t aot_hist_nbuckets(uint32_t k)
+{
+	return ((64 - k) << k) + 1;
+}
+
+uint64_t aot_hist_upper(uint32_t k, uint32_t i)
+{
+	uint32_t n = 1u << k;
+
+	if (i <= 2 * n)
+		return i;
+	return (1ull << ((i >> k) - 1)) * (n + (i & (n - 1)));
+}
+
+void aot_hist_label(char *buf, size_t size, uint32_t k, uint32_t i)
+{
+	uint32_t n = 1u << k, power, decade;
+
+	if (i <= 2 * n) {
+		snprintf(buf, size, "%u", i);
+		return;
+	}
+	power = (i >> k) - 1;
+	decade = power / 10;
+	snprintf(buf, size, "%llu%.*s", (1ull << (power - 10 * decade)) * (n + (i & (n - 1))),
+		 decade ? 1 : 0, &"\0KMGTPE"[decade]);
 }

@@ -147,7 +147,7 @@
 #define AOT_LASTKEY_PENDING_OFF 8
 #define AOT_LASTKEY_KEY_OFF 16
 #define AOT_META_MAGIC "AOTMETA" /* 8 bytes with the NUL */
-#define AOT_META_VERSION 5	 /* the newest the runtime reads */
+#define AOT_META_VERSION 6	 /* the newest the runtime reads */
 #define AOT_META_VERSION_MIN 3	 /* the oldest the runtime still reads: 4 added hist arrays */
 /*
  * What an object is written as: 4, or 5 when a map has a last-key cache (AOT_LASTKEY_PREFIX),
@@ -155,7 +155,10 @@
  */
 #define AOT_META_VERSION_BASE 4
 #define AOT_META_VERSION_LASTKEY 5
+/* 6: a hist with k > 0 (hist_k), whose buckets an older runtime would label as k = 0's */
+#define AOT_META_VERSION_HISTK 6
 #define AOT_HIST_NBUCKETS 65 /* bpftrace's log2 buckets: below 0, 0, then [2^k, 2^(k+1)) */
+#define AOT_HIST_MAX_K 5
 #define AOT_EVENTS_MAP "aot_events"
 #define AOT_PROBE_NAMES_MAP "aot_probe_names" /* u64 -> char[AOT_PROBE_NAME_MAX] */
 #define AOT_PROBE_NAME_MAX 128
@@ -346,6 +349,8 @@ struct aot_map {
 		struct {
 			int64_t lhist_min, lhist_max, lhist_step; /* AOT_AGG_LHIST */
 		};
+		/* AOT_AGG_HIST: k of hist(v, k), 2^k buckets per power of two (0..5) */
+		int64_t hist_k;
 		struct {
 			/* AOT_AGG_TSERIES: ns per interval, intervals kept, enum aot_tseries_fn */
 			int64_t tseries_interval, tseries_count, tseries_fn;
@@ -505,6 +510,17 @@ int aot_meta_add_fmt(struct aot_meta *m, const struct aot_fmt *f);
 int aot_meta_set_trailer(struct aot_meta *m, const char *trailer);
 /* Reserves n consecutive tuple elements and returns the index of the first. */
 int aot_meta_add_elems(struct aot_meta *m, uint32_t n);
+
+/*
+ * hist(v, k)'s buckets, as bpftrace 0.27 numbers them: 0 holds the negative values, 1 to 2^k
+ * the values 0 to 2^k - 1, then each power of two [2^p, 2^(p+1)) from p = k on is 2^k buckets
+ * of 2^(p-k) values. The number of buckets ((64 - k) << k, plus 1), the exclusive upper bound of
+ * bucket i (i itself for the buckets of one value, i <= 2 << k), and that bound as bpftrace
+ * labels it ("12", "4K", "3584K", "8E").
+ */
+uint32_t aot_hist_nbuckets(uint32_t k);
+uint64_t aot_hist_upper(uint32_t k, uint32_t i);
+void aot_hist_label(char *buf, size_t size, uint32_t k, uint32_t i);
 
 /* Serialise into a malloc'd buffer. 0 or -errno. */
 int aot_meta_write(const struct aot_meta *m, void **buf, size_t *size);
