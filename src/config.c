@@ -43,7 +43,7 @@ static const struct config_key config_keys[] = {
 	{ "max_strlen", CFG_OPT(strlen_max), 0, 1, AOT_STRLEN_LIMIT },
 	{ "max_map_keys", CFG_OPT(map_keys_max), 0, 1, 1u << 24 },
 	{ "max_probes", CFG_OPT(max_probes), 0, 1, UINT32_MAX },
-	{ "on_stack_limit", CFG_OPT(on_stack_limit), 0, 1, UINT32_MAX },
+	{ "on_stack_limit", CFG_OPT(on_stack_limit), 0, 0, UINT32_MAX },
 	{ "str_trunc_trailer", CFG_TRAILER },
 	{ "missing_probes", CFG_MISSING },
 	{ "stack_mode", CFG_STACK_MODE },
@@ -175,7 +175,9 @@ static void config_set(struct config_ctx *c, const struct config_key *k, const s
 		if (!config_number(v->str, k->min, k->max, &num))
 			config_bad(c, v, NULL, range);
 		else if (!*(const uint32_t *)((const char *)c->given + k->off))
-			*field = (uint32_t)num; /* a flag or the environment wins */
+			/* a flag or the environment wins; 0 is "unset" in the field, and an
+			 * on_stack_limit of 0 (nothing on the stack) is 1: no buffer has less */
+			*field = num ? (uint32_t)num : 1;
 		break;
 	case CFG_RUN:
 		if (!config_number(v->str, k->min, k->max, &num))

@@ -23,6 +23,7 @@ struct setting {
 	uint32_t def;	     /* AOT_*_DEFAULT */
 	uint32_t max;	     /* the largest a source may give; the least is 1 */
 	size_t off;	     /* of the uint32_t in struct aot_compile_opts */
+	bool zero_ok;	     /* 0 may be given too (on_stack_limit: nothing on the stack) */
 };
 
 static const struct setting settings[] = {
@@ -33,7 +34,7 @@ static const struct setting settings[] = {
 	{ "BPFTRACE_MAX_PROBES", NULL, AOT_MAX_PROBES_DEFAULT, UINT32_MAX,
 	  offsetof(struct aot_compile_opts, max_probes) },
 	{ "BPFTRACE_ON_STACK_LIMIT", NULL, AOT_ON_STACK_LIMIT_DEFAULT, UINT32_MAX,
-	  offsetof(struct aot_compile_opts, on_stack_limit) },
+	  offsetof(struct aot_compile_opts, on_stack_limit), true },
 };
 #define NSETTINGS (sizeof(settings) / sizeof(settings[0]))
 
@@ -126,12 +127,13 @@ int aot_compile_opts_from_env(struct aot_compile_opts *opts, FILE *err)
 			continue;
 		errno = 0;
 		v = strtoull(env, &end, 10);
-		if (errno || end == env || *end || !v || v > s->max) {
-			fprintf(err, "aotrace: %s=%s: expected a number from 1 to %u\n", name, env,
-				s->max);
+		if (errno || end == env || *end || (!v && !s->zero_ok) || v > s->max) {
+			fprintf(err, "aotrace: %s=%s: expected a number from %d to %u\n", name, env,
+				!s->zero_ok, s->max);
 			return -EINVAL;
 		}
-		*field = (uint32_t)v;
+		/* 0 is "unset" in the field: on_stack_limit 0 (nothing on the stack) is 1 */
+		*field = v ? (uint32_t)v : 1;
 	}
 	if (opts_has(opts, offsetof(struct aot_compile_opts, stack_mode), sizeof(uint32_t)) &&
 	    !opts->stack_mode && settings_stack_mode(opts, err))
