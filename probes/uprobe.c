@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "arena.h"
@@ -32,14 +33,44 @@ static const char *const lib_dirs[] = {
 	"/usr/lib",
 };
 
-/* "libc" or "c" -> "/usr/lib/x86_64-linux-gnu/libc.so.6"; a path is only made absolute. */
+/*
+ * A name without '/' as bpftrace 0.27 finds it too: a library's file name (libc.so.6) in the
+ * loader's folders, or an executable in $PATH (bash); NULL if neither.
+ */
+static char *uprobe_resolve_file(struct arena *a, const char *bin)
+{
+	char path[PATH_MAX], real[PATH_MAX];
+	const char *env = getenv("PATH");
+	char *dirs = arena_strdup(a, env ? env : "/usr/local/bin:/usr/bin:/bin"), *dir, *save;
+	struct stat st;
+
+	for (size_t i = 0; i < sizeof(lib_dirs) / sizeof(lib_dirs[0]); i++) {
+		snprintf(path, sizeof(path), "%s/%s", lib_dirs[i], bin);
+		if (!stat(path, &st) && S_ISREG(st.st_mode) && realpath(path, real))
+			return arena_strdup(a, real);
+	}
+	for (dir = strtok_r(dirs, ":", &save); dir; dir = strtok_r(NULL, ":", &save)) {
+		snprintf(path, sizeof(path), "%s/%s", dir, bin);
+		if (!stat(path, &st) && S_ISREG(st.st_mode) && !access(path, X_OK) &&
+		    realpath(path, real))
+			return arena_strdup(a, real);
+	}
+	return NULL;
+}
+
+/*
+ * "libc" or "c" -> "/usr/lib/x86_64-linux-gnu/libc.so.6", "libc.so.6" too, "bash" ->
+ * "/usr/bin/bash" (from $PATH); a path is only made absolute.
+ */
 static char *uprobe_resolve(struct arena *a, const char *bin)
 {
-	char path[PATH_MAX], real[PATH_MAX], prefix[256];
+	char path[PATH_MAX], real[PATH_MAX], prefix[256], *file;
 	size_t plen;
 
 	if (strchr(bin, '/'))
 		return realpath(bin, real) ? arena_strdup(a, real) : NULL;
+	if (*bin && (file = uprobe_resolve_file(a, bin)))
+		return file;
 	snprintf(prefix, sizeof(prefix), "%s%s.so", strncmp(bin, "lib", 3) ? "lib" : "", bin);
 	plen = strlen(prefix);
 	for (size_t i = 0; i < sizeof(lib_dirs) / sizeof(lib_dirs[0]); i++) {
