@@ -258,6 +258,18 @@ void sema_fn_sizeof(struct sema_ctx *ctx, struct node *n)
 		n->type_expr = n->args->type_expr;
 		n->args = NULL;
 	}
+	/* sizeof(uint64_t): a name that is no builtin but a type (a kernel typedef), as 0.27 */
+	if (n->args && !n->args->next && n->args->kind == NODE_BUILTIN &&
+	    !func_find(n->args->name, FUNC_BARE)) {
+		struct type probe;
+		const char *missing;
+
+		if (!ctypes_parse(ctypes_get(ctx->prog, ctx->env), n->args->name, &probe,
+				  &missing)) {
+			n->cast_type = n->args->name;
+			n->args = NULL;
+		}
+	}
 	if (n->type_expr) {
 		/* sizeof(typeof(x)) */
 		n->type = type_int(8, false);
