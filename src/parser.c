@@ -588,6 +588,74 @@ static bool parse_at_next_probe(struct parser *p)
  * As a block expression (value), a last expression statement without its ';' is the block's
  * value, n->lhs: `{ let $b = 1; $b + 1 }`.
  */
+/* The last statement of a block, or NULL. */
+static struct node **parse_last_stmt(struct node *block)
+{
+	struct node **at = &block->body;
+
+	if (!*at)
+		return NULL;
+	while ((*at)->next)
+		at = &(*at)->next;
+	return at;
+}
+
+static bool parse_if_can_value(const struct node *s);
+
+/* Whether a block has a value: an expression last with no ';' after it, or an if/else that has. */
+static bool parse_block_can_value(struct node *b)
+{
+	struct node **last = parse_last_stmt(b);
+
+	return b->open_last || (last && parse_if_can_value(*last));
+}
+
+/* Whether an if/else statement has a value in every branch (an if without else has none). */
+static bool parse_if_can_value(const struct node *s)
+{
+	if (s->kind != NODE_IF || !s->else_body || !parse_block_can_value(s->body))
+		return false;
+	return s->else_body->kind == NODE_IF ? parse_if_can_value(s->else_body)
+					     : parse_block_can_value(s->else_body);
+}
+
+static void parse_if_to_value(struct node *s);
+
+/* A block that parse_block_can_value said has a value: that value moved to its lhs. */
+static void parse_block_to_value(struct node *b)
+{
+	struct node **last = parse_last_stmt(b);
+
+	if (b->open_last) {
+		b->lhs = (*last)->lhs;
+		b->open_last = false;
+	} else {
+		parse_if_to_value(*last);
+		b->lhs = *last;
+	}
+	*last = NULL;
+}
+
+/*
+ * An if/else statement that ends a value block, made its value ({ ...; if c { a } else { b } },
+ * as bpftrace 0.27 takes it): a TERNARY of its branches' values, as if_expr builds one. Only
+ * where parse_if_can_value said every branch has one.
+ */
+static void parse_if_to_value(struct node *s)
+{
+	struct node *then = s->body, *other = s->else_body;
+
+	parse_block_to_value(then);
+	if (other->kind == NODE_IF)
+		parse_if_to_value(other);
+	else
+		parse_block_to_value(other);
+	s->kind = NODE_TERNARY;
+	s->lhs = then;
+	s->rhs = other;
+	s->body = s->else_body = NULL;
+}
+
 static struct node *parse_block_in(struct parser *p, bool probe_body, bool value)
 {
 	struct token open = p->tok;
@@ -673,8 +741,15 @@ static struct node *parse_block_in(struct parser *p, bool probe_body, bool value
 		parse_error_at(p, &p->tok, hint, "expected '}' before end of input");
 		return n;
 	}
-	if (value && last_open && (*last)->kind == NODE_EXPR_STMT && !(*last)->is_discard) {
+	if (last_open && (*last)->kind == NODE_EXPR_STMT && !(*last)->is_discard)
+		n->open_last = true;
+	if (value && n->open_last) {
 		n->lhs = (*last)->lhs;
+		*last = NULL;
+	} else if (value && last && parse_if_can_value(*last)) {
+		/* { ...; if c { a } else { b } }: the if is the value, as in bpftrace 0.27 */
+		parse_if_to_value(*last);
+		n->lhs = *last;
 		*last = NULL;
 	}
 	/* The closing brace of a probe hands the rest of the file back to top-level lexing. */
