@@ -559,6 +559,14 @@ static void sema_cast_to(struct sema_ctx *ctx, struct node *n, struct type *t)
 
 	if (lt->kind == TYPE_NONE)
 		return;
+	/* a string's bytes, its NUL too, as bytes: (int8[])"hello", (uint8[4])"abc" (0.27) */
+	if (sema_is_int_array(t) && lt->kind == TYPE_STR && sema_size(t->pointee) == 1 &&
+	    (!t->nelems || t->nelems == lt->size)) {
+		t->nelems = lt->size;
+		t->size = lt->size;
+		n->type = *t;
+		return;
+	}
 	if (sema_is_int_array(t) && lint) {
 		uint32_t esize = sema_size(t->pointee);
 
