@@ -770,6 +770,9 @@ static char *uprobe_name(struct arena *a, const char *type, const char *written,
 		wbin = NULL;
 	if (wbin && uprobe_path_as_written(wbin))
 		bin = wbin;
+	/* FUNC+0 is FUNC, as bpftrace 0.27 names it */
+	if (strlen(func) > 2 && !strcmp(func + strlen(func) - 2, "+0"))
+		func[strlen(func) - 2] = 0;
 	return arena_printf(a, "%s:%s:%s", type, bin, func);
 }
 

@@ -44,6 +44,30 @@ struct node *node_new(struct arena *a, enum node_kind kind, struct loc loc)
 	return n;
 }
 
+/*
+ * A target's quotes, which bpftrace lets a part hold characters of its own in
+ * (uprobe:/bin/bash:"echo_builtin"+0): dropped where no quoted part holds a ':' (the parts are
+ * split at them later); else the target stays as written, and what cannot be found says so.
+ */
+static void ast_attach_unquote(char *t)
+{
+	bool in = false, colon_in = false;
+	char *o = t;
+
+	for (const char *p = t; *p; p++) {
+		if (*p == '"')
+			in = !in;
+		else if (in && *p == ':')
+			colon_in = true;
+	}
+	if (colon_in || in || !strchr(t, '"'))
+		return;
+	for (const char *p = t; *p; p++)
+		if (*p != '"')
+			*o++ = *p;
+	*o = 0;
+}
+
 void ast_attach_set(struct arena *a, struct node *ap, char *str)
 {
 	const char *colon = strchr(str, ':');
@@ -51,6 +75,7 @@ void ast_attach_set(struct arena *a, struct node *ap, char *str)
 	ap->str = str;
 	ap->provider = colon ? arena_strndup(a, str, (size_t)(colon - str)) : str;
 	ap->target = arena_strdup(a, colon ? colon + 1 : "");
+	ast_attach_unquote(ap->target);
 }
 
 static const char *const node_kind_names[] = {
