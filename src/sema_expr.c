@@ -433,7 +433,7 @@ static void sema_ternary(struct sema_ctx *ctx, struct node *n)
 		return;
 	}
 	n->type = type_storage(ctx->a, &then->type);
-	if (!type_merge(ctx->a, &n->type, &n->rhs->type) || n->type.kind == TYPE_TUPLE) {
+	if (!type_merge(ctx->a, &n->type, &n->rhs->type)) {
 		sema_error(ctx, n->loc, NULL, "the branches of %s have different types: %s and %s",
 			   n->lhs && n->lhs->kind == NODE_BLOCK ? "if"
 			   : n->lhs				? "?:"
