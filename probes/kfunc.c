@@ -268,14 +268,6 @@ static int kfunc_match(struct probe_env *env, struct arena *a, const char *patte
 	if (!probe_has_wildcard(pattern)) {
 		const char *target = func_pat;
 
-		/* named on its own too: the kernel accepts it, and then overflows its stack */
-		if (KFUNC_LISTED(func_pat, kfunc_fatal)) {
-			probe_err_set(err, "the trampoline itself calls it (see aotrace(8))",
-				      "a kfunc probe on %s recurses until the kernel's stack "
-				      "overflows (Linux 7.2): refused",
-				      func_pat);
-			return -EINVAL;
-		}
 		if (colon && strcmp(mod_pat, "vmlinux")) {
 			struct probe_kmod *k = probe_kmods_find(probe_env_kmods(env), mod_pat);
 
@@ -294,6 +286,14 @@ static int kfunc_match(struct probe_env *env, struct arena *a, const char *patte
 				return -EINVAL;
 			}
 			target = arena_printf(a, "%s:%s", first, func_pat);
+		}
+		/* named on its own too: the kernel accepts it, and then overflows its stack */
+		if (KFUNC_LISTED(func_pat, kfunc_fatal)) {
+			probe_err_set(err, "the trampoline itself calls it (see aotrace(8))",
+				      "a kfunc probe on %s recurses until the kernel's stack "
+				      "overflows (Linux 7.2): refused",
+				      func_pat);
+			return -EINVAL;
 		}
 		*out = arena_alloc(a, sizeof(char *));
 		(*out)[0] = arena_strdup(a, target);
