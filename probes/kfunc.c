@@ -278,9 +278,11 @@ static int kfunc_match(struct probe_env *env, struct arena *a, const char *patte
 			target = pattern;
 		} else if (btf_funcs_find(&env->funcs, btf, func_pat) < 0) {
 			/* not vmlinux's: the one module's that has it */
-			if (colon || !kfunc_homes(env, btf, func_pat, &first))
+			size_t homes = colon ? 0 : kfunc_homes(env, btf, func_pat, &first);
+
+			if (!homes)
 				return 0;
-			if (kfunc_homes(env, btf, func_pat, &first) > 1) {
+			if (homes > 1) {
 				probe_err_set(err, "name the module: kfunc:MODULE:FUNC",
 					      "%s is a function of more than one module", func_pat);
 				return -EINVAL;
