@@ -100,10 +100,10 @@ static LLVMValueRef cg_bytes_global(struct cg *cg, const char *name, const char 
 
 static void cg_license(struct cg *cg)
 {
-	static const char license[] = "GPL";
+	const char *license = cg->prog->opts->license ? cg->prog->opts->license : "GPL";
 
 	/* No debug info: libbpf needs no BTF for it, and bpftool shows no DATASEC noise. */
-	cg_bytes_global(cg, "_license", "license", license, sizeof(license));
+	cg_bytes_global(cg, "_license", "license", license, strlen(license) + 1);
 }
 
 /*

@@ -124,6 +124,8 @@ struct aot_compile_opts {
 	 * _OFF never (0), _ON in every program (1)
 	 */
 	uint32_t lastkey;
+	/* license (BPFTRACE_LICENSE, the config block): one of config_license's; NULL: GPL */
+	const char *license;
 	size_t : 0;
 };
 

@@ -21,6 +21,7 @@ enum config_kind {
 	CFG_BOOL_RUN,	  /* true or false for the runtime: settings[set] 1 false, 2 true */
 	CFG_TRAILER,	  /* str_trunc_trailer: text for the runtime, in aot_meta */
 	CFG_FIXED,	  /* what aotrace always does: only that value (fixed) is accepted */
+	CFG_LICENSE,	  /* the license section's string */
 	CFG_UNSTABLE,	  /* unstable_*: gates features aotrace does not have */
 	CFG_UNSTABLE_OPT, /* unstable_* of a feature aotrace has: enum aot_unstable at off */
 	CFG_ENV_ONLY,	  /* bpftrace reads it from the environment only */
@@ -52,7 +53,7 @@ static const struct config_key config_keys[] = {
 	{ "log_size", CFG_RUN, 0, AOT_SET_LOG_SIZE, AOT_LOG_SIZE_MIN, AOT_LOG_SIZE_MAX },
 	{ "print_maps_on_exit", CFG_BOOL_RUN, 0, AOT_SET_PRINT_MAPS },
 	{ "lazy_symbolication", CFG_BOOL_RUN, 0, AOT_SET_LAZY_SYMS },
-	{ "license", CFG_FIXED, .fixed = "GPL" },
+	{ "license", CFG_LICENSE, offsetof(struct aot_compile_opts, license) },
 	{ "cpp_demangle", CFG_FIXED, .fixed = "true" },
 	{ "use_blazesym", CFG_FIXED, .fixed = "false" },
 	{ "show_debug_info", CFG_FIXED, .fixed = "false" },
@@ -221,6 +222,15 @@ static void config_set(struct config_ctx *c, const struct config_key *k, const s
 		else if (!c->given->stack_mode)
 			c->opts->stack_mode = (uint32_t)i + 1;
 		break;
+	case CFG_LICENSE:
+		if (!config_license(v->str))
+			config_bad(c, v,
+				   "the kernel lets only GPL-compatible programs call the helpers "
+				   "aotrace uses",
+				   "valid values are " CONFIG_LICENSES);
+		else if (!c->given->license)
+			c->opts->license = config_license(v->str);
+		break;
 	case CFG_FIXED:
 		if (k->fixed && !strcasecmp(v->str, k->fixed))
 			break;
@@ -266,6 +276,18 @@ int config_unstable(const char *value)
 		return i + 1;
 	i = config_bool(value);
 	return i < 0 ? -1 : i ? AOT_UNSTABLE_ENABLE : AOT_UNSTABLE_ERROR;
+}
+
+const char *config_license(const char *value)
+{
+	static const char *const licenses[] = { "Dual MIT/GPL", "Dual BSD/GPL",
+						"Dual MPL/GPL", "GPL and additional rights",
+						"GPL v2",	"GPL" };
+
+	for (size_t i = 0; i < sizeof(licenses) / sizeof(licenses[0]); i++)
+		if (!strcmp(value, licenses[i]))
+			return licenses[i];
+	return NULL;
 }
 
 /* config: the block's keys, each once. */

@@ -21,5 +21,12 @@ int config_apply(struct program *prog, const struct aot_compile_opts *given,
  * enable, false and 0 are error. enum aot_unstable, or -1 if it is none of these.
  */
 int config_unstable(const char *value);
+/*
+ * A license as bpftrace 0.27 takes it: one of the GPL-compatible strings the kernel knows
+ * (exact case). The string kept (static), or NULL. CONFIG_LICENSES lists them for messages.
+ */
+const char *config_license(const char *value);
+#define CONFIG_LICENSES                                                                            \
+	"Dual MIT/GPL, Dual BSD/GPL, Dual MPL/GPL, GPL and additional rights, GPL v2, GPL"
 
 #endif

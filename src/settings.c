@@ -92,6 +92,22 @@ static int settings_unstable_tseries(struct aot_compile_opts *opts, FILE *err)
 	return 0;
 }
 
+/* BPFTRACE_LICENSE: as the config key license, which it overrides. */
+static int settings_license(struct aot_compile_opts *opts, FILE *err)
+{
+	const char *env = getenv("BPFTRACE_LICENSE");
+
+	if (!env)
+		return 0;
+	opts->license = config_license(env);
+	if (!opts->license) {
+		fprintf(err, "aotrace: BPFTRACE_LICENSE=%s: valid values are %s\n", env,
+			CONFIG_LICENSES);
+		return -EINVAL;
+	}
+	return 0;
+}
+
 /* AOTRACE_LASTKEY: 0 or 1 (enum aot_lastkey). */
 static int settings_lastkey(struct aot_compile_opts *opts, FILE *err)
 {
@@ -137,6 +153,9 @@ int aot_compile_opts_from_env(struct aot_compile_opts *opts, FILE *err)
 	}
 	if (opts_has(opts, offsetof(struct aot_compile_opts, stack_mode), sizeof(uint32_t)) &&
 	    !opts->stack_mode && settings_stack_mode(opts, err))
+		return -EINVAL;
+	if (opts_has(opts, offsetof(struct aot_compile_opts, license), sizeof(char *)) &&
+	    !opts->license && settings_license(opts, err))
 		return -EINVAL;
 	if (opts_has(opts, offsetof(struct aot_compile_opts, unstable_tseries), sizeof(uint32_t)) &&
 	    !opts->unstable_tseries && settings_unstable_tseries(opts, err))

@@ -160,11 +160,11 @@ static int cache_key(struct aot_cache *c, const char *name, const char *text, si
 	key_list(k, "--include", o->includes);
 	fprintf(k,
 		"strlen %u keys %u probes %u expand %d missing %d%s k %u multi %d unsafe %d nowarn "
-		"%d stack %u onstack %u session %d tseries %u lastkey %d\n",
+		"%d stack %u onstack %u session %d tseries %u lastkey %d license %s\n",
 		o->strlen_max, o->map_keys_max, o->max_probes, (int)o->expand, (int)o->missing,
 		o->missing_set ? " set" : "", o->helper_check, !o->no_multi, o->unsafe,
 		o->no_warnings, o->stack_mode, o->on_stack_limit, !o->no_session,
-		o->unstable_tseries, (int)o->lastkey);
+		o->unstable_tseries, (int)o->lastkey, o->license ? o->license : "GPL");
 	return fclose(k) ? -ENOMEM : 0;
 }
 
