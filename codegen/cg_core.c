@@ -494,6 +494,8 @@ LLVMValueRef cg_core_read(struct cg *cg, struct node *n)
 		break;
 	case TYPE_ARRAY:
 	case TYPE_RECORD:
+	case TYPE_TUPLE: /* *(&$t): a variable's own layout */
+	case TYPE_BUF:
 		/* A whole struct: its bytes, printed from the metadata's description of members. */
 		if (t->kind == TYPE_RECORD && !cg_core_printable(cg, n, t->rec, 1))
 			return cg_alloca_zero(cg, t->size ? t->size : 1, "rec");

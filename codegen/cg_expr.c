@@ -293,12 +293,16 @@ static LLVMValueRef cg_incdec(struct cg *cg, struct node *n)
 	if (lv->kind == NODE_MAP)
 		key = cg_map_key(cg, lv); /* once: its expressions run once */
 	old = key ? cg_map_read_at(cg, lv, key) : cg_expr(cg, lv);
-	new = cg_arith(cg, n->op == OP_INC ? '+' : '-', old, cg_i64(cg, 1), false);
+	/* a pointer (sema_record_ptr_incdec) moves by the size of what it points at */
+	new = cg_arith(cg, n->op == OP_INC ? '+' : '-', old,
+		       cg_i64(cg, lv->type.kind == TYPE_PTR ? n->num : 1), false);
 	if (key)
 		cg_map_write_at(cg, lv, key, new, &lv->type);
 	else
 		cg_store(cg, cg_var_ptr(cg, lv), &lv->var->type, 8, new, &lv->type);
-	return n->is_post ? old : cg_int_norm(cg, new, &lv->type);
+	if (n->is_post || lv->type.kind == TYPE_PTR)
+		return n->is_post ? old : new;
+	return cg_int_norm(cg, new, &lv->type);
 }
 
 static LLVMValueRef cg_unop(struct cg *cg, struct node *n)

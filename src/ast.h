@@ -124,6 +124,8 @@ struct var_info {
 	bool declared;	  /* by let */
 	bool typed;	  /* let $x: TYPE: the type is fixed, values convert to it */
 	bool assigned;	  /* given a value somewhere in its probe */
+	/* let $x, read before any value: an int64 0 there, as bpftrace 0.27 reads its zero */
+	struct loc read_early;
 	/* the integer type bpftrace 0.27 gives it (sema_narrow.c), TYPE_NONE if not an integer;
 	 * narrow_lit: every value it was given is a literal that is never negative */
 	struct type narrow;

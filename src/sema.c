@@ -522,6 +522,12 @@ static void sema_assign_var(struct sema_ctx *ctx, struct node *n, struct node *v
 						  : type_name(ctx->a, &rhs->type));
 		return;
 	}
+	if (n->op && v->declared && v->type.kind == TYPE_NONE && sema_is_int(&rhs->type)) {
+		diag_warn(ctx->d, var->loc, NULL, "Variable used before it was assigned: %s",
+			  var->name);
+		v->type = type_int(8, true);
+		v->read_early = var->loc;
+	}
 	if (n->op && (v->type.kind == TYPE_NONE || !sema_is_int(&rhs->type))) {
 		sema_error(ctx, n->loc, NULL,
 			   v->type.kind == TYPE_NONE
@@ -559,6 +565,17 @@ static void sema_assign_var(struct sema_ctx *ctx, struct node *n, struct node *v
 	sema_record_order(ctx, &v->type, rhs);
 	if (!n->op)
 		sema_narrow_assign(ctx, &v->narrow, &v->narrow_lit, rhs);
+	if (v->read_early.line && !sema_is_int(&rhs->type)) {
+		sema_error(ctx, rhs->loc,
+			   arena_printf(ctx->a, "give it a type where it is declared: let %s: %s;",
+					var->name,
+					rhs->type.kind == TYPE_STR ? "string"
+								   : type_name(ctx->a, &rhs->type)),
+			   "variable %s was read at line %u as an integer before it is assigned, "
+			   "and is given %s here",
+			   var->name, v->read_early.line, type_name(ctx->a, &rhs->type));
+		return;
+	}
 	if (!type_merge(ctx->a, &v->type, &rhs->type) &&
 	    !sema_merge_bool(ctx, &v->type, rhs, arena_printf(ctx->a, "variable %s", var->name))) {
 		sema_error(ctx, n->loc, NULL, "variable %s cannot hold both %s and %s", var->name,
@@ -568,10 +585,41 @@ static void sema_assign_var(struct sema_ctx *ctx, struct node *n, struct node *v
 	var->type = v->type;
 }
 
+/*
+ * @m = { stmts; agg(...) }, an aggregation as a block's value (bpftrace 0.27): n becomes the
+ * block, ending with @m = agg(...) in its scope. False if n is not that.
+ */
+static bool sema_agg_block(struct sema_ctx *ctx, struct node *n)
+{
+	struct node *b = n->rhs, *v = b->kind == NODE_BLOCK ? b->lhs : NULL, *a, *next, **tail;
+	enum func id;
+
+	if (n->op || n->lhs->kind != NODE_MAP || !v || v->kind != NODE_CALL)
+		return false;
+	id = func_find(v->name, FUNC_CALL);
+	if (!id || !(func_defs[id].flags & FUNC_AGG))
+		return false;
+	a = node_new(ctx->a, NODE_ASSIGN, n->loc);
+	*a = *n;
+	a->rhs = v;
+	a->next = NULL;
+	for (tail = &b->body; *tail; tail = &(*tail)->next)
+		;
+	*tail = a;
+	b->lhs = NULL;
+	next = n->next;
+	*n = *b;
+	n->next = next;
+	sema_scoped_block(ctx, n);
+	return true;
+}
+
 static void sema_assign(struct sema_ctx *ctx, struct node *n)
 {
 	struct var_info *v;
 
+	if (sema_agg_block(ctx, n))
+		return;
 	sema_normalise_update(ctx, n);
 	if (n->lhs->kind == NODE_MAP) {
 		sema_assign_map(ctx, n);
@@ -793,7 +841,12 @@ static void sema_never_assigned(struct sema_ctx *ctx, const struct var_info *v)
 	if (!v)
 		return;
 	sema_never_assigned(ctx, v->next);
-	if (v->declared && !v->assigned)
+	if (v->declared && !v->assigned && v->read_early.line)
+		sema_error(ctx, v->read_early,
+			   arena_printf(ctx->a, "give it a type: let %s: int64;", v->name),
+			   "variable %s is read but never assigned: its type is not known",
+			   v->name);
+	else if (v->declared && !v->assigned)
 		diag_warn(ctx->d, v->first, "give it a value: let $x = ...",
 			  "Variable %s was never assigned to.", v->name + (v->name[0] == ' '));
 }

@@ -339,13 +339,12 @@ static void sema_incdec(struct sema_ctx *ctx, struct node *n)
 
 	if (lv->kind == NODE_VAR) {
 		sema_expr(ctx, lv);
-		if (lv->type.kind == TYPE_PTR)
-			sema_error(ctx, n->loc,
-				   arena_printf(ctx->a, "write %s %s= 1 as a statement", lv->name,
-						n->op == OP_INC ? "+" : "-"),
-				   "%s on a pointer only as a statement", op);
-		else
-			sema_need_int(ctx, lv, arena_printf(ctx->a, "operator '%s'", op));
+		if (lv->type.kind == TYPE_PTR) { /* it moves by an element, as p += 1 */
+			sema_record_ptr_incdec(ctx, n, &lv->type);
+			n->type = lv->type;
+			return;
+		}
+		sema_need_int(ctx, lv, arena_printf(ctx->a, "operator '%s'", op));
 		n->type = sema_is_int(&lv->type) ? lv->type : type_int(8, true);
 		return;
 	}
@@ -958,12 +957,11 @@ void sema_expr(struct sema_ctx *ctx, struct node *n)
 		struct var_info *v = sema_var(ctx, n->name, false);
 
 		if (v && v->declared && v->type.kind == TYPE_NONE) {
-			sema_error(ctx, n->loc,
-				   arena_printf(ctx->a, "give it a type: let %s: int64;", n->name),
-				   "variable %s is declared without a type and read before it is "
-				   "assigned",
-				   n->name);
-			break;
+			/* bpftrace 0.27 warns and reads the zero of the type given later */
+			diag_warn(ctx->d, n->loc, NULL, "Variable used before it was assigned: %s",
+				  n->name);
+			v->type = type_int(8, true);
+			v->read_early = n->loc;
 		}
 		if (!v || v->type.kind == TYPE_NONE) {
 			if (sema_var(ctx, arena_printf(ctx->a, " %s", n->name), false))

@@ -340,6 +340,14 @@ void sema_record_unop(struct sema_ctx *ctx, struct node *n)
 			n->type = (struct type){ .kind = TYPE_PTR, .size = 8 };
 			n->type.pointee = arena_alloc(ctx->a, sizeof(*n->type.pointee));
 			*n->type.pointee = *lt;
+			/* an integer is held in 8 bytes, little-endian: its first ones are the
+			 * width bpftrace 0.27 gives it ((uint32)7: 4), which p + 1 steps over */
+			if (lt->kind == TYPE_INT) {
+				struct type w = sema_narrow(ctx, n->lhs);
+
+				if (w.kind == TYPE_INT)
+					*n->type.pointee = w;
+			}
 			return;
 		}
 		if (!node_is_addressable(n->lhs)) {
@@ -479,6 +487,11 @@ void sema_record_ptr_update(struct sema_ctx *ctx, struct node *n, struct type *p
 			   ctypes_name(ctx->a, r));
 		return;
 	}
+	n->num = sema_record_elem_size(ctx, p);
+}
+
+void sema_record_ptr_incdec(struct sema_ctx *ctx, struct node *n, struct type *p)
+{
 	n->num = sema_record_elem_size(ctx, p);
 }
 

@@ -39,6 +39,8 @@ void sema_record_index(struct sema_ctx *ctx, struct node *n);
 void sema_record_ptr_arith(struct sema_ctx *ctx, struct node *n);
 /* `p op= i` on a pointer variable or map p (op is n->op): as p = p op i, num as above. */
 void sema_record_ptr_update(struct sema_ctx *ctx, struct node *n, struct type *p);
+/* ++p, p-- as a value: n->num is the step, the size of what p points at */
+void sema_record_ptr_incdec(struct sema_ctx *ctx, struct node *n, struct type *p);
 /* sizeof(type) for types beyond the integers: records, pointers, typedefs. false on error. */
 bool sema_record_sizeof(struct sema_ctx *ctx, struct node *n, uint64_t *size);
 /* offsetof(struct r, a.b): the member's byte offset. false on error (reported). */
