@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# Runs in the 7.2 VM (bench/rows/6-kfunc-multi-vm.py): kfunc:vfs_* and kfunc:* with one
+# Runs in the 7.2 VM (bench/rows/6-kfunc-multi-vm.py): kfunc:vfs_*, kfunc:acpi_* and kfunc:* with one
 # tracing multi link, with a clone per function (AOTRACE_MULTI_LINKS=0), and with bpftrace
 # 0.27.1 (tests/peers), one case after the other. Each case prints
 # "ROW|label|start to BEGIN (s)|tracing_multi links|tracing links|exit() to prompt (s)|
@@ -50,7 +50,7 @@ seen() {
 # the first run of each tool reads its files over 9p and the kernel's BTF: not measured
 "$A" -e 'BEGIN { exit(); }' >/dev/null 2>&1
 "$P27" -e 'BEGIN { exit(); }' >/dev/null 2>&1
-echo "FUNCS|$("$A" -l 'kfunc:*' | wc -l)|$("$A" -l 'kfunc:vfs_*' | wc -l)"
+echo "FUNCS|$("$A" -l 'kfunc:*' | wc -l)|$("$A" -l 'kfunc:vfs_*' | wc -l)|$("$A" -l 'kfunc:acpi_*' | wc -l)"
 NCASE=0
 row() {
 	local label=$1 m=0 t=0 lt="" wp="" rc why stage="" left pm pt gone u _ said=0
@@ -128,10 +128,15 @@ row() {
 B='BEGIN { printf("begin_at %llu\n", nsecs); }'
 E='interval:s:2 { printf("exit_at %llu\n", nsecs); exit(); }'
 V="kfunc:vfs_* { @[probe] = count(); } $B $E"
+M="kfunc:acpi_* { @[probe] = count(); } $B $E"
 K="kfunc:* { @ = count(); } $B $E"
 row "aotrace kfunc:vfs_* (one tracing multi link)" "$A" -e "$V"
 row "aotrace kfunc:vfs_* (clones)" env AOTRACE_MULTI_LINKS=0 "$A" -e "$V"
 row "bpftrace 0.27.1 kfunc:vfs_*" "$P27" -e "$V"
+# about 1300 functions that run seldom in the guest: clones attach and exit in the limit
+row "aotrace kfunc:acpi_* (one tracing multi link)" "$A" -e "$M"
+row "aotrace kfunc:acpi_* (clones)" env AOTRACE_MULTI_LINKS=0 "$A" --max-probes 100000 -e "$M"
+row "bpftrace 0.27.1 kfunc:acpi_*" env BPFTRACE_MAX_PROBES=100000 BPFTRACE_MAX_BPF_PROGS=100000 "$P27" -e "$M"
 row "aotrace kfunc:* (one tracing multi link)" "$A" -e "$K"
 row "aotrace kfunc:* (clones)" env AOTRACE_MULTI_LINKS=0 "$A" --max-probes 1000000 -e "$K"
 row "bpftrace 0.27.1 kfunc:*" env BPFTRACE_MAX_PROBES=1000000 BPFTRACE_MAX_BPF_PROGS=1000000 "$P27" -e "$K"

@@ -13,14 +13,17 @@ limit = int(os.environ.get('KFUNC_BENCH_LIMIT', 600))
 title = '## kfunc wildcards on tracing multi links (7.2 VM, TCG, 1 vCPU)\n'
 rows, values = vm_rows(title, '7.2', 1, 'kfunc_multi_guest.sh', 4150,
                        'KFUNC_BENCH_LIMIT=%d' % limit)
-funcs = values.get('FUNCS', ['?', '?'])
+funcs = values.get('FUNCS', ['?', '?', '?'])
+funcs += ['?'] * (3 - len(funcs))
 # the guest's raw times (uptime stamps) of each case, for the record
 for k in sorted(k for k in values if k.startswith('CASE')):
     sys.stderr.write('%s: %s\n' % (k, ' | '.join(values[k])))
 print(title)
 print('`bench/lib/kfunc_multi_guest.sh` in `tests/vm/run --kernel 7.2 --cpus 1`: `kfunc:vfs_* {')
-print('@[probe] = count(); }` (%s functions) and `kfunc:* { @ = count(); }` (%s functions:'
-      % (funcs[1], funcs[0]))
+print('@[probe] = count(); }` (%s functions), `kfunc:acpi_*` (%s functions that seldom run there:'
+      % (funcs[1], funcs[2]))
+print('clones attach and exit within the limit) and `kfunc:* { @ = count(); }` (%s functions:'
+      % funcs[0])
 print('`aotrace -l \'kfunc:*\'`), each with an exit() from an interval after 2 s. From BEGIN until')
 print('the program returns a shell loop reads a file every 20 ms; while a case loads and attaches')
 print('nothing else runs in the guest but a check of its output each second that forks nothing:')
