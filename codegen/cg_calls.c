@@ -167,11 +167,16 @@ static LLVMValueRef cg_stack_depth(struct cg *cg, LLVMValueRef id, bool user)
 		"stack.id");
 }
 
-/* kstack/ustack: the stack id from bpf_get_stackid, a negative errno if it failed. */
+/*
+ * kstack/ustack: the stack id from bpf_get_stackid, a negative errno if it failed;
+ * ustack(build_id)'s is in a stack map of its own.
+ */
 static LLVMValueRef cg_stack(struct cg *cg, struct node *n, bool user)
 {
 	LLVMValueRef map = user ? cg->ustacks : cg->kstacks, args[3], id;
 
+	if (n->type.render_arg >> 16 == AOT_STACK_MODE_BUILD_ID)
+		map = cg_map_ustack_build_id(cg);
 	if (!map) {
 		cg_error(cg, n->loc, "this is a bug in aotrace", "%s has no stack map", n->name);
 		return cg_zero_of(cg, n);

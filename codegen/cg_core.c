@@ -352,20 +352,28 @@ static void cg_core_copy(struct cg *cg, LLVMValueRef dst, uint32_t size, LLVMVal
 		  args, 3);
 }
 
-/* A bitfield: the bytes that hold it, shifted and masked (x86 is little-endian). */
+/*
+ * A bitfield: the bytes that hold it, shifted and masked (x86 is little-endian). As bpftrace
+ * 0.27 reads it, it is negative only where it fills its declared type (`int a:32`; `int a:3`
+ * holding 0b111 is 7), the rule sema_lower.c writes into the metadata of a struct value.
+ * user: read with a helper from user (true) or kernel memory; NULL: addr is in our own memory.
+ */
 static LLVMValueRef cg_core_bitfield(struct cg *cg, LLVMValueRef addr, const struct cmember *m,
-				     bool user)
+				     const bool *user)
 {
 	uint32_t bytes = (m->bit_off + m->bit_size + 7) / 8;
 	struct type t = { .kind = TYPE_INT, .size = 8 };
 	LLVMValueRef buf = cg_alloca_zero(cg, 8, "bits"), v;
 
-	cg_core_copy(cg, buf, bytes, addr, user);
+	if (user)
+		cg_core_copy(cg, buf, bytes, addr, *user);
+	else
+		cg_memcpy(cg, buf, 8, addr, 1, bytes);
 	v = cg_load(cg, buf, &t, 8);
 	v = LLVMBuildLShr(cg->b, v, cg_i64(cg, m->bit_off), "");
 	if (m->bit_size < 64)
 		v = LLVMBuildAnd(cg->b, v, cg_i64(cg, (1ull << m->bit_size) - 1), "");
-	if (m->type.is_signed && m->bit_size < 64) {
+	if (m->type.is_signed && m->bit_size < 64 && m->bit_size == 8 * m->type.size) {
 		LLVMValueRef sh = cg_i64(cg, 64 - m->bit_size);
 
 		v = LLVMBuildAShr(cg->b, LLVMBuildShl(cg->b, v, sh, ""), sh, "");
@@ -373,9 +381,14 @@ static LLVMValueRef cg_core_bitfield(struct cg *cg, LLVMValueRef addr, const str
 	return v;
 }
 
+LLVMValueRef cg_core_value_bitfield(struct cg *cg, LLVMValueRef addr, const struct cmember *m)
+{
+	return cg_core_bitfield(cg, addr, m, NULL);
+}
+
 /*
- * Whether a struct can be a value: its members are described to the runtime, so no bitfields
- * (not described yet), and within the metadata's limits of members and nesting.
+ * Whether a struct can be a value: its members are described to the runtime, within the
+ * metadata's limits of members and nesting, and a bitfield as an integer of at most 8 bytes.
  */
 static bool cg_core_printable(struct cg *cg, struct node *n, struct crecord *r, uint32_t depth)
 {
@@ -405,10 +418,13 @@ static bool cg_core_printable(struct cg *cg, struct node *n, struct crecord *r, 
 
 		while (mt->kind == TYPE_ARRAY && mt->pointee)
 			mt = mt->pointee;
-		if (m->bit_size) {
-			cg_error(cg, n->loc, hint,
-				 "%s %s has the bitfield '%s': aotrace cannot use it whole yet",
-				 r->is_union ? "union" : "struct", r->name, m->name);
+		if (m->bit_size && ((mt->kind != TYPE_INT && mt->kind != TYPE_BOOL) ||
+				    m->bit_off + m->bit_size > 64 ||
+				    m->off + (m->bit_off + m->bit_size + 7) / 8 > r->size)) {
+			cg_error(cg, n->loc, hint, "%s %s has the bitfield '%s', which %s",
+				 r->is_union ? "union" : "struct", r->name, m->name,
+				 m->bit_off + m->bit_size > 64 ? "spans more than 8 bytes"
+							       : "is no integer aotrace can read");
 			return false;
 		}
 		/* an anonymous member's members are printed as the record's own */
@@ -510,7 +526,7 @@ LLVMValueRef cg_core_read(struct cg *cg, struct node *n)
 	}
 	addr = cg_core_addr(cg, n, &user);
 	if (n->kind == NODE_FIELD && n->npath && n->mpath[n->npath - 1]->bit_size)
-		return cg_core_bitfield(cg, addr, n->mpath[n->npath - 1], user);
+		return cg_core_bitfield(cg, addr, n->mpath[n->npath - 1], &user);
 	size = t->kind == TYPE_BOOL ? 1 : t->size;
 	buf = cg_alloca(cg, t->kind == TYPE_STR ? size : 8, "mem");
 	cg_core_copy(cg, buf, size, addr, user);

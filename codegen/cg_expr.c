@@ -452,6 +452,9 @@ static LLVMValueRef cg_value_field(struct cg *cg, struct node *n)
 	for (; root->kind == NODE_FIELD && !root->is_arrow; root = root->lhs)
 		for (uint32_t i = 0; i < root->npath; i++)
 			off += root->mpath[i]->off;
+	if (n->npath && n->mpath[n->npath - 1]->bit_size)
+		return cg_core_value_bitfield(cg, cg_gep(cg, cg_expr(cg, root), off),
+					      n->mpath[n->npath - 1]);
 	return cg_load(cg, cg_gep(cg, cg_expr(cg, root), off), &n->type, 1);
 }
 

@@ -70,6 +70,7 @@ enum cg_helper {
 #define CG_MAP_LRU_HASH 9
 #define CG_MAP_LRU_PERCPU_HASH 10
 #define CG_BPF_F_USER_STACK (1u << 8)
+#define CG_BPF_F_STACK_BUILD_ID (1u << 5) /* map_flags: frames are build id + file offset */
 #define CG_MAP_PERF_EVENT_ARRAY 4
 #define CG_MAP_RINGBUF 27
 #define CG_BPF_ANY 0
@@ -113,9 +114,11 @@ struct cg {
 	LLVMDIBuilderRef dib;
 	LLVMMetadataRef di_file, di_cu;
 	LLVMTypeRef t_i1, t_i8, t_i16, t_i32, t_i64, t_ptr, t_void;
-	LLVMValueRef events;			  /* the ring buffer map */
-	LLVMValueRef skb;			  /* AOT_SKB_MAP, where skboutput() is used */
-	LLVMValueRef state, kstacks, ustacks;	  /* AOT_STATE_MAP and the stack maps, if used */
+	LLVMValueRef events;		      /* the ring buffer map */
+	LLVMValueRef skb;		      /* AOT_SKB_MAP, where skboutput() is used */
+	LLVMValueRef state, kstacks, ustacks; /* AOT_STATE_MAP and the stack maps, if used */
+	/* AOT_USTACK_BUILDID_MAP, made by its first ustack(build_id) */
+	LLVMValueRef ustacks_bid;
 	LLVMValueRef lost, errors;		  /* AOT_LOST_MAP, AOT_ERRORS_MAP (NULL: no maps) */
 	LLVMMetadataRef di_agg[TYPE_TSERIES + 1]; /* value structs of aggregations, made once */
 
@@ -184,8 +187,11 @@ struct cg_mapdef {
 	uint32_t type;
 	uint32_t max_entries;
 	LLVMMetadataRef key, value; /* NULL: the map has none (ring buffer) */
+	uint32_t map_flags;	    /* 0: none written */
 };
 LLVMValueRef cg_map_global(struct cg *cg, const char *name, const struct cg_mapdef *def);
+/* AOT_USTACK_BUILDID_MAP, made on the first call. */
+LLVMValueRef cg_map_ustack_build_id(struct cg *cg);
 /* After every function: AOT_SCRATCH_MAP sized for the biggest user, if scratch mode used it. */
 int cg_maps_scratch(struct cg *cg);
 

@@ -39,8 +39,8 @@ static LLVMMetadataRef cg_map_type_field(struct cg *cg, const char *name, LLVMMe
 
 LLVMValueRef cg_map_global(struct cg *cg, const char *name, const struct cg_mapdef *def)
 {
-	LLVMMetadataRef members[4], st;
-	LLVMTypeRef fields[4], ty;
+	LLVMMetadataRef members[5], st;
+	LLVMTypeRef fields[5], ty;
 	LLVMValueRef g;
 	unsigned n = 0;
 
@@ -52,6 +52,10 @@ LLVMValueRef cg_map_global(struct cg *cg, const char *name, const struct cg_mapd
 	}
 	if (def->value) {
 		members[n] = cg_map_type_field(cg, "value", def->value, n * 8);
+		n++;
+	}
+	if (def->map_flags) {
+		members[n] = cg_map_uint_field(cg, "map_flags", def->map_flags, n * 8);
 		n++;
 	}
 	for (unsigned i = 0; i < n; i++)
@@ -258,6 +262,29 @@ static void cg_maps_builtin(struct cg *cg)
 	};
 	if (cg->prog->uses_skboutput)
 		cg->skb = cg_map_global(cg, AOT_SKB_MAP, &def);
+}
+
+/*
+ * ustack(build_id)'s stack trace map: the kernel stores each frame as a struct
+ * aot_stack_build_id (32 bytes) instead of an address. Made by the first call that captures
+ * one, as sema only raises the metadata version for it.
+ */
+LLVMValueRef cg_map_ustack_build_id(struct cg *cg)
+{
+	struct type frames = { .kind = TYPE_STR,
+			       .size = sizeof(struct aot_stack_build_id) * AOT_STACK_MAX_DEPTH };
+	struct cg_mapdef def = {
+		.type = CG_MAP_STACK_TRACE,
+		.max_entries = cg_max_entries(cg),
+		.key = cg_di_int(cg, 4, false),
+		.map_flags = CG_BPF_F_STACK_BUILD_ID,
+	};
+
+	if (!cg->ustacks_bid) {
+		def.value = cg_di_type(cg, &frames, "aot_build_id_frames");
+		cg->ustacks_bid = cg_map_global(cg, AOT_USTACK_BUILDID_MAP, &def);
+	}
+	return cg->ustacks_bid;
 }
 
 int cg_maps_define(struct cg *cg)

@@ -42,6 +42,16 @@ uint64_t rt_value_int(const struct aot_type *t, const void *data)
 	/* Little-endian by contract, whatever the host. */
 	for (i = 0; i < t->size && i < 8; i++)
 		v |= (uint64_t)p[i] << (8 * i);
+	if (t->kind == AOT_K_INT && t->elems) { /* a bitfield: the reader checked its bits */
+		uint32_t off = AOT_INT_BIT_OFF(t->elems), bits = AOT_INT_BIT_SIZE(t->elems);
+
+		v >>= off;
+		if (bits < 64 && t->is_signed && (v >> (bits - 1)) & 1)
+			v |= ~(uint64_t)0 << bits;
+		else if (bits < 64)
+			v &= ~(~(uint64_t)0 << bits);
+		return v;
+	}
 	if (t->kind == AOT_K_INT && t->is_signed && t->size < 8 && (v >> (8 * t->size - 1)) & 1)
 		v |= ~(uint64_t)0 << (8 * t->size);
 	return v;
@@ -113,6 +123,33 @@ static void render_usym(struct rt_buf *out, const struct rt_render *r, int pid, 
 }
 
 /*
+ * ustack(build_id), as bpftrace 0.27: a newline, then one frame per line, unindented: the build id
+ * in hex, a space and 0x then the offset into the file (two digits at least); where the kernel
+ * could not read the build id, the address in hex alone.
+ */
+static void render_stack_build_id(struct rt_buf *out, const struct rt_render *r, int64_t id,
+				  uint32_t depth)
+{
+	struct aot_stack_build_id f[AOT_STACK_MAX_DEPTH];
+
+	if (!r->syms->stack_read_build_id)
+		return;
+	memset(f, 0, sizeof(f));
+	if (r->syms->stack_read_build_id(r->syms, id, f))
+		return;
+	rt_buf_add(out, "\n", 1);
+	for (uint32_t i = 0; i < depth && f[i].status != AOT_BUILD_ID_EMPTY; i++) {
+		if (f[i].status == AOT_BUILD_ID_VALID) {
+			for (int j = 0; j < AOT_BUILD_ID_SIZE; j++)
+				rt_buf_printf(out, "%02x", f[i].build_id[j]);
+			rt_buf_printf(out, " 0x%02" PRIx64 "\n", f[i].offset_or_ip);
+		} else {
+			rt_buf_printf(out, "%" PRIx64 "\n", f[i].offset_or_ip);
+		}
+	}
+}
+
+/*
  * A stack: a newline, then one frame per line (8 spaces then symbol+offset; perf mode: a tab,
  * the address in hex and the symbol; raw mode: the address alone), up to the type's depth.
  */
@@ -126,7 +163,13 @@ static void render_stack(struct rt_buf *out, const struct rt_render *r, const st
 	uint32_t i, depth = t->nelems ? t->nelems : AOT_STACK_MAX_DEPTH;
 
 	/* A failed bpf_get_stackid (e.g. no user stack in a kernel thread) prints nothing. */
-	if (id < 0 || !r->syms || !r->syms->stack_read)
+	if (id < 0 || !r->syms)
+		return;
+	if (t->elems == AOT_STACK_MODE_BUILD_ID) {
+		render_stack_build_id(out, r, id, depth);
+		return;
+	}
+	if (!r->syms->stack_read)
 		return;
 	memset(ips, 0, sizeof(ips));
 	if (r->syms->stack_read(r->syms, user, id, ips))

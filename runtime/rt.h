@@ -92,9 +92,12 @@ struct rt_syms {
 	struct ksyms *ksyms; /* NULL until needed (or opened early by rt_syms_kernel_open) */
 	bool ksyms_failed;   /* reported once, then addresses print as hex */
 	int kstack_fd, ustack_fd; /* AOT_KSTACK_MAP / AOT_USTACK_MAP, -1 if absent */
+	int ustack_bid_fd;	  /* AOT_USTACK_BUILDID_MAP, -1 if absent */
 	/* Reads the frames of stack id into ips (AOT_STACK_MAX_DEPTH, zero-ended); tests
 	 * replace it. 0 or -errno. */
 	int (*stack_read)(struct rt_syms *s, bool user, int64_t id, uint64_t *ips);
+	/* The same for ustack(build_id): AOT_STACK_MAX_DEPTH frames, ended by status 0. */
+	int (*stack_read_build_id)(struct rt_syms *s, int64_t id, struct aot_stack_build_id *f);
 	struct rt_usyms *usyms; /* per-pid bcc symbol caches */
 	size_t nusyms, cap_usyms;
 	const struct output *out; /* where its warnings and -v statistics are reported */

@@ -105,6 +105,7 @@ static void runtime_prepare(struct rt *rt)
 
 	rt->syms.kstack_fd = runtime_map_fd(rt, AOT_KSTACK_MAP);
 	rt->syms.ustack_fd = runtime_map_fd(rt, AOT_USTACK_MAP);
+	rt->syms.ustack_bid_fd = runtime_map_fd(rt, AOT_USTACK_BUILDID_MAP);
 	rt->lost_fd = runtime_map_fd(rt, AOT_LOST_MAP);
 	if (runtime_needs_ksyms(rt->meta))
 		rt_syms_kernel_open(&rt->syms);

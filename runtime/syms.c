@@ -46,10 +46,24 @@ static int syms_stack_read(struct rt_syms *s, bool user, int64_t id, uint64_t *i
 	return bpf_map_lookup_elem(fd, &key, ips) ? -errno : 0;
 }
 
+static int syms_stack_read_build_id(struct rt_syms *s, int64_t id, struct aot_stack_build_id *f)
+{
+	uint32_t key = (uint32_t)id;
+
+	if (s->ustack_bid_fd < 0)
+		return -ENOENT;
+	return bpf_map_lookup_elem(s->ustack_bid_fd, &key, f) ? -errno : 0;
+}
+
 void rt_syms_init(struct rt_syms *s, const struct output *out, int verbose)
 {
-	*s = (struct rt_syms){ .kstack_fd = -1, .ustack_fd = -1, .out = out, .verbose = verbose };
+	*s = (struct rt_syms){ .kstack_fd = -1,
+			       .ustack_fd = -1,
+			       .ustack_bid_fd = -1,
+			       .out = out,
+			       .verbose = verbose };
 	s->stack_read = syms_stack_read;
+	s->stack_read_build_id = syms_stack_read_build_id;
 	pthread_mutex_init(&s->lock, NULL);
 }
 

@@ -159,11 +159,6 @@ static void config_set(struct config_ctx *c, const struct config_key *k, const s
 		[AOT_MISSING_ERROR] = "error",
 		[AOT_MISSING_IGNORE] = "ignore",
 	};
-	static const char *const stack_modes[] = {
-		[AOT_STACK_MODE_BPFTRACE] = "bpftrace",
-		[AOT_STACK_MODE_PERF] = "perf",
-		[AOT_STACK_MODE_RAW] = "raw",
-	};
 	uint32_t *field = (uint32_t *)((char *)c->opts + k->off);
 	uint64_t num;
 	char range[80];
@@ -212,13 +207,9 @@ static void config_set(struct config_ctx *c, const struct config_key *k, const s
 		c->prog->meta->settings[AOT_SET_MISSING] = (uint32_t)i + 1;
 		break;
 	case CFG_STACK_MODE:
-		i = config_word(v->str, stack_modes, 3);
+		i = config_word(v->str, aot_stack_mode_names, AOT_STACK_MODE_COUNT);
 		if (i < 0)
-			config_bad(c, v,
-				   !strcasecmp(v->str, "build_id")
-					   ? "aotrace does not print build ids yet"
-					   : NULL,
-				   "valid values are bpftrace, perf and raw");
+			config_bad(c, v, NULL, "valid values are " AOT_STACK_MODE_LIST);
 		else if (!c->given->stack_mode)
 			c->opts->stack_mode = (uint32_t)i + 1;
 		break;

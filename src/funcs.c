@@ -34,40 +34,40 @@ const struct func_def func_defs[FN__NUM] = {
 		     .check = sema_fn_pid_ns, .lower = sema_lower_names, .emit = cg_bi_pid },
 	[FN_TID] = { "tid", BUILTIN(FUNC_CALL), .max_args = 1, .type = U32,
 		     .check = sema_fn_pid_ns, .lower = sema_lower_names, .emit = cg_bi_tid },
-	[FN_UID] = { "uid", BUILTIN(0), .type = U64, .emit = cg_bi_uid },
-	[FN_GID] = { "gid", BUILTIN(0), .type = U64, .emit = cg_bi_gid },
+	[FN_UID] = { "uid", BUILTIN(FUNC_NULLARY), .type = U64, .emit = cg_bi_uid },
+	[FN_GID] = { "gid", BUILTIN(FUNC_NULLARY), .type = U64, .emit = cg_bi_gid },
 	/* nsecs is nsecs(monotonic); nsecs(boot), nsecs(tai) as bpftrace 0.27 (n->idx: the clock) */
 	[FN_NSECS] = { "nsecs", BUILTIN(FUNC_CALL), .max_args = 1, .type = U64,
 		       .check = sema_fn_nsecs, .lower = sema_lower_names, .emit = cg_bi_nsecs },
-	[FN_CPU] = { "cpu", BUILTIN(0), .type = U64, .emit = cg_bi_cpu },
+	[FN_CPU] = { "cpu", BUILTIN(FUNC_NULLARY | FUNC_WRAPPED), .type = U64, .emit = cg_bi_cpu },
 	/* comm(pid) of bpftrace 0.27 too: another task's, through the kfunc bpf_task_from_pid */
-	[FN_COMM] = { "comm", BUILTIN(FUNC_CALL), .max_args = 1,
+	[FN_COMM] = { "comm", BUILTIN(FUNC_CALL | FUNC_WRAPPED), .max_args = 1,
 		      .type = { .kind = TYPE_STR, .size = 16 }, .check = sema_fn_comm,
 		      .lower = sema_lower_comm, .emit = cg_bi_comm },
 	/* a string as long as the longest name of the probe's matches */
-	[FN_PROBE] = { "probe", BUILTIN(0), .type = { .kind = TYPE_STR }, .check = sema_bi_probe,
-		       .emit = cg_bi_probe },
+	[FN_PROBE] = { "probe", BUILTIN(FUNC_NULLARY | FUNC_WRAPPED), .type = { .kind = TYPE_STR },
+		       .check = sema_bi_probe, .emit = cg_bi_probe },
 	/* the tracepoint's or function's arguments: args.name (sema_field), or all as a record */
 	[FN_ARGS] = { "args", BUILTIN(0), .needs = PB_ARGS, .check = sema_bi_args },
-	[FN_ELAPSED] = { "elapsed", BUILTIN(0), .type = U64, .check = sema_bi_elapsed,
-			 .emit = cg_bi_elapsed },
+	[FN_ELAPSED] = { "elapsed", BUILTIN(FUNC_NULLARY | FUNC_WRAPPED), .type = U64,
+			 .check = sema_bi_elapsed, .emit = cg_bi_elapsed },
 	/* arg0..argN, sarg0..sargN and retval: typed by the probe type's hidden arguments */
-	[FN_RETVAL] = { "retval", BUILTIN(FUNC_HIDDEN_ARG), .needs = PB_RETVAL,
-			.check = sema_bi_hidden_arg },
+	[FN_RETVAL] = { "retval", BUILTIN(FUNC_HIDDEN_ARG | FUNC_NULLARY | FUNC_WRAPPED),
+			.needs = PB_RETVAL, .check = sema_bi_hidden_arg },
 	[FN_ARG] = { "arg", BUILTIN(FUNC_NUMBERED | FUNC_HIDDEN_ARG), .needs = PB_ARGN,
 		     .check = sema_bi_hidden_arg },
 	[FN_SARG] = { "sarg", BUILTIN(FUNC_NUMBERED | FUNC_HIDDEN_ARG), .needs = PB_ARGN,
 		      .check = sema_bi_hidden_arg },
 	/* a kernel symbol; its check makes it a user one (usym) in user-space probes */
-	[FN_FUNC] = { "func", BUILTIN(0), .needs = PB_FUNC, .type = RENDERED(AOT_K_KSYM, 8),
-		      .check = sema_bi_func, .emit = cg_bi_func },
-	[FN_CURTASK] = { "curtask", BUILTIN(0), .type = U64, .check = sema_record_curtask,
+	[FN_FUNC] = { "func", BUILTIN(FUNC_NULLARY | FUNC_WRAPPED), .needs = PB_FUNC,
+		      .type = RENDERED(AOT_K_KSYM, 8), .check = sema_bi_func, .emit = cg_bi_func },
+	[FN_CURTASK] = { "curtask", BUILTIN(FUNC_NULLARY), .type = U64, .check = sema_record_curtask,
 			 .emit = cg_bi_curtask },
-	[FN_RAND] = { "rand", BUILTIN(0), .type = U64, .emit = cg_bi_rand },
-	[FN_CGROUP] = { "cgroup", BUILTIN(0), .type = U64, .emit = cg_bi_cgroup },
-	[FN_USERNAME] = { "username", BUILTIN(0), .type = RENDERED(AOT_K_USERNAME, 8),
+	[FN_RAND] = { "rand", BUILTIN(FUNC_NULLARY), .type = U64, .emit = cg_bi_rand },
+	[FN_CGROUP] = { "cgroup", BUILTIN(FUNC_NULLARY), .type = U64, .emit = cg_bi_cgroup },
+	[FN_USERNAME] = { "username", BUILTIN(FUNC_NULLARY), .type = RENDERED(AOT_K_USERNAME, 8),
 			  .emit = cg_bi_username },
-	[FN_NUMAID] = { "numaid", BUILTIN(0), .type = U64, .emit = cg_bi_numaid },
+	[FN_NUMAID] = { "numaid", BUILTIN(FUNC_NULLARY), .type = U64, .emit = cg_bi_numaid },
 	/* the program's context, typed by the probe type (probe_type.ctx_type) */
 	[FN_CTX] = { "ctx", BUILTIN(0), .check = sema_bi_ctx, .emit = cg_bi_ctx },
 	/* builtins that are also functions: kstack is kstack() */
@@ -176,10 +176,10 @@ const struct func_def func_defs[FN__NUM] = {
 		     .emit = cg_fn_reg },
 	[FN_KPTR] = { "kptr", CALL(1, 1, 0), .check = sema_fn_kptr, .emit = cg_fn_identity },
 	[FN_UPTR] = { "uptr", CALL(1, 1, 0), .check = sema_fn_uptr, .emit = cg_fn_identity },
-	[FN_UADDR] = { "uaddr", CALL(1, 1, 0), .check = sema_fn_uaddr, .emit = cg_fn_uaddr },
+	[FN_UADDR] = { "uaddr", CALL(1, 1, FUNC_WRAPPED), .check = sema_fn_uaddr, .emit = cg_fn_uaddr },
 
 	/* the standard library of bpftrace 0.18 to 0.27 (src/sema_stdlib.c, codegen/cg_stdlib.c) */
-	[FN_JIFFIES] = { "jiffies", BUILTIN(0), .type = U64, .emit = cg_bi_jiffies },
+	[FN_JIFFIES] = { "jiffies", BUILTIN(FUNC_NULLARY), .type = U64, .emit = cg_bi_jiffies },
 	/*
 	 * task->real_parent->tgid and ->comm, task->group_leader->comm and ->pid (task: the
 	 * argument, or curtask): the node becomes the member
@@ -191,8 +191,9 @@ const struct func_def func_defs[FN__NUM] = {
 	[FN_LEADER_TID] = { "leader_tid", BUILTIN(FUNC_CALL), .max_args = 1,
 			    .check = sema_bi_parent },
 	/* whether the probe interrupted user code: its registers' cs, or folded (sema) */
-	[FN_USERMODE] = { "usermode", BUILTIN(FUNC_CALL), .type = { .kind = TYPE_INT, .size = 1 },
-			  .check = sema_bi_usermode, .emit = cg_bi_usermode },
+	[FN_USERMODE] = { "usermode", BUILTIN(FUNC_CALL | FUNC_WRAPPED),
+			  .type = { .kind = TYPE_INT, .size = 1 }, .check = sema_bi_usermode,
+			  .emit = cg_bi_usermode },
 	/* a kernel error code in a pointer (ERR_PTR) */
 	[FN_IS_ERR] = { "is_err", CALL(1, 1, 0), .type = BOOL, .check = sema_fn_is_err,
 			.emit = cg_fn_is_err },
@@ -220,19 +221,24 @@ const struct func_def func_defs[FN__NUM] = {
 			   .emit = cg_fn_skboutput },
 
 	/* the run's struct aot_state, which the runtime fills before BEGIN */
-	[FN_NCPUS] = { "ncpus", BUILTIN(FUNC_CALL), .type = U64, .emit = cg_bi_ncpus },
+	[FN_NCPUS] = { "ncpus", BUILTIN(FUNC_CALL | FUNC_WRAPPED), .type = U64, .emit = cg_bi_ncpus },
 	/* -c's child; cpid warns when there is none, as bpftrace 0.27 does */
-	[FN_CPID] = { "cpid", BUILTIN(FUNC_CALL), .type = U32, .lower = sema_lower_cpid,
+	[FN_CPID] = { "cpid", BUILTIN(FUNC_CALL | FUNC_WRAPPED), .type = U32, .lower = sema_lower_cpid,
 		      .emit = cg_bi_cpid },
 	[FN_HAS_CPID] = { "has_cpid", BUILTIN(FUNC_CALL), .type = BOOL, .emit = cg_bi_has_cpid },
 	/* answered while compiling (src/sema_meta.c): the node becomes a literal */
-	[FN_PROBETYPE] = { "probetype", BUILTIN(FUNC_CALL), .check = sema_bi_probetype },
+	[FN_PROBETYPE] = { "probetype", BUILTIN(FUNC_CALL | FUNC_WRAPPED), .check = sema_bi_probetype },
+	/*
+	 * the settings that reach the program, as bpftrace 0.27's record of them: the node becomes
+	 * that record of literals (src/sema_stdlib.c)
+	 */
+	[FN_CONFIG] = { "config", BUILTIN(FUNC_NULLARY | FUNC_WRAPPED), .check = sema_bi_config },
 	[FN_STRCAP] = { "strcap", CALL(1, 1, 0), .check = sema_fn_strcap },
 	[FN_DEFAULT_STR_LENGTH] = { "default_str_length", CALL(0, 0, 0),
 				    .check = sema_fn_default_str_length },
 	[FN_IS_ARRAY] = { "is_array", CALL(1, 1, 0), .check = sema_fn_is_type },
 	[FN_IS_INTEGER] = { "is_integer", CALL(1, 1, 0), .check = sema_fn_is_type },
-	[FN_IS_LITERAL] = { "is_literal", CALL(1, 1, 0), .check = sema_fn_is_type },
+	[FN_IS_LITERAL] = { "is_literal", CALL(1, 1, FUNC_WRAPPED), .check = sema_fn_is_type },
 	[FN_IS_PTR] = { "is_ptr", CALL(1, 1, 0), .check = sema_fn_is_type },
 	[FN_IS_STR] = { "is_str", CALL(1, 1, 0), .check = sema_fn_is_type },
 	[FN_IS_UNSIGNED_INTEGER] = { "is_unsigned_integer", CALL(1, 1, 0),
@@ -289,16 +295,35 @@ static bool func_numbered(const char *name, const char *prefix)
 	       strspn(name + len, "0123456789") == strlen(name + len);
 }
 
+/* bpftrace 0.27's spelling of the builtins its standard library wraps in macros */
+#define FUNC_WRAP_PREFIX "__builtin_"
+
 enum func func_find(const char *name, uint32_t form)
 {
+	bool wrapped = !strncmp(name, FUNC_WRAP_PREFIX, strlen(FUNC_WRAP_PREFIX));
+
+	if (wrapped)
+		name += strlen(FUNC_WRAP_PREFIX);
 	for (int id = FN_NONE + 1; id < FN__NUM; id++) {
 		const struct func_def *f = &func_defs[id];
 
-		if (!(f->flags & form))
+		/* 0.27's __builtin_comm is a name: __builtin_comm(pid) is none of its calls */
+		if (!(f->flags & form) ||
+		    (wrapped && (!(f->flags & FUNC_WRAPPED) ||
+				 ((form & FUNC_CALL) && (f->flags & FUNC_BARE)))))
 			continue;
 		if (f->flags & FUNC_NUMBERED ? func_numbered(name, f->name)
 					     : !strcmp(f->name, name))
 			return (enum func)id;
 	}
 	return FN_NONE;
+}
+
+const char *func_unwrap(const char *name, uint32_t form)
+{
+	enum func id = func_find(name, form);
+
+	if (!id || strncmp(name, FUNC_WRAP_PREFIX, strlen(FUNC_WRAP_PREFIX)))
+		return NULL;
+	return func_defs[id].name;
 }

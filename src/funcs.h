@@ -139,6 +139,7 @@ enum func {
 	FN_SOCKET_COOKIE,
 	FN_KFUNC_ALLOWED,
 	FN_KFUNC_EXIST,
+	FN_CONFIG,
 	/* a function of an imported .bpf.c (node->idx: prog->cfuncs[idx]); no name to find */
 	FN_CFUNC,
 	FN__NUM
@@ -158,6 +159,13 @@ enum func_flags {
 	 */
 	FUNC_HIDDEN_ARG = 1 << 7,
 	FUNC_MISSING = 1 << 8, /* bpftrace has it, aotrace not yet: an error that says so */
+	/*
+	 * bpftrace 0.27 also spells it __builtin_NAME (its standard library's macro NAME()
+	 * expands to that), in the same form: __builtin_cpu, __builtin_uaddr(sym)
+	 */
+	FUNC_WRAPPED = 1 << 9,
+	/* a builtin also written NAME() without arguments, as 0.27's library macro NAME() */
+	FUNC_NULLARY = 1 << 10,
 };
 
 /* nsecs(clock): the clock, in the node's idx */
@@ -192,7 +200,12 @@ struct func_def {
 /* Indexed by enum func; row FN_NONE is all zeros. */
 extern const struct func_def func_defs[FN__NUM];
 
-/* The id of name written bare (FUNC_BARE) or called (FUNC_CALL), FN_NONE if there is none. */
+/*
+ * The id of name written bare (FUNC_BARE) or called (FUNC_CALL), FN_NONE if there is none.
+ * __builtin_NAME is NAME where its row says so (FUNC_WRAPPED).
+ */
 enum func func_find(const char *name, uint32_t form);
+/* The row's own name when name is one of its __builtin_ spellings in this form, else NULL. */
+const char *func_unwrap(const char *name, uint32_t form);
 
 #endif

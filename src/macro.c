@@ -4,13 +4,15 @@
  * its body, a block (a block expression when the body ends in a value). Hygiene as bpftrace
  * 0.22+ defines it: a $var the body makes is its own in each expansion (renamed), a $var or @map
  * parameter stands for the caller's, a plain parameter for the argument expression, and the
- * body reaches no other map. The macros themselves leave the program.
+ * body reaches no other map. The macros themselves leave the program. What bpftrace 0.27's
+ * standard library makes macros of its builtins, cpu() and __builtin_cpu, becomes the builtin.
  */
 #include <errno.h>
 #include <string.h>
 
 #include "arena.h"
 #include "frontend.h"
+#include "funcs.h"
 
 /* Expansions in one program: more is a macro that doubles itself level after level. */
 #define MACRO_MAX_EXPANSIONS 10000
@@ -154,6 +156,21 @@ static struct node *macro_copy(struct macro_ctx *c, const struct node *n,
 		return NULL;
 	}
 	if (b && n->kind == NODE_BUILTIN && (arg = macro_arg(b, NODE_BUILTIN, n->name)))
+		return macro_copy(c, arg, NULL);
+	/* t[N] of a parameter the call gave a type for (sizeof(t[2])): an array of N of it */
+	if (b && n->kind == NODE_INDEX && n->lhs->kind == NODE_BUILTIN && n->rhs &&
+	    n->rhs->kind == NODE_INT && (arg = macro_arg(b, NODE_BUILTIN, n->lhs->name)) &&
+	    arg->kind == NODE_TYPE && arg->type_expr && arg->type_expr->kind == NODE_TYPE) {
+		copy = macro_copy(c, arg, NULL);
+		if (copy && copy->type_expr)
+			copy->type_expr->cast_type =
+				arena_printf(c->a, "%s[%llu]", arg->type_expr->cast_type,
+					     (unsigned long long)n->rhs->num);
+		return copy;
+	}
+	/* typeof(x) of a parameter the call gave an expression for: typeof() of that expression */
+	if (b && n->kind == NODE_TYPE && n->cast_type &&
+	    (arg = macro_arg(b, NODE_BUILTIN, n->cast_type)) && arg->kind != NODE_TYPE)
 		return macro_copy(c, arg, NULL);
 	copy = arena_alloc(c->a, sizeof(*copy));
 	*copy = *n;
@@ -316,10 +333,53 @@ static struct node *macro_expand_call(struct macro_ctx *c, struct node *call)
 	return inst;
 }
 
-/* Does n, a CALL or a bare name, call a macro? */
-static bool macro_called(const struct macro_ctx *c, const struct node *n)
+/* Is name() of no arguments a builtin (FUNC_NULLARY, 0.27's library macro name())? */
+static bool macro_nullary(const char *name)
 {
-	return (n->kind == NODE_CALL || n->kind == NODE_BUILTIN) && macro_find(c, n->name);
+	return func_defs[func_find(name, FUNC_BARE)].flags & FUNC_NULLARY;
+}
+
+/*
+ * Does n, a CALL or a bare name, call a macro? A macro of the name whose parameters do not fit
+ * leaves a builtin or function of the name to it, as bpftrace 0.27's user macros hide its
+ * standard library's of the same parameters only: macro cpu(x) keeps cpu() the builtin.
+ */
+static bool macro_called(struct macro_ctx *c, const struct node *n)
+{
+	if ((n->kind != NODE_CALL && n->kind != NODE_BUILTIN) || !macro_find(c, n->name))
+		return false;
+	if (!func_find(n->name, n->kind == NODE_CALL ? FUNC_CALL : FUNC_BARE) &&
+	    !(n->kind == NODE_CALL && !n->args && macro_nullary(n->name)))
+		return true;
+	for (const struct node *m = c->macros; m; m = m->next)
+		if (!strcmp(m->name, n->name) && macro_args_fit(c, m, n, false))
+			return true;
+	return false;
+}
+
+/*
+ * A builtin as bpftrace 0.27's standard library macros define it, once no macro of the
+ * script's took the name: __builtin_cpu is cpu, and cpu() of no arguments the builtin cpu.
+ */
+static void macro_builtin(struct node *n)
+{
+	const char *plain;
+	enum func id;
+
+	if (n->kind != NODE_CALL && n->kind != NODE_BUILTIN)
+		return;
+	plain = func_unwrap(n->name, n->kind == NODE_CALL ? FUNC_CALL : FUNC_BARE);
+	if (plain)
+		n->name = (char *)plain;
+	if (n->kind != NODE_CALL || n->args || n->cast_type || n->type_expr)
+		return;
+	/* __builtin_cpu() too, as 0.27 takes it */
+	plain = func_unwrap(n->name, FUNC_BARE);
+	if (plain)
+		n->name = (char *)plain;
+	id = func_find(n->name, FUNC_BARE);
+	if (id && (func_defs[id].flags & (FUNC_CALL | FUNC_NULLARY)))
+		n->kind = NODE_BUILTIN;
 }
 
 /*
@@ -367,10 +427,14 @@ static void macro_walk(struct macro_ctx *c, struct node **np)
 				   "macro '%s' has no value", n->name);
 			return;
 		}
+		/* a body that is only a value is that value: printf(m()) of macro m() { "%d" } */
+		if (!inst->body)
+			inst = inst->lhs;
 		inst->next = n->next;
 		*np = inst;
 		return;
 	}
+	macro_builtin(n);
 	macro_walk_list(c, &n->lhs);
 	if (n->kind == NODE_EXPR_STMT && !n->is_discard && n->lhs && n->lhs->kind == NODE_BLOCK)
 		macro_unvalue(c, np);
@@ -441,8 +505,6 @@ int macro_expand(struct program *prog, struct diags *d)
 	if (!prog->root)
 		return 0;
 	macro_collect(&c, prog->root);
-	if (!c.macros)
-		return d->nerrors > before ? -EINVAL : 0;
 	for (struct node *n = prog->root->body; n; n = n->next) {
 		if (n->kind != NODE_PROBE)
 			continue;

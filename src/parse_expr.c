@@ -215,10 +215,17 @@ static struct node *parse_sizeof(struct parser *p, struct node *n)
 {
 	const struct token *t = parse_peek(p, 1);
 	bool is_type = false;
+	int k = 2;
 
 	if (t->kind == TOK_IDENT &&
 	    (!strcmp(t->text, "struct") || !strcmp(t->text, "union") || !strcmp(t->text, "enum") ||
 	     PARSE_IN(t->text, parse_int_types)))
+		is_type = true;
+	/* NAME *...): a pointer type, such as a macro's type parameter makes (sizeof(t *)) */
+	while (k < PARSE_LOOKAHEAD && tok_is(parse_peek(p, k), '*'))
+		k++;
+	if (t->kind == TOK_IDENT && !parse_is_keyword(t->text) && !parse_is_value_name(t->text) &&
+	    k > 2 && k < PARSE_LOOKAHEAD && tok_is(parse_peek(p, k), ')'))
 		is_type = true;
 	if (tok_is_word(t, "typeof") && tok_is(parse_peek(p, 2), '(')) {
 		parse_next(p);

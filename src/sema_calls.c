@@ -327,24 +327,46 @@ void sema_sizeof_finish(struct sema_ctx *ctx)
 	}
 }
 
-/* kstack, kstack(N), kstack(mode), kstack(mode, N); mode is perf, bpftrace or raw. */
+/*
+ * kstack, kstack(N), kstack(mode), kstack(mode, N); mode is bpftrace, perf, raw or build_id (ustack
+ * only, as bpftrace 0.27: bare kstack under a default of build_id warns and prints raw).
+ */
 static void sema_stack(struct sema_ctx *ctx, struct node *n, bool user)
 {
 	uint32_t mode = ctx->prog->opts->stack_mode ? ctx->prog->opts->stack_mode - 1
 						    : AOT_STACK_MODE_BPFTRACE,
 		 limit = 0;
 	struct node *a = n->args;
+	bool named = false;
 	int64_t v;
 
 	if (a && a->kind == NODE_BUILTIN) {
-		if (!strcmp(a->name, "perf"))
-			mode = AOT_STACK_MODE_PERF;
-		else if (!strcmp(a->name, "raw"))
-			mode = AOT_STACK_MODE_RAW;
-		else if (strcmp(a->name, "bpftrace"))
-			sema_error(ctx, a->loc, "modes: bpftrace, perf, raw",
+		for (mode = 0; mode < AOT_STACK_MODE_COUNT; mode++)
+			if (!strcmp(a->name, aot_stack_mode_names[mode]))
+				break;
+		if (mode == AOT_STACK_MODE_COUNT) {
+			sema_error(ctx, a->loc, "modes: " AOT_STACK_MODE_LIST,
 				   "%s(): unknown mode '%s'", n->name, a->name);
+			mode = AOT_STACK_MODE_BPFTRACE;
+		}
+		named = true;
 		a = a->next;
+	}
+	if (mode == AOT_STACK_MODE_BUILD_ID && !user) {
+		if (n->kind == NODE_BUILTIN) {
+			diag_warn(
+				ctx->d, n->loc, NULL, "%s",
+				"'build_id' stack mode can only be used for ustack; kstack prints "
+				"in 'raw' mode");
+			mode = AOT_STACK_MODE_RAW;
+		} else {
+			sema_error(ctx, named ? n->args->loc : n->loc,
+				   named ? "build ids are of user-space files: ustack(build_id)"
+					 : "the default mode (stack_mode, BPFTRACE_STACK_MODE) is "
+					   "build_id: name kstack's, as in kstack(raw)",
+				   "'build_id' stack mode can only be used for ustack");
+			mode = AOT_STACK_MODE_RAW; /* typed still: no errors that follow from it */
+		}
 	}
 	if (a) {
 		if (a->kind == NODE_POSPARAM)
@@ -362,7 +384,10 @@ static void sema_stack(struct sema_ctx *ctx, struct node *n, bool user)
 			return;
 		}
 	}
-	if (user)
+	/* ustack(build_id) has a stack map of its own (codegen makes it on first use) */
+	if (mode == AOT_STACK_MODE_BUILD_ID)
+		aot_meta_set_version(ctx->prog->meta, AOT_META_VERSION_BUILDID);
+	else if (user)
 		ctx->prog->uses_ustack = true;
 	else
 		ctx->prog->uses_kstack = true;

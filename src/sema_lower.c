@@ -51,9 +51,29 @@ static void lower_promote_int64(struct sema_ctx *ctx, struct node *n)
 static struct aot_type lower_meta_type(struct aot_meta *m, const struct type *t);
 
 /*
+ * A bitfield member: an INT of the bytes that hold its bits, signed only where the field fills
+ * its declared type, as bpftrace 0.27 reads it (and cg_core_bitfield does).
+ */
+static struct aot_type lower_bitfield(struct aot_meta *m, const struct cmember *cm)
+{
+	aot_meta_set_version(m, AOT_META_VERSION_BITFIELD);
+	return (struct aot_type){ .kind = AOT_K_INT,
+				  .size = (cm->bit_off + cm->bit_size + 7) / 8,
+				  .is_signed =
+					  cm->type.is_signed && cm->bit_size == 8 * cm->type.size,
+				  .elems = AOT_INT_BITS(cm->bit_off, cm->bit_size) };
+}
+
+/* `int :0` in a C definition: no bits, nothing to print (libclang gives it bit_size 0). */
+static bool lower_no_member(const struct cmember *cm)
+{
+	return !*cm->name && !cm->bit_size && cm->type.kind != TYPE_RECORD;
+}
+
+/*
  * The named members of a struct value, in order; an anonymous struct or union member's own
- * members take its place, as bpftrace prints them. Bitfields are left out (codegen refuses
- * records that have any). Adds to m->elems from first on; returns how many.
+ * members take its place, as bpftrace prints them, and an unnamed bitfield prints as `. = 7`,
+ * as bpftrace 0.27 prints it. Adds to m->elems from first on; returns how many.
  */
 static uint32_t lower_record_members(struct aot_meta *m, struct crecord *r, uint32_t base,
 				     int first, uint32_t n)
@@ -64,14 +84,14 @@ static uint32_t lower_record_members(struct aot_meta *m, struct crecord *r, uint
 		const struct cmember *cm = &r->members[i];
 		struct aot_type et;
 
-		if (cm->bit_size)
+		if (lower_no_member(cm))
 			continue;
 		if (!*cm->name && cm->type.kind == TYPE_RECORD) {
 			n = lower_record_members(m, cm->type.rec, base + cm->off, first, n);
 			continue;
 		}
 		/* The recursion may grow m->elems: index it only afterwards. */
-		et = lower_meta_type(m, &cm->type);
+		et = cm->bit_size ? lower_bitfield(m, cm) : lower_meta_type(m, &cm->type);
 		if (cm->type.kind == TYPE_PTR)
 			et.is_signed = 1; /* bpftrace 0.17 prints pointer members as signed */
 		m->elems[first + n].offset = base + cm->off;
@@ -92,7 +112,7 @@ static uint32_t lower_record_count(struct crecord *r)
 	for (uint32_t i = 0; i < r->nmembers; i++) {
 		const struct cmember *cm = &r->members[i];
 
-		if (cm->bit_size)
+		if (lower_no_member(cm))
 			continue;
 		n += !*cm->name && cm->type.kind == TYPE_RECORD ? lower_record_count(cm->type.rec)
 								: 1;

@@ -259,7 +259,8 @@ void sema_record_field(struct sema_ctx *ctx, struct node *n)
 	n->mpath = arena_alloc(ctx->a, n->npath * sizeof(*n->mpath));
 	memcpy(n->mpath, path, n->npath * sizeof(*n->mpath));
 	m = path[n->npath - 1];
-	if (m->bit_size && (m->type.kind != TYPE_INT || m->bit_size + m->bit_off > 64)) {
+	if (m->bit_size && ((m->type.kind != TYPE_INT && m->type.kind != TYPE_BOOL) ||
+			    m->bit_size + m->bit_off > 64)) {
 		sema_error(ctx, n->loc, NULL, "the bitfield '%s' is too wide to read", n->name);
 		return;
 	}
@@ -267,6 +268,8 @@ void sema_record_field(struct sema_ctx *ctx, struct node *n)
 	user = n->is_arrow ? n->lhs->type.is_user : n->lhs->is_user;
 	n->is_user = user;
 	n->type = m->type;
+	if (m->bit_size && n->type.kind == TYPE_BOOL)
+		n->type = type_int(1, false); /* `_Bool b:1`: 0 or 1, as bpftrace 0.27 prints it */
 	if (n->type.kind == TYPE_PTR)
 		n->type.is_user = n->type.is_user || user;
 	if (ctx->prog->opts->emit_elf && !r->btf_id && ctx->report)

@@ -2,7 +2,7 @@
 /*
  * The checks of the standard library bpftrace 0.18 to 0.27 added (docs/stdlib.md of 0.27.1):
  * has_key, len, strlen, nsecs(clock), pid(init), and the builtins made of a task's members (ppid,
- * pcomm, leader_comm, leader_tid), usermode, is_err.
+ * pcomm, leader_comm, leader_tid), usermode, is_err, and config's record of the settings.
  */
 #include <inttypes.h>
 #include <stdlib.h>
@@ -10,6 +10,7 @@
 
 #include "arena.h"
 #include "funcs.h"
+#include "meta.h"
 #include "probe.h"
 #include "sema_types.h"
 
@@ -520,4 +521,88 @@ void sema_fn_memcmp(struct sema_ctx *ctx, struct node *n)
 		sema_error(ctx, count->loc,
 			   arena_printf(ctx->a, "the smaller argument has %u bytes", n->idx),
 			   "memcmp() cannot compare %" PRId64 " bytes of these", c);
+}
+
+/* One field of config's record: a literal of kind NODE_BOOL, NODE_INT (num) or NODE_STR (str). */
+struct sema_config_field {
+	const char *name;
+	enum node_kind kind;
+	uint64_t num;
+	const char *str;
+};
+
+/*
+ * config, config() and __builtin_config (bpftrace 0.27): a record of the settings, with 0.27's
+ * fields in its order, each a literal. The compiler's settings are as this compile resolved
+ * them (command line, environment, config block); the runtime's as the config block gave them,
+ * else 0.27's defaults, which the environment of the run may still change. The keys aotrace
+ * only takes one value of (cpp_demangle, ...) or none of (max_bpf_progs, the unstable features
+ * it lacks) show 0.27's defaults.
+ */
+void sema_bi_config(struct sema_ctx *ctx, struct node *n)
+{
+	static const char *const unstable[] = {
+		[AOT_UNSTABLE_DEFAULT] = "warn",
+		[AOT_UNSTABLE_WARN] = "warn",
+		[AOT_UNSTABLE_ENABLE] = "enable",
+		[AOT_UNSTABLE_ERROR] = "error",
+	};
+	static const char *const missing[] = {
+		[AOT_MISSING_WARN] = "warn",
+		[AOT_MISSING_ERROR] = "error",
+		[AOT_MISSING_IGNORE] = "ignore",
+	};
+	const struct aot_compile_opts *o = ctx->prog->opts;
+	const struct aot_meta *meta = ctx->prog->meta;
+	const uint32_t *set = meta->settings;
+	const struct sema_config_field fields[] = {
+		{ "cpp_demangle", NODE_BOOL, 1, NULL },
+		{ "lazy_symbolication", NODE_BOOL, set[AOT_SET_LAZY_SYMS] != 1, NULL },
+		{ "print_maps_on_exit", NODE_BOOL, set[AOT_SET_PRINT_MAPS] != 1, NULL },
+		{ "use_blazesym", NODE_BOOL, 0, NULL },
+		{ "show_debug_info", NODE_BOOL, 0, NULL },
+		{ "log_size", NODE_INT, set[AOT_SET_LOG_SIZE] ?: 1000000, NULL },
+		{ "max_bpf_progs", NODE_INT, 1024, NULL },
+		{ "max_cat_bytes", NODE_INT, set[AOT_SET_CAT_MAX] ?: 10240, NULL },
+		{ "max_map_keys", NODE_INT, o->map_keys_max, NULL },
+		{ "max_probes", NODE_INT, o->max_probes, NULL },
+		{ "max_strlen", NODE_INT, o->strlen_max, NULL },
+		{ "on_stack_limit", NODE_INT, o->on_stack_limit, NULL },
+		{ "perf_rb_pages", NODE_INT, set[AOT_SET_RB_PAGES], NULL },
+		{ "str_trunc_trailer", NODE_STR, 0, meta->trailer ?: AOT_TRAILER_DEFAULT },
+		{ "unstable_import_statement", NODE_STR, 0, "error" },
+		{ "unstable_tseries", NODE_STR, 0,
+		  unstable[o->unstable_tseries <= AOT_UNSTABLE_ERROR ? o->unstable_tseries : 0] },
+		{ "unstable_typeinfo", NODE_STR, 0, "error" },
+		{ "unstable_dw_ustack", NODE_STR, 0, "warn" },
+		/* as expand.c's policy: what was set, else 0.27's error */
+		{ "missing_probes", NODE_STR, 0,
+		  (o->missing_set || set[AOT_SET_MISSING]) && o->missing <= AOT_MISSING_IGNORE
+			  ? missing[o->missing]
+			  : "error" },
+		{ "stack_mode", NODE_STR, 0,
+		  aot_stack_mode_names[o->stack_mode && o->stack_mode <= AOT_STACK_MODE_COUNT
+					       ? o->stack_mode - 1
+					       : AOT_STACK_MODE_BPFTRACE] },
+		{ "license", NODE_STR, 0, o->license ?: "GPL" },
+	};
+	struct node **tail = &n->args;
+
+	n->args = NULL;
+	for (size_t i = 0; i < sizeof(fields) / sizeof(fields[0]); i++) {
+		const struct sema_config_field *f = &fields[i];
+		struct node *e = sema_stdlib_node(ctx, NODE_NAMED, n->loc, f->name);
+
+		e->lhs = node_new(ctx->a, f->kind, n->loc);
+		e->lhs->num = f->num;
+		if (f->str) {
+			e->lhs->str = arena_strdup(ctx->a, f->str);
+			e->lhs->str_len = strlen(f->str);
+		}
+		*tail = e;
+		tail = &e->next;
+	}
+	n->kind = NODE_TUPLE;
+	n->func = FN_NONE;
+	sema_expr(ctx, n);
 }

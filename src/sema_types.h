@@ -197,6 +197,8 @@ void sema_fn_offsetof(struct sema_ctx *ctx, struct node *n);
 /* ppid, pcomm: the node becomes curtask->real_parent->tgid or ->comm */
 void sema_bi_parent(struct sema_ctx *ctx, struct node *n);
 void sema_bi_usermode(struct sema_ctx *ctx, struct node *n);
+/* config, config(), __builtin_config: the node becomes a record of the settings */
+void sema_bi_config(struct sema_ctx *ctx, struct node *n);
 void sema_fn_is_err(struct sema_ctx *ctx, struct node *n);
 void sema_fn_cfunc(struct sema_ctx *ctx, struct node *n);
 void sema_fn_skboutput(struct sema_ctx *ctx, struct node *n);

@@ -52,22 +52,17 @@ static uint32_t *setting_field(struct aot_compile_opts *opts, const struct setti
 /* BPFTRACE_STACK_MODE: the mode of kstack and ustack when a call names none. */
 static int settings_stack_mode(struct aot_compile_opts *opts, FILE *err)
 {
-	static const char *const modes[] = {
-		[AOT_STACK_MODE_BPFTRACE] = "bpftrace",
-		[AOT_STACK_MODE_PERF] = "perf",
-		[AOT_STACK_MODE_RAW] = "raw",
-	};
 	const char *env = getenv("BPFTRACE_STACK_MODE");
 
 	if (!env)
 		return 0;
-	for (uint32_t i = 0; i < sizeof(modes) / sizeof(modes[0]); i++) {
-		if (!strcasecmp(env, modes[i])) {
+	for (uint32_t i = 0; i < AOT_STACK_MODE_COUNT; i++) {
+		if (!strcasecmp(env, aot_stack_mode_names[i])) {
 			opts->stack_mode = i + 1;
 			return 0;
 		}
 	}
-	fprintf(err, "aotrace: BPFTRACE_STACK_MODE=%s: valid values are bpftrace, perf and raw\n",
+	fprintf(err, "aotrace: BPFTRACE_STACK_MODE=%s: valid values are " AOT_STACK_MODE_LIST "\n",
 		env);
 	return -EINVAL;
 }

@@ -26,7 +26,8 @@
  *                                 array elements have no name: AOT_META_NOSTR)
  *     56  strtab_off, strtab_size string table: NUL-terminated strings
  *
- *   type (20 bytes inside the records above): kind size is_signed nelems elems
+ *   type (20 bytes inside the records above): kind size is_signed nelems elems (an INT's
+ *        elems: 0, or since version 8 a bitfield's bit offset and size, AOT_INT_BITS in meta.h)
  *   string: offset into the string table, or AOT_META_NOSTR for a NULL pointer; strings may
  *           share bytes (a target is often the end of its probe's name)
  *   AOT_PROBE_ALIAS records: name AOT_META_NOSTR means "type:target", prog AOT_META_NOSTR
@@ -34,7 +35,8 @@
  *
  * The reader checks every offset and count against total_size, every string for a NUL inside
  * the table, every type's kind and size, every tuple's element range, element offsets within
- * the tuple, cycles and a nesting depth of at most AOT_META_MAX_DEPTH.
+ * the tuple, a bitfield's bits within its bytes, cycles and a nesting depth of at most
+ * AOT_META_MAX_DEPTH.
  */
 #include <errno.h>
 #include <stdarg.h>
@@ -64,6 +66,13 @@ struct aot_meta *aot_meta_new(void)
 		m->version = AOT_META_VERSION_BASE;
 	return m;
 }
+
+const char *const aot_stack_mode_names[AOT_STACK_MODE_COUNT] = {
+	[AOT_STACK_MODE_BPFTRACE] = "bpftrace",
+	[AOT_STACK_MODE_PERF] = "perf",
+	[AOT_STACK_MODE_RAW] = "raw",
+	[AOT_STACK_MODE_BUILD_ID] = "build_id",
+};
 
 void aot_meta_set_version(struct aot_meta *m, uint32_t version)
 {
@@ -620,6 +629,25 @@ static uint32_t meta_rendered_size(uint32_t kind)
 	}
 }
 
+/*
+ * A bitfield (AOT_INT_BITS): its bits lie inside the INT's 1 to 8 bytes, which its tuple holds
+ * (meta_check_tuple). Objects from before version 8 wrote 0 there.
+ */
+static int meta_check_bitfield(struct meta_reader *r, const struct aot_type *t, const char *what,
+			       uint32_t idx)
+{
+	uint32_t off = AOT_INT_BIT_OFF(t->elems), bits = AOT_INT_BIT_SIZE(t->elems);
+
+	if (r->m->version < AOT_META_VERSION_BITFIELD)
+		return meta_fail(r, "%s %u: a bitfield in a version %u object", what, idx,
+				 r->m->version);
+	if (t->elems >> 16 || !t->size || t->size > 8 || !bits || bits > 64 ||
+	    off + bits > 8 * t->size)
+		return meta_fail(r, "%s %u: bitfield of bits %u..%u outside its %u bytes", what,
+				 idx, off, off + bits, t->size);
+	return 0;
+}
+
 static int meta_check_type(struct meta_reader *r, const struct aot_type *t, uint32_t depth,
 			   const char *what, uint32_t idx)
 {
@@ -635,6 +663,8 @@ static int meta_check_type(struct meta_reader *r, const struct aot_type *t, uint
 			return meta_fail(r, "%s %u: empty type with a size", what, idx);
 		return 0;
 	case AOT_K_INT:
+		if (t->elems)
+			return meta_check_bitfield(r, t, what, idx);
 		if (t->size != 1 && t->size != 2 && t->size != 4 && t->size != 8)
 			return meta_fail(r, "%s %u: integer of %u bytes", what, idx, t->size);
 		return 0;
@@ -669,7 +699,9 @@ static int meta_check_type(struct meta_reader *r, const struct aot_type *t, uint
 	case AOT_K_USTACK:
 		if (t->size != (t->kind == AOT_K_KSTACK ? 8u : 16u))
 			return meta_fail(r, "%s %u: stack of %u bytes", what, idx, t->size);
-		if (t->nelems > AOT_STACK_MAX_DEPTH || t->elems > AOT_STACK_MODE_RAW)
+		if (t->nelems > AOT_STACK_MAX_DEPTH || t->elems >= AOT_STACK_MODE_COUNT ||
+		    (t->elems == AOT_STACK_MODE_BUILD_ID &&
+		     (t->kind != AOT_K_USTACK || r->m->version < AOT_META_VERSION_BUILDID)))
 			return meta_fail(r, "%s %u: stack of %u frames in mode %u", what, idx,
 					 t->nelems, t->elems);
 		return 0;

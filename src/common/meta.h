@@ -56,7 +56,8 @@
  *
  * Values that only user space can render are AOT_K_* kinds below with fixed layouts:
  *   AOT_K_KSTACK  s64 stack id in the BPF_MAP_TYPE_STACK_TRACE map AOT_KSTACK_MAP
- *   AOT_K_USTACK  struct { s64 stack id in AOT_USTACK_MAP; u64 pid; }
+ *   AOT_K_USTACK  struct { s64 stack id in AOT_USTACK_MAP; u64 pid; }; in mode
+ *                 AOT_STACK_MODE_BUILD_ID (version 7) the id is in AOT_USTACK_BUILDID_MAP
  *   AOT_K_KSYM    u64 kernel address        AOT_K_USYM   struct { u64 addr; u64 pid; }
  *   AOT_K_INET    struct { u64 af; u8 addr[16]; } (ntop)
  *   AOT_K_MACADDR u8[6], size 6             AOT_K_USERNAME u64 uid
@@ -70,6 +71,7 @@
  * Extra parameters of rendered kinds travel in aot_type fields a non-TUPLE does not use:
  *   AOT_K_KSTACK/USTACK  nelems = frames to print (0: all), elems = AOT_STACK_MODE_*
  *   AOT_K_TIMESTAMP      elems = index in aot_meta.fmts of the strftime format (kind _TIME)
+ * and so does a bitfield member of a RECORD: an AOT_K_INT whose elems is AOT_INT_BITS (below).
  * Other layouts:
  *   AOT_FMT_TIME        args is an empty TUPLE (size 0)
  *   AOT_FMT_JOIN        args: one element, a TUPLE of AOT_JOIN_MAX STR elements; the runtime
@@ -99,6 +101,10 @@
  *                       and before running BEGIN
  *   AOT_KSTACK_MAP/AOT_USTACK_MAP  BPF_MAP_TYPE_STACK_TRACE, u32 key, value u64[127]; present
  *                       only when the program uses kstack/ustack
+ *   AOT_USTACK_BUILDID_MAP  BPF_MAP_TYPE_STACK_TRACE with map_flags BPF_F_STACK_BUILD_ID, u32
+ *                       key, value struct aot_stack_build_id[127] (the kernel's struct
+ *                       bpf_stack_build_id; frames after the last have status 0); present only
+ *                       when the program uses ustack(build_id)
  *   AOT_LOST_MAP        BPF_MAP_TYPE_PERCPU_ARRAY, 1 entry, u32 key 0, value u64: the programs
  *                       add 1 whenever bpf_ringbuf_output to AOT_EVENTS_MAP fails; the runtime
  *                       reports the growth as lost events (optional: absent, nothing reported)
@@ -147,7 +153,7 @@
 #define AOT_LASTKEY_PENDING_OFF 8
 #define AOT_LASTKEY_KEY_OFF 16
 #define AOT_META_MAGIC "AOTMETA" /* 8 bytes with the NUL */
-#define AOT_META_VERSION 6	 /* the newest the runtime reads */
+#define AOT_META_VERSION 8	 /* the newest the runtime reads */
 #define AOT_META_VERSION_MIN 3	 /* the oldest the runtime still reads: 4 added hist arrays */
 /*
  * What an object is written as: 4, or 5 when a map has a last-key cache (AOT_LASTKEY_PREFIX),
@@ -157,6 +163,10 @@
 #define AOT_META_VERSION_LASTKEY 5
 /* 6: a hist with k > 0 (hist_k), whose buckets an older runtime would label as k = 0's */
 #define AOT_META_VERSION_HISTK 6
+/* 7: a ustack(build_id) (AOT_STACK_MODE_BUILD_ID), whose frames an older runtime cannot read */
+#define AOT_META_VERSION_BUILDID 7
+/* 8: a struct value with bitfield members, which an older runtime would print whole */
+#define AOT_META_VERSION_BITFIELD 8
 #define AOT_HIST_NBUCKETS 65 /* bpftrace's log2 buckets: below 0, 0, then [2^k, 2^(k+1)) */
 #define AOT_HIST_MAX_K 5
 #define AOT_EVENTS_MAP "aot_events"
@@ -209,6 +219,7 @@ struct aot_skb_hdr {
 
 #define AOT_KSTACK_MAP "aot_kstacks"
 #define AOT_USTACK_MAP "aot_ustacks"
+#define AOT_USTACK_BUILDID_MAP "aot_ustacks_bid"
 #define AOT_STATE_MAP "aot_state"
 #define AOT_STATE_SECTION ".data.aot_state"
 #define AOT_LOST_MAP "aot_lost"
@@ -230,7 +241,26 @@ enum aot_stack_mode {
 	AOT_STACK_MODE_BPFTRACE = 0,
 	AOT_STACK_MODE_PERF = 1,
 	AOT_STACK_MODE_RAW = 2,
+	AOT_STACK_MODE_BUILD_ID = 3, /* ustack only: build id and file offset of each frame */
+	AOT_STACK_MODE_COUNT,
 };
+/* The modes as the language, the config block and BPFTRACE_STACK_MODE name them. */
+extern const char *const aot_stack_mode_names[AOT_STACK_MODE_COUNT];
+#define AOT_STACK_MODE_LIST "bpftrace, perf, raw and build_id"
+
+/* A frame of AOT_USTACK_BUILDID_MAP: the kernel's struct bpf_stack_build_id. */
+#define AOT_BUILD_ID_SIZE 20
+enum aot_build_id_status {
+	AOT_BUILD_ID_EMPTY = 0, /* no frame: the stack ended before */
+	AOT_BUILD_ID_VALID = 1, /* build_id and offset into the file */
+	AOT_BUILD_ID_IP = 2,	/* the kernel could not read the build id: ip */
+};
+struct aot_stack_build_id {
+	int32_t status;
+	uint8_t build_id[AOT_BUILD_ID_SIZE];
+	uint64_t offset_or_ip;
+};
+_Static_assert(sizeof(struct aot_stack_build_id) == 32, "the kernel's bpf_stack_build_id");
 
 struct aot_state {
 	uint64_t start_ns; /* elapsed = bpf_ktime_get_ns() - start_ns */
@@ -298,13 +328,23 @@ enum aot_kind {
 
 /* An INT's nelems: an address (a pointer's value), which text shows as 0x... (bpftrace 0.27). */
 #define AOT_INT_ADDRESS 1
+/*
+ * An INT's elems, 0 for a whole integer: a bitfield (a struct member, since
+ * AOT_META_VERSION_BITFIELD), the bits AOT_INT_BIT_OFF up of the INT's size bytes (1 to 8 of
+ * them, little-endian), AOT_INT_BIT_SIZE of them (1 to 64), zero-extended, or sign-extended if
+ * is_signed. The compiler sets is_signed only where the field fills its declared type: bpftrace
+ * 0.27 reads `int a:3` holding 0b111 as 7 but `int a:32` holding all ones as -1.
+ */
+#define AOT_INT_BITS(off, size) ((uint32_t)(off) | (uint32_t)(size) << 8)
+#define AOT_INT_BIT_OFF(elems) (0xffu & (elems))
+#define AOT_INT_BIT_SIZE(elems) ((elems) >> 8 & 0xffu)
 
 struct aot_type {
 	uint32_t kind; /* enum aot_kind */
 	uint32_t size;
 	uint32_t is_signed;
 	uint32_t nelems; /* TUPLE; INT: AOT_INT_ADDRESS or 0 */
-	uint32_t elems;	 /* TUPLE: index of its first element in aot_meta.elems */
+	uint32_t elems;	 /* TUPLE: its first element's index in aot_meta.elems; INT: AOT_INT_BITS */
 };
 
 struct aot_elem {

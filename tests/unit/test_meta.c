@@ -375,6 +375,50 @@ static void test_corruptions(void **state)
 	free(buf);
 }
 
+/*
+ * A struct value with bitfields (bpftrace's tests/runtime/struct: x_0:1, x_1:1, x_2:2 of a u64,
+ * and a 20-bit field in 3 bytes): the bits survive the trip in a version 8 object; a bitfield
+ * whose bits leave its bytes, of no bits, of more than 8 bytes, with stray high bits, or in an
+ * older object is refused.
+ */
+static void test_bitfields(void **state)
+{
+	struct aot_meta *m = aot_meta_new(), *r;
+	size_t size, elems;
+	uint8_t *buf;
+	int e = aot_meta_add_elems(m, 4);
+
+	(void)state;
+	m->elems[e] = (struct aot_elem){ 0, { AOT_K_INT, 1, 0, 0, AOT_INT_BITS(0, 1) } };
+	m->elems[e + 1] = (struct aot_elem){ 0, { AOT_K_INT, 1, 0, 0, AOT_INT_BITS(1, 1) } };
+	m->elems[e + 2] = (struct aot_elem){ 0, { AOT_K_INT, 1, 0, 0, AOT_INT_BITS(2, 2) } };
+	m->elems[e + 3] = (struct aot_elem){ 4, { AOT_K_INT, 3, 1, 0, AOT_INT_BITS(4, 20) } };
+	aot_meta_add_fmt(m,
+			 &(struct aot_fmt){ AOT_FMT_PRINT_VALUE, "", { AOT_K_TUPLE, 8, 0, 4, e } });
+	aot_meta_set_version(m, AOT_META_VERSION_BITFIELD);
+	assert_int_equal(aot_meta_write(m, (void **)&buf, &size), 0);
+	assert_int_equal(aot_meta_read(buf, size, &r, NULL, 0), 0);
+	assert_int_equal(r->version, AOT_META_VERSION_BITFIELD);
+	for (int i = 0; i < 4; i++)
+		type_equal(&r->elems[e + i].type, &m->elems[e + i].type);
+	assert_int_equal(AOT_INT_BIT_OFF(r->elems[e + 3].type.elems), 4);
+	assert_int_equal(AOT_INT_BIT_SIZE(r->elems[e + 3].type.elems), 20);
+	aot_meta_free(r);
+
+	elems = get32(buf + HDR_ELEMS);
+	corrupt(buf, size, 8, AOT_META_VERSION_BITFIELD - 1, "a bitfield in a version 7 object");
+	corrupt(buf, size, elems + 4 + 16, AOT_INT_BITS(7, 2), "bits 7..9 outside its 1 bytes");
+	corrupt(buf, size, elems + 4 + 16, AOT_INT_BITS(3, 0), "bitfield");
+	corrupt(buf, size, elems + 4 + 16, AOT_INT_BITS(0, 1) | 1u << 16, "bitfield");
+	corrupt(buf, size, elems + ELEM_SIZE * 3 + 4 + 16, AOT_INT_BITS(5, 20), "outside its 3");
+	corrupt(buf, size, elems + ELEM_SIZE * 3 + 4 + 4, 9, "bitfield"); /* 9 bytes */
+	corrupt(buf, size, elems + ELEM_SIZE * 3 + 4 + 4, 0, "bitfield");
+	/* no longer a bitfield: a whole integer of 3 bytes is not one */
+	corrupt(buf, size, elems + ELEM_SIZE * 3 + 4 + 16, 0, "integer of 3 bytes");
+	aot_meta_free(m);
+	free(buf);
+}
+
 /* Nesting deeper than the limit is refused even without a cycle. */
 static void test_depth(void **state)
 {
@@ -451,6 +495,7 @@ int main(void)
 		cmocka_unit_test(test_truncations), cmocka_unit_test(test_corruptions),
 		cmocka_unit_test(test_depth),	    cmocka_unit_test(test_cycle),
 		cmocka_unit_test(test_byte_flips),  cmocka_unit_test(test_settings),
+		cmocka_unit_test(test_bitfields),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

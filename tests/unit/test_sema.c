@@ -599,7 +599,16 @@ static void test_func_table(void **state)
 	assert_int_equal(func_find("arg", FUNC_BARE), FN_NONE);
 	assert_int_equal(func_find("args", FUNC_BARE), FN_ARGS);
 	assert_int_equal(func_find("arg1x", FUNC_BARE), FN_NONE);
+	/* uid() is the builtin uid (FUNC_NULLARY: macro.c makes it so); 0.27's __builtin_ names */
 	assert_int_equal(func_find("uid", FUNC_CALL), FN_NONE);
+	assert_true(func_defs[FN_UID].flags & FUNC_NULLARY);
+	assert_false(func_defs[FN_CTX].flags & FUNC_NULLARY);
+	assert_int_equal(func_find("__builtin_cpu", FUNC_BARE), FN_CPU);
+	assert_int_equal(func_find("__builtin_comm", FUNC_CALL), FN_NONE);
+	assert_int_equal(func_find("__builtin_pid", FUNC_BARE), FN_NONE);
+	assert_int_equal(func_find("__builtin_uaddr", FUNC_CALL), FN_UADDR);
+	assert_string_equal(func_unwrap("__builtin_retval", FUNC_BARE), "retval");
+	assert_null(func_unwrap("retval", FUNC_BARE));
 	assert_int_equal(func_find("count", FUNC_BARE), FN_NONE);
 }
 
