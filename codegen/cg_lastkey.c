@@ -146,9 +146,13 @@ void cg_lastkey_plan(struct cg *cg)
 	for (struct map_info *mi = prog->maps; mi; mi = mi->next) {
 		uint32_t ks = mi->nkeys ? mi->key.size : 8;
 
+		/*
+		 * Not an LRU map: a key the cache holds would evict another when it moves into
+		 * the map, which the runtime's merge cannot tell.
+		 */
 		mi->lastkey = mi->meta_idx < prog->nmaps && use[mi->meta_idx].counted &&
 			      !use[mi->meta_idx].other && mi->value.kind == TYPE_COUNT && ks &&
-			      ks <= LASTKEY_KEY_MAX;
+			      ks <= LASTKEY_KEY_MAX && !(mi->decl && strstr(mi->decl->str, "lru"));
 		if (mi->lastkey)
 			aot_meta_set_version(prog->meta, AOT_META_VERSION_LASTKEY);
 	}

@@ -472,8 +472,12 @@ static bool maps_lastkey_moved(const struct maps_dump *d, const uint8_t *a, cons
 	return false;
 }
 
-/* Adds each CPU's pending count to that CPU's value at its key, an entry of its own if new. */
-static void maps_lastkey_merge(struct maps_dump *d)
+/*
+ * Adds each CPU's pending count to that CPU's value at its key, an entry of its own if new and
+ * the map has room for it (max keys): where it has none, moving the count into the map fails,
+ * and the key is never in it.
+ */
+static void maps_lastkey_merge(struct maps_dump *d, size_t max)
 {
 	d->n_map = d->n;
 	for (int cpu = 0; cpu < d->ncpus; cpu++) {
@@ -488,6 +492,8 @@ static void maps_lastkey_merge(struct maps_dump *d)
 			if (!memcmp(d->keys + i * d->key_size, e + AOT_LASTKEY_KEY_OFF,
 				    d->key_size))
 				break;
+		if (i == d->n && d->n >= max)
+			continue;
 		if (i == d->n) {
 			memcpy(d->keys + i * d->key_size, e + AOT_LASTKEY_KEY_OFF, d->key_size);
 			memset(d->vals + i * d->stride * d->ncpus, 0, d->stride * d->ncpus);
@@ -630,7 +636,7 @@ static int maps_dump(struct rt *rt, const struct aot_map *map, bool warn, struct
 			break;
 	}
 	if (d->lc)
-		maps_lastkey_merge(d);
+		maps_lastkey_merge(d, bpf_map__max_entries(bm));
 	else
 		d->n_map = d->n;
 	return 0;
