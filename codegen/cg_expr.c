@@ -66,7 +66,23 @@ static LLVMValueRef cg_divrem(struct cg *cg, LLVMValueRef l, LLVMValueRef r, boo
 		v = cg_sdivrem(cg, l, r1, is_rem);
 	else
 		v = is_rem ? LLVMBuildURem(b, l, r1, "") : LLVMBuildUDiv(b, l, r1, "");
-	return LLVMBuildSelect(b, rz, cg_i64(cg, 0), v, "");
+	/* 1, as bpftrace 0.27 (which warns: cg_divzero_warn) */
+	return LLVMBuildSelect(b, rz, cg_i64(cg, 1), v, "");
+}
+
+void cg_divzero_warn(struct cg *cg, struct node *n, LLVMValueRef r)
+{
+	LLVMBasicBlockRef zero, next;
+
+	if (!n->divzero)
+		return;
+	zero = cg_block(cg, "divzero.warn");
+	next = cg_block(cg, "divzero.next");
+	LLVMBuildCondBr(cg->b, LLVMBuildICmp(cg->b, LLVMIntEQ, r, cg_i64(cg, 0), ""), zero, next);
+	LLVMPositionBuilderAtEnd(cg->b, zero);
+	cg_fmt_event(cg, n, NULL);
+	LLVMBuildBr(cg->b, next);
+	LLVMPositionBuilderAtEnd(cg->b, next);
 }
 
 LLVMValueRef cg_arith(struct cg *cg, int op, LLVMValueRef l, LLVMValueRef r, bool is_signed)
@@ -272,6 +288,7 @@ static LLVMValueRef cg_binop(struct cg *cg, struct node *n)
 	}
 	l = cg_expr(cg, n->lhs);
 	r = cg_expr(cg, n->rhs);
+	cg_divzero_warn(cg, n, r);
 	v = cg_arith(cg, n->op, l, r, n->type.is_signed);
 	if (!v) {
 		cg_error(cg, n->loc, NULL, "operator not supported yet");

@@ -348,6 +348,8 @@ LLVMValueRef cg_i64(struct cg *cg, uint64_t v);
 LLVMValueRef cg_i32(struct cg *cg, uint32_t v);
 /* An integer binary operator on i64 values. */
 LLVMValueRef cg_arith(struct cg *cg, int op, LLVMValueRef l, LLVMValueRef r, bool is_signed);
+/* n / r, n %= r, ...: the warning of a divisor of 0 (n->divzero, sema_lower.c) when r is 0. */
+void cg_divzero_warn(struct cg *cg, struct node *n, LLVMValueRef r);
 bool cg_type_is_buf(const struct type *t);
 /* Ends the probe's run (exit, return), also from a for body: the callback then stops the
  * iteration and flags the probe to return; emitting goes on in an unreachable block. */

@@ -60,6 +60,7 @@ static void cg_assign(struct cg *cg, struct node *n)
 			key = cg_map_key(cg, lv);
 		cur = key ? cg_map_read_at(cg, lv, key) : cg_expr(cg, lv);
 		r = op == OP_INC || op == OP_DEC ? cg_i64(cg, 1) : cg_expr(cg, n->rhs);
+		cg_divzero_warn(cg, n, r);
 		if (op == OP_INC || op == OP_DEC)
 			op = op == OP_INC ? '+' : '-';
 		v = cg_arith(cg, op, cur, r, lv->type.is_signed);

@@ -136,7 +136,12 @@ static void explain_type(struct rt_buf *b, const struct aot_meta *m, const struc
 {
 	switch (t->kind) {
 	case AOT_K_INT:
-		rt_buf_printf(b, "%sint%u", t->is_signed ? "" : "u", t->size * 8);
+		/* a bitfield by its bits, as C declares one, with the sign it is read with */
+		if (t->elems)
+			rt_buf_printf(b, "%sint:%u", t->is_signed ? "" : "u",
+				      AOT_INT_BIT_SIZE(t->elems));
+		else
+			rt_buf_printf(b, "%sint%u", t->is_signed ? "" : "u", t->size * 8);
 		return;
 	case AOT_K_BOOL:
 		rt_buf_printf(b, "bool");

@@ -700,6 +700,26 @@ static int maps_print_map(struct rt *rt, const struct aot_map *map, uint64_t top
 				  .n = r.n,
 				  .val_signed = r.val_signed,
 				  .div = div ? div : 1 };
+	/*
+	 * print(@x) of a map without keys that holds nothing yet: its zero value, as bpftrace
+	 * 0.27 prints it (@x: 0, @s: with an empty string); a hist has no lines to print then
+	 */
+	if (!all && !map->nkeys && !r.n && map->agg != AOT_AGG_HIST && map->agg != AOT_AGG_LHIST &&
+	    map->agg != AOT_AGG_TSERIES) {
+		void *zero = calloc(1, map->value.size ? map->value.size : 1);
+		struct output_entry none = { .value = zero };
+
+		if (!zero) {
+			rt_maps_read_free(&r);
+			return -ENOMEM;
+		}
+		om.entries = &none;
+		om.n = 1;
+		output_map(&rt->out, &om);
+		free(zero);
+		rt_maps_read_free(&r);
+		return 0;
+	}
 	output_map(&rt->out, &om);
 	rt_maps_read_free(&r);
 	return 0;

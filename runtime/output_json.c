@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * JSON output, following bpftrace 0.17's -f json: one object per line, {"type": T, "data": D},
+ * JSON output, following bpftrace 0.27's -f json: one object per line, {"type": T, "data": D},
  * with T one of attached_probes, printf, time, cat, syscall, join, value, map, hist, stats,
  * lost_events; helper_error (-k) has its fields at the top level, as bpftrace's. Built with
  * the streaming writer in json.c; one fwrite per line.
@@ -104,6 +104,18 @@ static void json_value(struct output *o, const struct rt_render *r, const struct
 	json_line_end(o, &w, &b);
 }
 
+/* A map's folded integer, written as render.c writes an integer value (quoted past 2^53). */
+static void json_map_int(struct json_writer *w, const struct output_map *m, uint64_t v,
+			 bool is_signed)
+{
+	struct aot_type t = { .kind = AOT_K_INT, .size = 8, .is_signed = is_signed };
+	uint8_t le[8];
+
+	for (int i = 0; i < 8; i++)
+		le[i] = (uint8_t)(v >> (8 * i));
+	rt_value_json(w, m->r, &t, le);
+}
+
 /* hist/lhist buckets as [{"min": a, "max": b, "count": n},{...}], the empty ends cut off. */
 static void json_hist(struct json_writer *w, const struct output_map *m,
 		      const struct output_entry *e)
@@ -119,30 +131,24 @@ static void json_hist(struct json_writer *w, const struct output_map *m,
 		json_object_begin(w);
 		if (i == 0) {
 			json_key(w, "max", 3);
-			json_int(w, lin ? map->lhist_min - 1 : -1);
+			json_map_int(w, m, (uint64_t)(lin ? map->lhist_min - 1 : -1), true);
 		} else if (lin && i == lbuckets + 1) {
 			json_key(w, "min", 3);
-			json_int(w, map->lhist_max);
+			json_map_int(w, m, (uint64_t)map->lhist_max, true);
 		} else if (lin) {
 			json_key(w, "min", 3);
-			json_int(w, (i - 1) * map->lhist_step + map->lhist_min);
+			json_map_int(w, m, (uint64_t)((i - 1) * map->lhist_step + map->lhist_min),
+				     true);
 			json_key(w, "max", 3);
-			json_int(w, i * map->lhist_step + map->lhist_min - 1);
+			json_map_int(w, m, (uint64_t)(i * map->lhist_step + map->lhist_min - 1),
+				     true);
 		} else {
-			uint64_t hi = aot_hist_upper((uint32_t)map->hist_k, (uint32_t)i) - 1;
-
 			json_key(w, "min", 3);
-			json_uint(w, aot_hist_upper((uint32_t)map->hist_k, (uint32_t)i - 1));
+			json_map_int(w, m, aot_hist_upper((uint32_t)map->hist_k, (uint32_t)i - 1),
+				     false);
 			json_key(w, "max", 3);
-			/* bpftrace 0.27 quotes a max past JSON's exact integers (2^53 - 1) */
-			if (hi > (1ull << 53) - 1) {
-				char text[24];
-
-				snprintf(text, sizeof(text), "%" PRIu64, hi);
-				json_string(w, text, strlen(text));
-			} else {
-				json_uint(w, hi);
-			}
+			json_map_int(w, m, aot_hist_upper((uint32_t)map->hist_k, (uint32_t)i) - 1,
+				     false);
 		}
 		json_key(w, "count", 5);
 		json_uint(w, lin ? e->buckets[i] : e->buckets[i] / m->div);
@@ -186,10 +192,8 @@ static void json_map_value(struct json_writer *w, const struct output_map *m,
 		/* Integers print from val, which print()'s divisor has divided (not addresses). */
 		if (m->map->value.kind != AOT_K_INT || m->map->value.nelems == AOT_INT_ADDRESS)
 			rt_value_json(w, m->r, &m->map->value, e->value);
-		else if (m->val_signed)
-			json_int(w, (int64_t)e->val);
 		else
-			json_uint(w, e->val);
+			json_map_int(w, m, e->val, m->val_signed);
 		break;
 	case AOT_AGG_HIST:
 	case AOT_AGG_LHIST:
@@ -201,20 +205,32 @@ static void json_map_value(struct json_writer *w, const struct output_map *m,
 	case AOT_AGG_STATS:
 		json_object_begin(w);
 		json_key(w, "count", 5);
-		json_int(w, e->count);
+		json_map_int(w, m, (uint64_t)e->count, true);
 		json_key(w, "average", 7);
-		json_int(w, (int64_t)e->val);
+		json_map_int(w, m, e->val, true);
 		json_key(w, "total", 5);
-		json_int(w, e->total);
+		json_map_int(w, m, (uint64_t)e->total, true);
 		json_object_end(w);
 		break;
 	default:
-		if (m->val_signed)
-			json_int(w, (int64_t)e->val);
-		else
-			json_uint(w, e->val);
+		json_map_int(w, m, e->val, m->val_signed);
 		break;
 	}
+}
+
+/*
+ * A key as bpftrace 0.27 writes it: its text (the elements of a tuple key joined by ", ", as
+ * text output shows them), with every space taken out, strings' and stacks' own too:
+ * @[1, "a b"] is "1,ab". Compacts s in place; returns the new length.
+ */
+static size_t json_key_unspaced(char *s, size_t len)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < len; i++)
+		if (s[i] != ' ')
+			s[n++] = s[i];
+	return n;
 }
 
 void output_json_map(struct rt_buf *b, const struct output_map *m)
@@ -244,9 +260,8 @@ void output_json_map(struct rt_buf *b, const struct output_map *m)
 
 		if (map->nkeys && e->key) {
 			rt_buf_reset(&key);
-			/* Keys are their elements' text joined by "," in one string. */
-			rt_key_text(&key, m->r, &map->key, e->key, ",");
-			json_key(&w, key.s ? key.s : "", key.len);
+			rt_key_text(&key, m->r, &map->key, e->key, ", ");
+			json_key(&w, key.s ? key.s : "", json_key_unspaced(key.s, key.len));
 		}
 		json_map_value(&w, m, e);
 		if (!map->nkeys)

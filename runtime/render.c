@@ -539,6 +539,35 @@ void rt_value_text(struct rt_buf *out, const struct rt_render *r, const struct a
 	}
 }
 
+/*
+ * An integer as bpftrace 0.27 writes one in JSON: a number where a double holds it exactly (JSON
+ * numbers are doubles, RFC 8259), else its decimal digits as a string: 9007199254740993 and an
+ * address such as 18446612687850292768 are quoted, 2^63 is not.
+ */
+static void render_json_int(struct json_writer *w, uint64_t v, bool is_signed)
+{
+	char text[24];
+	double d = is_signed ? (double)(int64_t)v : (double)v;
+	bool exact;
+
+	/* The bounds are powers of two, exact as doubles: the casts back are defined. */
+	if (is_signed)
+		exact = d >= -0x1p63 && d < 0x1p63 && (int64_t)d == (int64_t)v;
+	else
+		exact = d < 0x1p64 && (uint64_t)d == v;
+	if (exact && is_signed) {
+		json_int(w, (int64_t)v);
+	} else if (exact) {
+		json_uint(w, v);
+	} else {
+		if (is_signed)
+			snprintf(text, sizeof(text), "%" PRId64, (int64_t)v);
+		else
+			snprintf(text, sizeof(text), "%" PRIu64, v);
+		json_string(w, text, strlen(text));
+	}
+}
+
 void rt_value_json(struct json_writer *w, const struct rt_render *r, const struct aot_type *t,
 		   const void *data)
 {
@@ -548,13 +577,12 @@ void rt_value_json(struct json_writer *w, const struct rt_render *r, const struc
 
 	switch (t->kind) {
 	case AOT_K_INT:
-		if (t->is_signed)
-			json_int(w, (int64_t)rt_value_int(t, data));
-		else
-			json_uint(w, rt_value_int(t, data));
+		/* an address is unsigned (older objects marked pointer members signed) */
+		render_json_int(w, rt_value_int(t, data),
+				t->is_signed && t->nelems != AOT_INT_ADDRESS);
 		break;
-	case AOT_K_BOOL:
-		json_uint(w, p[0] ? 1 : 0);
+	case AOT_K_BOOL: /* the language's bool; a C _Bool member is an INT of one byte */
+		json_bool(w, p[0] != 0);
 		break;
 	case AOT_K_TUPLE:
 		json_array_begin(w, true);
@@ -565,8 +593,8 @@ void rt_value_json(struct json_writer *w, const struct rt_render *r, const struc
 		}
 		json_array_end(w);
 		break;
-	case AOT_K_RECORD:
-		json_object_begin_spaced(w);
+	case AOT_K_RECORD: /* as bpftrace 0.27: {"a": 1, "b": {"c": 2}} */
+		json_object_begin(w);
 		for (i = 0; i < t->nelems; i++) {
 			const struct aot_elem *e = &r->meta->elems[t->elems + i];
 

@@ -172,6 +172,7 @@ struct node {
 	bool is_post, is_arrow, is_count;
 	bool is_discard; /* EXPR_STMT: `_ = expr` */
 	bool open_last;	 /* BLOCK: its last statement is an expression with no ';' after it */
+	bool divzero;	 /* BINOP, ASSIGN of / or %: idx is the warning of a divisor of 0 */
 	bool is_value;	 /* INDEX: into a string value of ours ($s[0]), not into memory (sema) */
 	bool is_user;	 /* CALL str(): the pointer is into user memory (probe_read_user_str) */
 	char *cast_type;

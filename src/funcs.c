@@ -126,8 +126,8 @@ const struct func_def func_defs[FN__NUM] = {
 			  .check = sema_fn_int_arg, .emit = cg_fn_override },
 
 	/* maps, named rather than read */
-	/* 1 when there was an element to delete, as bpftrace 0.27 (a statement in 0.17) */
-	[FN_DELETE] = { "delete", CALL(1, 2, 0), .type = U64, .check = sema_fn_delete,
+	/* true when there was an element to delete, as bpftrace 0.27 (a statement in 0.17) */
+	[FN_DELETE] = { "delete", CALL(1, 2, 0), .type = BOOL, .check = sema_fn_delete,
 			.emit = cg_fn_delete },
 	[FN_CLEAR] = { "clear", CALL(1, 1, FUNC_VOID), .check = sema_fn_whole_map,
 		       .lower = sema_lower_names, .emit = cg_fn_clear },
@@ -159,8 +159,8 @@ const struct func_def func_defs[FN__NUM] = {
 	[FN_PATH] = { "path", CALL(1, 2, 0), .check = sema_fn_path, .emit = cg_fn_path },
 	[FN_STRNCMP] = { "strncmp", CALL(3, 3, 0), .type = U64, .check = sema_fn_strncmp,
 			 .emit = cg_fn_strncmp },
-	[FN_STRCONTAINS] = { "strcontains", CALL(2, 2, 0), .type = { .kind = TYPE_INT, .size = 8,
-								    .is_signed = true },
+	/* a bool, as bpftrace 0.27 prints it */
+	[FN_STRCONTAINS] = { "strcontains", CALL(2, 2, 0), .type = BOOL,
 			     .check = sema_fn_strcontains, .emit = cg_fn_strcontains },
 	/* bpf_probe_write_user; true when written (0.27's docs: bool) */
 	[FN_WRITE_USER] = { "write_user", CALL(3, 3, FUNC_UNSAFE), .type = BOOL,

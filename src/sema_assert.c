@@ -155,6 +155,22 @@ static void sema_assert_args(struct sema_ctx *ctx, struct node *first)
 		sema_expr(ctx, a);
 }
 
+const char *sema_site_excerpt(struct sema_ctx *ctx, struct loc at, const char *fmt)
+{
+	const char *file = sema_site_file(ctx, at);
+	char *excerpt = diag_excerpt(diags_source(ctx->d, at), at);
+	const char *site;
+
+	for (char *c = excerpt; c && *c; c++)
+		if (*c == '\n')
+			*c = AOT_SITE_RS;
+	site = arena_printf(ctx->a, "%s:%u:%u-%u%c%s%c\n%u\n%u\n%s\n%s", file, at.line, at.col,
+			    at.col + at.len, AOT_SITE_US, excerpt ? excerpt : "", AOT_SITE_RS,
+			    at.line, at.col, file, fmt);
+	free(excerpt);
+	return site;
+}
+
 /* assert(condition, message): an integer or bool, and a string. */
 void sema_fn_assert(struct sema_ctx *ctx, struct node *n)
 {

@@ -959,6 +959,20 @@ void sema_fn_str(struct sema_ctx *ctx, struct node *n)
 		sema_posparam_as_str(ctx, a);
 	a = n->args;
 	sema_args(ctx, a);
+	if (a->type.kind == TYPE_INT && sema_is_literal(a)) {
+		int64_t v;
+
+		/* str(123) of a literal is its digits, as bpftrace 0.27 folds it */
+		if (sema_const_int(a, &v)) {
+			a->str = a->type.is_signed
+					 ? arena_printf(ctx->a, "%lld", (long long)v)
+					 : arena_printf(ctx->a, "%llu", (unsigned long long)v);
+			a->str_len = strlen(a->str);
+			a->kind = NODE_STR;
+			a->lhs = a->rhs = NULL;
+			a->type = type_str((uint32_t)a->str_len + 1);
+		}
+	}
 	if (a->type.kind == TYPE_STR) {
 		/* str($1) is a string[max_strlen], as any str() in bpftrace */
 		if (a->kind == NODE_STR && a->type.size < n->type.size)

@@ -267,14 +267,27 @@ static void sema_binop(struct sema_ctx *ctx, struct node *n)
 	n->type = sema_op_is_bool(n->op) ? sema_bool : type_int(8, true);
 	if (l->kind == TYPE_NONE || r->kind == TYPE_NONE)
 		return;
+	if ((n->op == '/' || n->op == '%') && sema_is_literal(n->lhs) && sema_is_literal(n->rhs)) {
+		int64_t v;
+
+		/* bpftrace 0.27 folds literals, and refuses this one; at run time it is 1 */
+		if (sema_const_int(n->rhs, &v) && !v)
+			sema_error(ctx, n->loc, NULL, "%s by zero between literals",
+				   n->op == '/' ? "division" : "modulo");
+	}
 	/* $N == "str" in an object that reads $N where it runs: $N is a string */
 	if (r->kind == TYPE_STR)
 		sema_posparam_as_str(ctx, n->lhs);
 	if (l->kind == TYPE_STR)
 		sema_posparam_as_str(ctx, n->rhs);
-	/* buf() values compare by length and bytes */
+	/*
+	 * buf() values compare by length and bytes; ksym values (func of a kprobe) by address, as
+	 * bpftrace 0.27 compares them, and usym values by address and pid (0.27 compares where the
+	 * two values are kept: a usym equals only itself)
+	 */
 	if ((n->op == OP_EQ || n->op == OP_NE) && l->kind == TYPE_BUF && r->kind == TYPE_BUF &&
-	    l->render == AOT_K_BUF && r->render == AOT_K_BUF)
+	    l->render == r->render &&
+	    (l->render == AOT_K_BUF || l->render == AOT_K_KSYM || l->render == AOT_K_USYM))
 		return;
 	if (l->kind == TYPE_STR || r->kind == TYPE_STR) {
 		if ((n->op == OP_EQ || n->op == OP_NE) && l->kind == r->kind)

@@ -64,6 +64,17 @@ static struct aot_type lower_bitfield(struct aot_meta *m, const struct cmember *
 				  .elems = AOT_INT_BITS(cm->bit_off, cm->bit_size) };
 }
 
+/*
+ * A value of a C type (a struct member, an array's items): a _Bool is the byte bpftrace 0.27
+ * reads and prints it as, 0 or 1; the language's bool prints true or false.
+ */
+static struct aot_type lower_c_type(struct aot_meta *m, const struct type *t)
+{
+	if (t->kind == TYPE_BOOL)
+		return (struct aot_type){ .kind = AOT_K_INT, .size = 1 };
+	return lower_meta_type(m, t);
+}
+
 /* `int :0` in a C definition: no bits, nothing to print (libclang gives it bit_size 0). */
 static bool lower_no_member(const struct cmember *cm)
 {
@@ -91,9 +102,7 @@ static uint32_t lower_record_members(struct aot_meta *m, struct crecord *r, uint
 			continue;
 		}
 		/* The recursion may grow m->elems: index it only afterwards. */
-		et = cm->bit_size ? lower_bitfield(m, cm) : lower_meta_type(m, &cm->type);
-		if (cm->type.kind == TYPE_PTR)
-			et.is_signed = 1; /* bpftrace 0.17 prints pointer members as signed */
+		et = cm->bit_size ? lower_bitfield(m, cm) : lower_c_type(m, &cm->type);
 		m->elems[first + n].offset = base + cm->off;
 		m->elems[first + n].type = et;
 		m->elems[first + n].name = strdup(cm->name);
@@ -140,6 +149,8 @@ static struct aot_type lower_meta_type(struct aot_meta *m, const struct type *t)
 		break;
 	case TYPE_STR:
 		at.kind = AOT_K_STR;
+		if (!t->size) /* a struct's char c[0]: prints as nothing */
+			aot_meta_set_version(m, AOT_META_VERSION_EMPTY_ARRAY);
 		break;
 	case TYPE_BUF:
 		at.kind = t->render;
@@ -180,12 +191,15 @@ static struct aot_type lower_meta_type(struct aot_meta *m, const struct type *t)
 	case TYPE_ARRAY: {
 		struct aot_type et;
 
-		if (!t->pointee || !t->nelems)
+		if (!t->pointee)
 			return (struct aot_type){ 0 };
 		first = aot_meta_add_elems(m, 1);
 		if (first < 0)
 			return (struct aot_type){ 0 };
-		et = lower_meta_type(m, t->pointee);
+		/* int z[0] prints as [], as bpftrace 0.27 prints it */
+		if (!t->nelems)
+			aot_meta_set_version(m, AOT_META_VERSION_EMPTY_ARRAY);
+		et = lower_c_type(m, t->pointee);
 		at = (struct aot_type){ .kind = AOT_K_ARRAY,
 					.size = et.size * t->nelems,
 					.nelems = t->nelems,
@@ -389,6 +403,77 @@ static int lower_fmt(struct sema_ctx *ctx, struct node *call, struct node *first
 
 static int lower_expr(struct sema_ctx *ctx, struct node *n);
 static int lower_stmt(struct sema_ctx *ctx, struct node *n);
+
+/* The columns n's subtree spans on line `line`: [*from, *to). */
+static void lower_extent(const struct node *n, uint32_t line, uint32_t *from, uint32_t *to)
+{
+	for (; n; n = n->next) {
+		if (n->loc.line == line && !n->loc.exp) {
+			if (n->loc.col < *from)
+				*from = n->loc.col;
+			if (n->loc.col + n->loc.len > *to)
+				*to = n->loc.col + n->loc.len;
+		}
+		lower_extent(n->lhs, line, from, to);
+		lower_extent(n->rhs, line, from, to);
+		lower_extent(n->cond, line, from, to);
+		lower_extent(n->args, line, from, to);
+	}
+}
+
+/* The column of `op=` before rhs on its line (skipping blanks), or dflt when it is not there. */
+static uint32_t lower_op_col(struct sema_ctx *ctx, const struct node *n, const struct node *rhs,
+			     uint32_t dflt)
+{
+	const struct source *src = diags_source(ctx->d, n->loc);
+	uint32_t from = rhs->loc.col, to = 0;
+	const char *p;
+
+	lower_extent(&(struct node){ .lhs = (struct node *)rhs }, n->loc.line, &from, &to);
+	if (!src || !src->text)
+		return dflt;
+	p = src->text;
+	for (uint32_t line = 1; line < n->loc.line && p; line++)
+		p = strchr(p, '\n') ? strchr(p, '\n') + 1 : NULL;
+	if (!p || from < 4 || strnlen(p, from) < from - 1)
+		return dflt;
+	while (from > 3 && (p[from - 2] == ' ' || p[from - 2] == '\t'))
+		from--;
+	return p[from - 2] == '=' && p[from - 3] == n->op ? from - 2 : dflt;
+}
+
+#define LOWER_DIVZERO                                                                              \
+	"Divide or modulo by 0 detected. This can lead to unexpected results. 1 is being used as " \
+	"the result."
+
+/*
+ * a / b, a % b (and /=, %=) with a divisor not known to be non-zero: as bpftrace 0.27, 1 is
+ * the result when it is 0, and the runtime warns with the expression's place each time.
+ */
+static int lower_divzero(struct sema_ctx *ctx, struct node *n, struct node *divisor)
+{
+	struct node site = *n;
+	uint32_t from = n->loc.col, to = n->loc.col + n->loc.len;
+	int64_t v;
+
+	if ((n->op != '/' && n->op != '%') || n->type.kind == TYPE_PTR ||
+	    (sema_const_int(divisor, &v) && v))
+		return 0;
+	n->divzero = true;
+	if (n->loc.exp) /* in a macro: where it was called from */
+		return lower_fmt(ctx, n, NULL, AOT_FMT_WARNF,
+				 sema_call_site(ctx,
+						&(struct node){ .loc = n->loc, .func = FN_WARNF },
+						LOWER_DIVZERO));
+	site.next = NULL;
+	lower_extent(&site, n->loc.line, &from, &to);
+	if (n->kind == NODE_ASSIGN) /* $x /= y: from the operator, as bpftrace 0.27 */
+		from = lower_op_col(ctx, n, divisor, from);
+	site.loc.col = from;
+	site.loc.len = to - from;
+	return lower_fmt(ctx, n, NULL, AOT_FMT_WARNF,
+			 sema_site_excerpt(ctx, site.loc, LOWER_DIVZERO));
+}
 
 /* p + i, p - i, p += i: i (an int64 by now) counts elements of size bytes. */
 static void lower_scale(struct sema_ctx *ctx, struct node *i, uint64_t size)
@@ -631,7 +716,7 @@ static int lower_expr(struct sema_ctx *ctx, struct node *n)
 			return lower_expr(ctx, n->lhs);
 		return 0;
 	case NODE_BINOP:
-		ret = lower_expr(ctx, n->lhs) ?: lower_expr(ctx, n->rhs);
+		ret = lower_expr(ctx, n->lhs) ?: lower_expr(ctx, n->rhs) ?: lower_divzero(ctx, n, n->rhs);
 		lower_promote_int64(ctx, n->lhs);
 		lower_promote_int64(ctx, n->rhs);
 		if (n->type.kind == TYPE_PTR) /* sema_record_ptr_arith */
@@ -681,7 +766,7 @@ static int lower_stmt(struct sema_ctx *ctx, struct node *n)
 	case NODE_EXPR_STMT:
 		return lower_expr(ctx, n->lhs);
 	case NODE_ASSIGN:
-		ret = lower_expr(ctx, n->lhs) ?: lower_expr(ctx, n->rhs);
+		ret = lower_expr(ctx, n->lhs) ?: lower_expr(ctx, n->rhs) ?: lower_divzero(ctx, n, n->rhs);
 		if (n->op && n->lhs->type.kind == TYPE_PTR) { /* sema_record_ptr_update */
 			lower_cast_int64(ctx, n->rhs);
 			lower_scale(ctx, n->rhs, n->num);

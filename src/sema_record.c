@@ -268,8 +268,9 @@ void sema_record_field(struct sema_ctx *ctx, struct node *n)
 	user = n->is_arrow ? n->lhs->type.is_user : n->lhs->is_user;
 	n->is_user = user;
 	n->type = m->type;
-	if (m->bit_size && n->type.kind == TYPE_BOOL)
-		n->type = type_int(1, false); /* `_Bool b:1`: 0 or 1, as bpftrace 0.27 prints it */
+	/* a _Bool member is 0 or 1, as bpftrace 0.27 reads and prints it */
+	if (n->type.kind == TYPE_BOOL)
+		n->type = type_int(1, false);
 	if (n->type.kind == TYPE_PTR)
 		n->type.is_user = n->type.is_user || user;
 	if (ctx->prog->opts->emit_elf && !r->btf_id && ctx->report)

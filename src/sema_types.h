@@ -244,6 +244,11 @@ void sema_fn_kfunc_allowed(struct sema_ctx *ctx, struct node *n);
  * assert() name their format with.
  */
 const char *sema_call_site(struct sema_ctx *ctx, const struct node *n, const char *fmt);
+/*
+ * The same for a place that is not a call (a / b): "FILE:L:C-E", then the source line and ~
+ * under it, as bpftrace 0.27 prints its run-time warnings of an expression.
+ */
+const char *sema_site_excerpt(struct sema_ctx *ctx, struct loc at, const char *fmt);
 void sema_fn_assert(struct sema_ctx *ctx, struct node *n);
 void sema_fn_fail(struct sema_ctx *ctx, struct node *n);
 void sema_fn_static_assert(struct sema_ctx *ctx, struct node *n);

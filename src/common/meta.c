@@ -673,7 +673,7 @@ static int meta_check_type(struct meta_reader *r, const struct aot_type *t, uint
 			return meta_fail(r, "%s %u: bool of %u bytes", what, idx, t->size);
 		return 0;
 	case AOT_K_STR:
-		if (!t->size)
+		if (!t->size && r->m->version < AOT_META_VERSION_EMPTY_ARRAY)
 			return meta_fail(r, "%s %u: string of 0 bytes", what, idx);
 		return 0;
 	case AOT_K_TUPLE:
@@ -681,7 +681,8 @@ static int meta_check_type(struct meta_reader *r, const struct aot_type *t, uint
 		return meta_check_tuple(r, t, depth, what, idx);
 	case AOT_K_ARRAY:
 		/* one element type, repeated: nelems of them fill the array exactly */
-		if (!t->nelems || t->elems >= r->m->nelems ||
+		if ((!t->nelems && r->m->version < AOT_META_VERSION_EMPTY_ARRAY) ||
+		    t->elems >= r->m->nelems ||
 		    (uint64_t)r->m->elems[t->elems].type.size * t->nelems != t->size ||
 		    r->m->elems[t->elems].offset)
 			return meta_fail(r,

@@ -153,7 +153,7 @@
 #define AOT_LASTKEY_PENDING_OFF 8
 #define AOT_LASTKEY_KEY_OFF 16
 #define AOT_META_MAGIC "AOTMETA" /* 8 bytes with the NUL */
-#define AOT_META_VERSION 8	 /* the newest the runtime reads */
+#define AOT_META_VERSION 9	 /* the newest the runtime reads */
 #define AOT_META_VERSION_MIN 3	 /* the oldest the runtime still reads: 4 added hist arrays */
 /*
  * What an object is written as: 4, or 5 when a map has a last-key cache (AOT_LASTKEY_PREFIX),
@@ -167,6 +167,8 @@
 #define AOT_META_VERSION_BUILDID 7
 /* 8: a struct value with bitfield members, which an older runtime would print whole */
 #define AOT_META_VERSION_BITFIELD 8
+/* 9: an array of no items (a struct's int z[0], or a STR of 0 bytes: char c[0]), refused before */
+#define AOT_META_VERSION_EMPTY_ARRAY 9
 #define AOT_HIST_NBUCKETS 65 /* bpftrace's log2 buckets: below 0, 0, then [2^k, 2^(k+1)) */
 #define AOT_HIST_MAX_K 5
 #define AOT_EVENTS_MAP "aot_events"
@@ -304,7 +306,7 @@ struct aot_event_hdr {
 enum aot_kind {
 	AOT_K_NONE = 0,
 	AOT_K_INT,   /* size 1, 2, 4, 8; is_signed */
-	AOT_K_STR,   /* size = buffer bytes, NUL-terminated unless full */
+	AOT_K_STR,   /* size = buffer bytes, NUL-terminated unless full (0 since version 9) */
 	AOT_K_TUPLE, /* nelems elements from aot_meta.elems[elems] */
 	AOT_K_BOOL,  /* size 1 */
 	/* rendered by the runtime; layouts at the top of this file */
@@ -320,7 +322,8 @@ enum aot_kind {
 	AOT_K_CGROUP_PATH,
 	AOT_K_PROBE,
 	AOT_K_RECORD, /* a struct or union by value: nelems named members from elems, like TUPLE */
-	AOT_K_ARRAY,  /* nelems items of the one element at elems (its offset 0), size = all */
+	AOT_K_ARRAY,  /* nelems items (0 since version 9) of the one element at elems (offset 0),
+		       * size = all */
 	AOT_K_STRERROR, /* rendered: s64 errno, printed as strerror(3) text */
 	AOT_K_SIGNAL,	/* rendered: s64 signal number, printed as strsignal(3) text */
 	AOT_K_SYSCALL,	/* rendered: s64 system call number, printed as its name */

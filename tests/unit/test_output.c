@@ -567,7 +567,10 @@ static void test_map_stats_json(void **state)
 	c.map.name = "@a";
 	map_expect_full(&c, 8, 16, 2, 0, 0, true, "{\"type\": \"stats\", \"data\": {\"@a\": 7}}\n");
 
-	/* keyed counts: JSON keys join tuple elements with ",", values are numbers */
+	/*
+	 * keyed counts: a JSON key is the key's text with every space left out, as bpftrace 0.27
+	 * writes it ("1, a \"b" is "1,a\"b"); values are numbers
+	 */
 	e = aot_meta_add_elems(c.m, 2);
 	c.m->elems[e] = (struct aot_elem){ 0, t_int(8, 1) };
 	c.m->elems[e + 1] = (struct aot_elem){ 8, t_str(8) };
@@ -578,7 +581,7 @@ static void test_map_stats_json(void **state)
 	memset(c.keys, 0, sizeof(c.keys));
 	memset(c.vals, 0, sizeof(c.vals));
 	put64(c.keys[0], 1);
-	memcpy(c.keys[0] + 8, "a\"b", 3);
+	memcpy(c.keys[0] + 8, "a \"b", 4);
 	put64(c.vals[0][0], 10);
 	put64(c.keys[1], 2);
 	memcpy(c.keys[1] + 8, "x", 1);
@@ -728,6 +731,58 @@ static void test_render_kinds(void **state)
 		rt_buf_free(&b);
 	}
 	rt_syms_fini(&syms);
+	aot_meta_free(m);
+}
+
+/*
+ * Values in JSON as bpftrace 0.27 writes them: an integer a double cannot hold exactly as a
+ * string, an address unsigned, the language's bool as true/false, a struct with no spaces
+ * inside its braces, an array of no items as [].
+ */
+static void test_render_json_values(void **state)
+{
+	struct aot_meta *m = aot_meta_new();
+	uint8_t v[32] = { 0 };
+	int e;
+
+	(void)state;
+	put64(v, 9007199254740992ull); /* 2^53 */
+	render_expect(R(m), t_int(8, 0), v, "9007199254740992", "9007199254740992");
+	put64(v, 9007199254740993ull);
+	render_expect(R(m), t_int(8, 0), v, "9007199254740993", "\"9007199254740993\"");
+	render_expect(R(m), t_int(8, 1), v, "9007199254740993", "\"9007199254740993\"");
+	put64(v, (uint64_t)-9007199254740993ll);
+	render_expect(R(m), t_int(8, 1), v, "-9007199254740993", "\"-9007199254740993\"");
+	put64(v, 1ull << 63);
+	render_expect(R(m), t_int(8, 0), v, "9223372036854775808", "9223372036854775808");
+	render_expect(R(m), t_int(8, 1), v, "-9223372036854775808", "-9223372036854775808");
+	put64(v, INT64_MAX);
+	render_expect(R(m), t_int(8, 1), v, "9223372036854775807", "\"9223372036854775807\"");
+	put64(v, UINT64_MAX);
+	render_expect(R(m), t_int(8, 0), v, "18446744073709551615", "\"18446744073709551615\"");
+	render_expect(R(m), t_int(8, 1), v, "-1", "-1");
+	/* an address is unsigned, whatever an older object said of a pointer member */
+	render_expect(R(m), (struct aot_type){ AOT_K_INT, 8, 1, AOT_INT_ADDRESS }, v,
+		      "0xffffffffffffffff", "\"18446744073709551615\"");
+	put64(v, 0x10);
+	render_expect(R(m), (struct aot_type){ AOT_K_INT, 8, 1, AOT_INT_ADDRESS }, v, "0x10", "16");
+	v[0] = 1;
+	render_expect(R(m), (struct aot_type){ AOT_K_BOOL, 1 }, v, "true", "true");
+	v[0] = 0;
+	render_expect(R(m), (struct aot_type){ AOT_K_BOOL, 1 }, v, "false", "false");
+
+	/* struct { int a; struct { _Bool b; } s; int z[0]; } */
+	e = aot_meta_add_elems(m, 5);
+	m->elems[e] = (struct aot_elem){ 0, t_int(4, 1), strdup("a") };
+	m->elems[e + 1] = (struct aot_elem){ 4, { AOT_K_RECORD, 1, 0, 1, e + 3 }, strdup("s") };
+	m->elems[e + 2] = (struct aot_elem){ 8, { AOT_K_ARRAY, 0, 0, 0, e + 4 }, strdup("z") };
+	m->elems[e + 3] = (struct aot_elem){ 0, t_int(1, 0), strdup("b") };
+	m->elems[e + 4] = (struct aot_elem){ 0, t_int(4, 1) };
+	memset(v, 0, sizeof(v));
+	v[0] = 7, v[4] = 1;
+	render_expect(R(m), (struct aot_type){ AOT_K_RECORD, 8, 0, 3, e }, v,
+		      "{ .a = 7, .s = { .b = 1 }, .z = [] }",
+		      "{\"a\": 7, \"s\": {\"b\": 1}, \"z\": []}");
 	aot_meta_free(m);
 }
 
@@ -1189,6 +1244,7 @@ int main(void)
 		cmocka_unit_test(test_map_tseries),
 		cmocka_unit_test(test_map_stats_json),
 		cmocka_unit_test(test_render_kinds),
+		cmocka_unit_test(test_render_json_values),
 		cmocka_unit_test(test_lines_whole_per_cpu),
 		cmocka_unit_test(test_report),
 		cmocka_unit_test(test_metrics_names_types),
