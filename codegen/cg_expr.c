@@ -390,6 +390,22 @@ static LLVMValueRef cg_tuple(struct cg *cg, struct node *n)
 	LLVMValueRef buf = cg_alloca_zero(cg, t->size, "tuple"), v;
 	uint32_t i = 0;
 
+	if (n->reordered && t->nelems <= AOT_META_MAX_TUPLE) {
+		/* a record put in the held order: its values still run in the order written */
+		LLVMValueRef vals[AOT_META_MAX_TUPLE];
+		struct node *at[AOT_META_MAX_TUPLE];
+
+		for (struct node *a = n->args; a && i < t->nelems; a = a->next)
+			at[i++] = a;
+		for (uint32_t w = 0; w < i; w++)
+			for (uint32_t k = 0; k < i; k++)
+				if (at[k]->written == w)
+					vals[k] = cg_expr(cg, at[k]);
+		for (uint32_t k = 0; k < i; k++)
+			cg_store(cg, cg_gep(cg, buf, t->offsets[k]), &t->elems[k],
+				 cg_align_at(8, t->offsets[k]), vals[k], &at[k]->type);
+		return buf;
+	}
 	for (struct node *a = n->args; a && i < t->nelems; a = a->next, i++) {
 		v = cg_expr(cg, a);
 		cg_store(cg, cg_gep(cg, buf, t->offsets[i]), &t->elems[i],

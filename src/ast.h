@@ -173,8 +173,12 @@ struct node {
 	bool is_discard; /* EXPR_STMT: `_ = expr` */
 	bool open_last;	 /* BLOCK: its last statement is an expression with no ';' after it */
 	bool divzero;	 /* BINOP, ASSIGN of / or %: idx is the warning of a divisor of 0 */
-	bool is_value;	 /* INDEX: into a string value of ours ($s[0]), not into memory (sema) */
-	bool is_user;	 /* CALL str(): the pointer is into user memory (probe_read_user_str) */
+	/* TUPLE: a record literal put in another order (sema_record_order); NAMED: written is its
+	 * place as written, where it is evaluated */
+	bool reordered;
+	uint32_t written;
+	bool is_value; /* INDEX: into a string value of ours ($s[0]), not into memory (sema) */
+	bool is_user;  /* CALL str(): the pointer is into user memory (probe_read_user_str) */
 	char *cast_type;
 	/* CAST, LET, CALL sizeof: a type written typeof(x): x (an expression or a NODE_TYPE) */
 	struct node *type_expr;

@@ -756,6 +756,13 @@ void sema_record_order(struct sema_ctx *ctx, const struct type *into, struct nod
 		if (k == n)
 			return;
 	}
+	if (!rhs->reordered) {
+		uint32_t w = 0;
+
+		for (struct node *e = rhs->args; e; e = e->next)
+			e->written = w++;
+	}
+	rhs->reordered = true;
 	for (uint32_t i = 0; i < n; i++) {
 		struct node **at = &rhs->args;
 
