@@ -241,8 +241,8 @@ void output_json_map(struct rt_buf *b, const struct output_map *m)
 	struct json_writer w;
 	size_t i;
 
-	/* An empty map prints nothing at all in JSON. */
-	if (!m->n)
+	/* An empty map prints nothing at all in JSON; an avg() or stats() one {}, as 0.27. */
+	if (!m->n && map->agg != AOT_AGG_AVG && map->agg != AOT_AGG_STATS)
 		return;
 	if (map->agg == AOT_AGG_HIST || map->agg == AOT_AGG_LHIST)
 		type = "hist";
@@ -253,7 +253,7 @@ void output_json_map(struct rt_buf *b, const struct output_map *m)
 	json_line_begin(&w, b, type);
 	json_object_begin(&w);
 	json_key(&w, map->name, strlen(map->name));
-	if (map->nkeys)
+	if (map->nkeys || !m->n)
 		json_object_begin(&w);
 	for (i = 0; i < m->n; i++) {
 		const struct output_entry *e = &m->entries[i];
@@ -267,7 +267,7 @@ void output_json_map(struct rt_buf *b, const struct output_map *m)
 		if (!map->nkeys)
 			break;
 	}
-	if (map->nkeys)
+	if (map->nkeys || !m->n)
 		json_object_end(&w);
 	json_object_end(&w);
 	json_object_end(&w);
