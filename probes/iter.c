@@ -89,7 +89,7 @@ static int iter_match(struct probe_env *env, struct arena *a, const char *patter
 	btf = probe_env_vmlinux_btf(env, err);
 	if (!btf)
 		return -ENOENT;
-	probe_btf_names(btf, BTF_KIND_STRUCT, ITER_STRUCT, name, &names);
+	probe_btf_names(btf, 1, BTF_KIND_STRUCT, ITER_STRUCT, name, "", &names);
 	for (size_t i = 0; i < names.n; i++) {
 		size_t len = strlen(names.v[i]);
 		int ret;

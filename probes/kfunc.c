@@ -23,14 +23,6 @@
 #include "meta.h"
 #include "probe_internal.h"
 
-/* The function a target names: FUNC of "MODULE:FUNC" and of "FUNC". */
-static const char *kfunc_func(const char *target)
-{
-	const char *colon = strrchr(target, ':');
-
-	return colon ? colon + 1 : target;
-}
-
 /* Target's BTF id, in *btf (vmlinux's or its module's), or -ENOENT. */
 static int kfunc_find(struct probe_env *env, const char *target, const struct btf **btf)
 {
@@ -192,14 +184,15 @@ static void kfunc_drop_unattachable(struct probe_env *env, char **names, size_t 
 		const struct btf_type *fn = id > 0 ? btf__type_by_id(btf, (uint32_t)id) : NULL;
 		const struct btf_type *proto = fn ? btf__type_by_id(btf, fn->type) : NULL;
 		const struct btf_param *params;
+		const char *func;
 		bool ok = proto && btf_is_func_proto(proto) && btf_vlen(proto) <= 6 &&
 			  kfunc_slot_ok(btf, proto->type, true);
 
 		params = ok ? btf_params(proto) : NULL;
 		for (uint32_t j = 0; ok && j < btf_vlen(proto); j++)
 			ok = kfunc_slot_ok(btf, params[j].type, false);
-		ok = ok && !KFUNC_LISTED(kfunc_func(names[i]), kfunc_denied) &&
-		     !KFUNC_LISTED(kfunc_func(names[i]), kfunc_fatal);
+		probe_kmod_target(names[i], NULL, 0, &func);
+		ok = ok && !KFUNC_LISTED(func, kfunc_denied) && !KFUNC_LISTED(func, kfunc_fatal);
 		if (ok)
 			names[kept++] = names[i];
 	}
@@ -303,9 +296,10 @@ static int kfunc_match(struct probe_env *env, struct arena *a, const char *patte
 		return 1;
 	}
 	if (probe_wildcard_match(mod_pat, "vmlinux"))
-		probe_btf_names(btf, BTF_KIND_FUNC, "", func_pat, &names);
-	mods = probe_env_kmods(env);
-	for (size_t i = 0; i < mods->n; i++)
+		probe_btf_names(btf, 1, BTF_KIND_FUNC, "", func_pat, "", &names);
+	/* the modules' BTF (every module's parsed) only where the pattern may name a module */
+	mods = strcmp(mod_pat, "vmlinux") ? probe_env_kmods(env) : NULL;
+	for (size_t i = 0; mods && i < mods->n; i++)
 		if (probe_wildcard_match(mod_pat, mods->v[i].name))
 			kfunc_module_names(env, btf, &mods->v[i], func_pat, &names);
 	*n = probe_names_finish(&names, out);
@@ -499,18 +493,20 @@ static int kretfunc_args(struct probe_env *env, struct arena *a, const char *tar
  */
 static char *kfunc_section(struct arena *a, const char *target)
 {
-	return arena_printf(a, "fentry/%s", probe_bpf_target(target) ? target : kfunc_func(target));
+	return probe_kmod_section(a, "fentry", target);
 }
 
 static char *kretfunc_section(struct arena *a, const char *target)
 {
-	return arena_printf(a, "fexit/%s", probe_bpf_target(target) ? target : kfunc_func(target));
+	return probe_kmod_section(a, "fexit", target);
 }
 
 /* As bpftrace 0.27 names them: fentry:vmlinux:FUNC, fentry:MODULE:FUNC, fentry:bpf:ID:NAME. */
 static char *kfunc_name(struct arena *a, const char *type, const char *target)
 {
-	if (probe_bpf_target(target) || strchr(target, ':'))
+	const char *func;
+
+	if (probe_bpf_target(target) || probe_kmod_target(target, NULL, 0, &func))
 		return arena_printf(a, "%s:%s", type, target);
 	return arena_printf(a, "%s:vmlinux:%s", type, target);
 }

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-/* Kernel modules' BTF, read once per run where a kfunc probe may name a module (kmods.h). */
+/* Kernel modules' BTF, read once per run where a probe may name a module (kmods.h). */
 #include <bpf/bpf.h>
 #include <bpf/btf.h>
 #include <dirent.h>
@@ -9,6 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "arena.h"
 #include "kmods.h"
 
 static int kmod_cmp(const void *x, const void *y)
@@ -109,13 +110,23 @@ void probe_kmods_free(struct probe_kmods *m)
 	*m = (struct probe_kmods){ 0 };
 }
 
-bool probe_kmod_target(const char *target, char *mod, size_t modsz, const char **func)
+bool probe_kmod_target(const char *target, char *mod, size_t modsz, const char **name)
 {
 	const char *colon = strchr(target, ':');
 
-	if (!colon || !strncmp(target, "bpf:", 4) || (size_t)(colon - target) >= modsz)
+	*name = target;
+	if (!colon || !strncmp(target, "bpf:", 4) || (mod && (size_t)(colon - target) >= modsz))
 		return false;
-	snprintf(mod, modsz, "%.*s", (int)(colon - target), target);
-	*func = colon + 1;
+	if (mod)
+		snprintf(mod, modsz, "%.*s", (int)(colon - target), target);
+	*name = colon + 1;
 	return true;
+}
+
+char *probe_kmod_section(struct arena *a, const char *prefix, const char *target)
+{
+	const char *name;
+
+	probe_kmod_target(target, NULL, 0, &name);
+	return arena_printf(a, "%s/%s", prefix, name);
 }

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * Kernel modules' BTF (/sys/kernel/btf/MODULE, split over vmlinux's): the functions of modules
- * that kfunc/kretfunc probes name as fentry:MODULE:FUNC, as bpftrace 0.27 does.
+ * that kfunc/kretfunc probes name as fentry:MODULE:FUNC, and their raw tracepoints
+ * (rawtracepoint:MODULE:NAME), as bpftrace 0.27 does.
  */
 #ifndef AOT_KMODS_H
 #define AOT_KMODS_H
@@ -11,6 +12,7 @@
 
 #include "btf_funcs.h"
 
+struct arena;
 struct btf;
 
 struct probe_kmod {
@@ -38,9 +40,16 @@ int probe_kmod_fd(struct probe_kmod *k);
 void probe_kmods_free(struct probe_kmods *m);
 
 /*
- * A kfunc target of a module function, "MODULE:FUNC": the module's name into mod and the
- * function's at *func. False for a vmlinux function ("FUNC") and a BPF program's ("bpf:...").
+ * The one split of a kfunc or rawtracepoint target: true for a module's, "MODULE:NAME", with
+ * the module's name into mod (unless mod is NULL; false where it does not fit in modsz) and
+ * *name at NAME. False for vmlinux's ("NAME") and a BPF program's ("bpf:..."), with *name at
+ * target: *name - target is the length of the "MODULE:" prefix either way.
  */
-bool probe_kmod_target(const char *target, char *mod, size_t modsz, const char **func);
+bool probe_kmod_target(const char *target, char *mod, size_t modsz, const char **name);
+/*
+ * The ELF section "PREFIX/NAME" of target "MODULE:NAME" or "NAME" (libbpf looks NAME up in
+ * vmlinux's BTF and the modules'); "PREFIX/bpf:..." for a BPF program's.
+ */
+char *probe_kmod_section(struct arena *a, const char *prefix, const char *target);
 
 #endif

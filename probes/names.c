@@ -43,21 +43,21 @@ size_t probe_names_finish(struct probe_names *l, char ***out)
 	return kept;
 }
 
-void probe_btf_names(const struct btf *btf, unsigned kind, const char *prefix, const char *pattern,
-		     struct probe_names *l)
+void probe_btf_names(const struct btf *btf, uint32_t first, unsigned kind, const char *strip,
+		     const char *pattern, const char *prefix, struct probe_names *l)
 {
-	size_t plen = strlen(prefix);
+	size_t slen = strlen(strip);
 	uint32_t nr = btf__type_cnt(btf);
 
-	for (uint32_t id = 1; id < nr; id++) {
+	for (uint32_t id = first; id < nr; id++) {
 		const struct btf_type *t = btf__type_by_id(btf, id);
 		const char *name;
 
 		if (btf_kind(t) != kind)
 			continue;
 		name = btf__name_by_offset(btf, t->name_off);
-		if (name && !strncmp(name, prefix, plen) &&
-		    probe_wildcard_match(pattern, name + plen))
-			probe_names_add(l, arena_strdup(l->a, name + plen));
+		if (name && !strncmp(name, strip, slen) &&
+		    probe_wildcard_match(pattern, name + slen))
+			probe_names_add(l, arena_printf(l->a, "%s%s", prefix, name + slen));
 	}
 }

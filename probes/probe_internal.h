@@ -19,7 +19,7 @@ struct probe_env {
 	int vmlinux_btf_err;
 	int tracing_multi;	  /* tracing multi links: 0 untried, 1 there, -errno not */
 	struct btf_funcs funcs;	  /* vmlinux_btf's functions by name */
-	struct probe_kmods kmods; /* the modules' BTF, read where a kfunc probe may name one */
+	struct probe_kmods kmods; /* the modules' BTF, read where a probe may name a module */
 	/*
 	 * kfunc:bpf: the BPF programs the run's probes have taken so far (bpfprog.c): a probe
 	 * whose program is gone takes another of its function's name, not one already taken. A
@@ -212,9 +212,13 @@ void probe_names_add(struct probe_names *l, char *name);
 /* Sorts, drops duplicates, hands the array over; returns the count. */
 size_t probe_names_finish(struct probe_names *l, char ***out);
 struct btf;
-/* Names of BTF types of one kind that start with prefix and match pattern after it. */
-void probe_btf_names(const struct btf *btf, unsigned kind, const char *prefix, const char *pattern,
-		     struct probe_names *l);
+/*
+ * Adds the BTF types of one kind from id first on (1: all; a module's own: from its base's
+ * btf__type_cnt) whose names start with strip and match pattern after it: the rest of the
+ * name, after prefix ("MODULE:", or "").
+ */
+void probe_btf_names(const struct btf *btf, uint32_t first, unsigned kind, const char *strip,
+		     const char *pattern, const char *prefix, struct probe_names *l);
 
 /* The tracefs mount point, looked up once per run; NULL with err set if there is none. */
 const char *probe_env_tracefs(struct probe_env *env, struct probe_err *err);

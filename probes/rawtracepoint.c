@@ -13,27 +13,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "kmods.h"
 #include "types.h"
 #include "meta.h"
 #include "probe_internal.h"
 
 #define RAW_PREFIX "btf_trace_"
-
-/* Adds btf's raw tracepoints past its first id that match pattern, after prefix. */
-static void rawtp_names(const struct btf *btf, uint32_t first, const char *prefix,
-			const char *pattern, struct probe_names *names)
-{
-	size_t plen = strlen(RAW_PREFIX);
-
-	for (uint32_t id = first; id < btf__type_cnt(btf); id++) {
-		const struct btf_type *t = btf__type_by_id(btf, id);
-		const char *name = btf_is_typedef(t) ? btf__name_by_offset(btf, t->name_off) : NULL;
-
-		if (name && !strncmp(name, RAW_PREFIX, plen) &&
-		    probe_wildcard_match(pattern, name + plen))
-			probe_names_add(names, arena_printf(names->a, "%s%s", prefix, name + plen));
-	}
-}
 
 /*
  * Patterns: NAME (vmlinux's and every module's, as bpftrace 0.27's rawtracepoint:*:NAME),
@@ -54,31 +39,24 @@ static int rawtp_match(struct probe_env *env, struct arena *a, const char *patte
 	btf = probe_env_vmlinux_btf(env, err);
 	if (!btf)
 		return -ENOENT;
-	mods = probe_env_kmods(env);
-	if (colon && !probe_has_wildcard(mod) && strcmp(mod, "vmlinux") &&
-	    !probe_kmods_find(mods, mod))
+	/* the modules' BTF (every module's parsed) only where the pattern may name a module */
+	mods = strcmp(mod, "vmlinux") ? probe_env_kmods(env) : NULL;
+	if (mods && colon && !probe_has_wildcard(mod) && !probe_kmods_find(mods, mod))
 		mod = "vmlinux";
 	if (probe_wildcard_match(mod, "vmlinux"))
-		rawtp_names(btf, 1, "", name, &names);
-	for (size_t i = 0; i < mods->n; i++)
+		probe_btf_names(btf, 1, BTF_KIND_TYPEDEF, RAW_PREFIX, name, "", &names);
+	for (size_t i = 0; mods && i < mods->n; i++)
 		if (probe_wildcard_match(mod, mods->v[i].name))
-			rawtp_names(mods->v[i].btf, btf__type_cnt(btf),
-				    arena_printf(a, "%s:", mods->v[i].name), name, &names);
+			probe_btf_names(mods->v[i].btf, btf__type_cnt(btf), BTF_KIND_TYPEDEF,
+					RAW_PREFIX, name, arena_printf(a, "%s:", mods->v[i].name),
+					&names);
 	*n = probe_names_finish(&names, out);
 	return (int)*n;
 }
 
-/* The tracepoint a target names: NAME of "MODULE:NAME" and of "NAME". */
-static const char *rawtp_name(const char *target)
-{
-	const char *colon = strchr(target, ':');
-
-	return colon ? colon + 1 : target;
-}
-
 static char *rawtp_section(struct arena *a, const char *target)
 {
-	return arena_printf(a, "raw_tp/%s", rawtp_name(target));
+	return probe_kmod_section(a, "raw_tp", target);
 }
 
 /* arg0..argN-1: the tracepoint's arguments after its leading `void *` context. */
@@ -87,7 +65,9 @@ static int rawtp_args(struct probe_env *env, struct arena *a, const char *target
 {
 	struct btf *btf = probe_env_vmlinux_btf(env, err);
 	const struct btf_type *t;
-	char *tname = arena_printf(a, RAW_PREFIX "%s", rawtp_name(target));
+	const char *name;
+	char mod[64];
+	bool in_mod = probe_kmod_target(target, mod, sizeof(mod), &name);
 	struct probe_kmod *k;
 	uint32_t n;
 	int id;
@@ -95,11 +75,9 @@ static int rawtp_args(struct probe_env *env, struct arena *a, const char *target
 	if (!btf)
 		return -ENOENT;
 	/* a module's tracepoint: its typedef is in the module's BTF */
-	if (strchr(target, ':') &&
-	    (k = probe_kmods_find(probe_env_kmods(env),
-				  arena_printf(a, "%.*s", (int)strcspn(target, ":"), target))))
+	if (in_mod && (k = probe_kmods_find(probe_env_kmods(env), mod)))
 		btf = k->btf;
-	id = btf__find_by_name_kind(btf, tname, BTF_KIND_TYPEDEF);
+	id = btf__find_by_name_kind(btf, arena_printf(a, RAW_PREFIX "%s", name), BTF_KIND_TYPEDEF);
 	t = id < 0 ? NULL : btf__type_by_id(btf, btf__resolve_type(btf, (uint32_t)id));
 	while (t && btf_is_ptr(t))
 		t = btf__type_by_id(btf, t->type);
@@ -126,15 +104,17 @@ static int rawtp_args(struct probe_env *env, struct arena *a, const char *target
 static int rawtp_attach(const struct probe_plan *plan, struct probe_links *links,
 			struct probe_err *err)
 {
-	return probe_links_add_result(
-		links,
-		bpf_program__attach_raw_tracepoint(plan->prog, rawtp_name(plan->probe->target)),
-		err, "list them with: aotrace -l 'rawtracepoint:*'", plan->probe->name);
+	const char *name;
+
+	probe_kmod_target(plan->probe->target, NULL, 0, &name);
+	return probe_links_add_result(links, bpf_program__attach_raw_tracepoint(plan->prog, name),
+				      err, "list them with: aotrace -l 'rawtracepoint:*'",
+				      plan->probe->name);
 }
 
 static char *tpbtf_section(struct arena *a, const char *target)
 {
-	return arena_printf(a, "tp_btf/%s", rawtp_name(target));
+	return probe_kmod_section(a, "tp_btf", target);
 }
 
 /*
@@ -148,6 +128,7 @@ static int tpbtf_args(struct probe_env *env, struct arena *a, const char *target
 	struct probe_arg *slots, *named = NULL, *v;
 	uint32_t nslots, nnamed = 0, n = 0;
 	struct probe_err ignored;
+	const char *name;
 	int ret = rawtp_args(env, a, target, &slots, &nslots, err), mod;
 
 	if (ret)
@@ -158,15 +139,14 @@ static int tpbtf_args(struct probe_env *env, struct arena *a, const char *target
 	 * both in BTF: then only arg0..argN.
 	 */
 	/* "MODULE:__bpf_trace_NAME" for a module's: the kfunc target of the module's glue */
-	mod = strchr(target, ':') ? (int)strcspn(target, ":") + 1 : 0;
-	probe_btf_func_args(env, a,
-			    arena_printf(a, "%.*s__bpf_trace_%s", mod, target, rawtp_name(target)),
+	probe_kmod_target(target, NULL, 0, &name);
+	mod = (int)(name - target);
+	probe_btf_func_args(env, a, arena_printf(a, "%.*s__bpf_trace_%s", mod, target, name),
 			    &named, &nnamed, &ignored);
 	if (!nnamed)
-		probe_btf_func_args(
-			env, a,
-			arena_printf(a, "%.*s__probestub_%s", mod, target, rawtp_name(target)),
-			&named, &nnamed, &ignored);
+		probe_btf_func_args(env, a,
+				    arena_printf(a, "%.*s__probestub_%s", mod, target, name),
+				    &named, &nnamed, &ignored);
 	v = arena_alloc(a, (nslots + nnamed + 1) * sizeof(*v));
 	for (uint32_t i = 0; i < nnamed; i++) {
 		if (named[i].offset < 8 || named[i].hidden)
@@ -196,8 +176,10 @@ static int tpbtf_attach(const struct probe_plan *plan, struct probe_links *links
  */
 static char *rawtp_probe_name(struct arena *a, const char *written, const char *target)
 {
+	const char *name;
+
 	(void)written;
-	if (strchr(target, ':'))
+	if (probe_kmod_target(target, NULL, 0, &name))
 		return arena_printf(a, "rawtracepoint:%s", target);
 	return arena_printf(a, "rawtracepoint:vmlinux:%s", target);
 }

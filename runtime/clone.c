@@ -235,9 +235,7 @@ int rt_clone_prepare(struct rt *rt, const void *elf, size_t size)
 		 * Its section names the group's first target; it serves its own, which libbpf
 		 * finds by its function's name (a module's is that module's only: kfunc.c).
 		 */
-		func = rt->meta->probes[cl->probe].target;
-		if (strrchr(func, ':'))
-			func = strrchr(func, ':') + 1;
+		probe_kmod_target(rt->meta->probes[cl->probe].target, NULL, 0, &func);
 		err = bpf_program__set_attach_target(cl->prog, 0, func);
 		if (err) {
 			rt_report(&rt->out, RT_ERROR, "probe %s: %s",
