@@ -289,6 +289,7 @@ void output_text_map(struct rt_buf *b, const struct output_map *m)
 	bool nosep = map->agg == AOT_AGG_NONE &&
 		     (vk == AOT_K_KSTACK || vk == AOT_K_USTACK || vk == AOT_K_KSYM ||
 		      vk == AOT_K_USYM || vk == AOT_K_INET);
+	const char *name;
 	size_t i;
 
 	for (i = 0; i < m->n; i++) {
@@ -313,6 +314,9 @@ void output_text_map(struct rt_buf *b, const struct output_map *m)
 			/* Integers from val, which print()'s divisor divided (not addresses). */
 			if (map->value.kind != AOT_K_INT || map->value.nelems == AOT_INT_ADDRESS)
 				rt_value_text(b, m->r, &map->value, e->value, false);
+			else if ((name = aot_meta_enum_name(m->r->meta, &map->value,
+							    (int64_t)e->val)))
+				rt_buf_add(b, name, strlen(name)); /* @: ONE, as 0.27 */
 			else if (m->val_signed)
 				rt_buf_printf(b, "%" PRId64, (int64_t)e->val);
 			else

@@ -440,11 +440,15 @@ void rt_value_text(struct rt_buf *out, const struct rt_render *r, const struct a
 		   const void *data, bool bare)
 {
 	const uint8_t *p = data;
+	const char *name;
 	uint64_t v;
 
 	switch (t->kind) {
 	case AOT_K_INT:
-		if (t->nelems == AOT_INT_ADDRESS)
+		if (t->nelems >= AOT_INT_ENUM(0) &&
+		    (name = aot_meta_enum_name(r->meta, t, (int64_t)rt_value_int(t, data))))
+			rt_buf_printf(out, "%s", name);
+		else if (t->nelems == AOT_INT_ADDRESS)
 			rt_buf_printf(out, "0x%" PRIx64, rt_value_int(t, data));
 		else if (t->is_signed)
 			rt_buf_printf(out, "%" PRId64, (int64_t)rt_value_int(t, data));

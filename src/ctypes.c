@@ -26,6 +26,10 @@ struct ctypes {
 	/* BTF records made so far, so that every use of one id shares one crecord */
 	struct crecord **recs;
 	uint32_t nrecs, caprecs;
+	/* BTF enums made so far (an ENUM or ENUM64 id each), likewise */
+	struct cenum **enums;
+	uint32_t *enum_ids;
+	uint32_t nenums, capenums;
 };
 
 struct ctypes *ctypes_get(struct program *prog, struct probe_env *env)
@@ -143,6 +147,62 @@ static bool ctypes_btf_is_char(const struct btf *btf, uint32_t id)
 	return name && strstr(name, "char");
 }
 
+/* The enum of BTF id (an ENUM or ENUM64), made on first use. */
+static struct cenum *ctypes_btf_enum(struct ctypes *ct, uint32_t id)
+{
+	const struct btf_type *t = btf__type_by_id(ct->btf, id);
+	const char *name = btf__name_by_offset(ct->btf, t->name_off);
+	struct cenum *en;
+
+	for (uint32_t i = 0; i < ct->nenums; i++)
+		if (ct->enum_ids[i] == id)
+			return ct->enums[i];
+	en = arena_alloc(ct->a, sizeof(*en));
+	en->name = arena_strdup(ct->a, name ? name : "");
+	en->n = btf_vlen(t);
+	en->names = arena_alloc(ct->a, (en->n + 1) * sizeof(*en->names));
+	en->vals = arena_alloc(ct->a, (en->n + 1) * sizeof(*en->vals));
+	for (uint32_t i = 0; i < en->n; i++) {
+		if (btf_is_enum(t)) {
+			const struct btf_enum *e = &btf_enum(t)[i];
+
+			en->names[i] =
+				arena_strdup(ct->a, btf__name_by_offset(ct->btf, e->name_off));
+			en->vals[i] = btf_kflag(t) ? (int64_t)e->val : (int64_t)(uint32_t)e->val;
+		} else {
+			const struct btf_enum64 *e = &btf_enum64(t)[i];
+
+			en->names[i] =
+				arena_strdup(ct->a, btf__name_by_offset(ct->btf, e->name_off));
+			en->vals[i] = (int64_t)btf_enum64_value(e);
+		}
+	}
+	if (ct->nenums == ct->capenums) {
+		uint32_t cap = ct->capenums ? ct->capenums * 2 : 16;
+		struct cenum **v = arena_alloc(ct->a, cap * sizeof(*v));
+		uint32_t *ids = arena_alloc(ct->a, cap * sizeof(*ids));
+
+		if (ct->nenums) {
+			memcpy(v, ct->enums, ct->nenums * sizeof(*v));
+			memcpy(ids, ct->enum_ids, ct->nenums * sizeof(*ids));
+		}
+		ct->enums = v;
+		ct->enum_ids = ids;
+		ct->capenums = cap;
+	}
+	ct->enums[ct->nenums] = en;
+	ct->enum_ids[ct->nenums++] = id;
+	return en;
+}
+
+const char *ctypes_enum_name(const struct cenum *en, int64_t val)
+{
+	for (uint32_t i = 0; en && i < en->n; i++)
+		if (en->vals[i] == val)
+			return en->names[i];
+	return NULL;
+}
+
 struct type ctypes_from_btf(struct ctypes *ct, uint32_t id)
 {
 	const struct btf *btf = ct->btf;
@@ -170,7 +230,10 @@ struct type ctypes_from_btf(struct ctypes *ct, uint32_t id)
 		break;
 	case BTF_KIND_ENUM:
 	case BTF_KIND_ENUM64:
-		out = (struct type){ .kind = TYPE_INT, .size = t->size, .is_signed = btf_kflag(t) };
+		out = (struct type){ .kind = TYPE_INT,
+				     .size = t->size,
+				     .is_signed = btf_kflag(t),
+				     .enm = ctypes_btf_enum(ct, id) };
 		break;
 	case BTF_KIND_PTR: {
 		uint32_t pid = ctypes_btf_skip(btf, t->type, &is_user);
@@ -327,9 +390,14 @@ static int ctypes_base(struct ctypes *ct, const char *name, struct type *out)
 	}
 	if (!strncmp(name, "enum ", 5)) {
 		*out = (struct type){ .kind = TYPE_INT, .size = 4, .is_signed = false };
+		/* a value of an enum is a uint64, as in bpftrace 0.27 (sizeof(enum X) is 8) */
+		out->size = 8;
+		if (ct->c && (out->enm = ctypes_c_enum(ct->c, name + 5)))
+			return 0;
 		if (ctypes_btf(ct, NULL) &&
-		    (id = btf__find_by_name_kind(ct->btf, name + 5, BTF_KIND_ENUM)) > 0)
-			out->size = btf__type_by_id(ct->btf, (uint32_t)id)->size;
+		    ((id = btf__find_by_name_kind(ct->btf, name + 5, BTF_KIND_ENUM)) > 0 ||
+		     (id = btf__find_by_name_kind(ct->btf, name + 5, BTF_KIND_ENUM64)) > 0))
+			out->enm = ctypes_btf_enum(ct, (uint32_t)id);
 		return 0;
 	}
 	if (ct->c && ctypes_c_typedef(ct->c, name, out))
@@ -461,11 +529,13 @@ const char *ctypes_member_hint(struct arena *a, struct crecord *r, const char *n
 	return arena_printf(a, "did you mean %s?", s);
 }
 
-bool ctypes_const(struct ctypes *ct, const char *name, int64_t *val)
+bool ctypes_const(struct ctypes *ct, const char *name, int64_t *val, struct cenum **en)
 {
 	uint32_t nr;
 
-	if (ct->c && ctypes_c_const(ct->c, name, val))
+	if (en)
+		*en = NULL;
+	if (ct->c && ctypes_c_const(ct->c, name, val, en))
 		return true;
 	if (!ctypes_btf(ct, NULL))
 		return false;
@@ -480,6 +550,8 @@ bool ctypes_const(struct ctypes *ct, const char *name, int64_t *val)
 				if (!strcmp(btf__name_by_offset(ct->btf, e[i].name_off), name)) {
 					*val = btf_kflag(t) ? (int64_t)e[i].val
 							    : (int64_t)(uint32_t)e[i].val;
+					if (en)
+						*en = ctypes_btf_enum(ct, id);
 					return true;
 				}
 			}
@@ -489,6 +561,8 @@ bool ctypes_const(struct ctypes *ct, const char *name, int64_t *val)
 			for (uint16_t i = 0; i < btf_vlen(t); i++) {
 				if (!strcmp(btf__name_by_offset(ct->btf, e[i].name_off), name)) {
 					*val = (int64_t)btf_enum64_value(&e[i]);
+					if (en)
+						*en = ctypes_btf_enum(ct, id);
 					return true;
 				}
 			}

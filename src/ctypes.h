@@ -39,6 +39,14 @@ struct crecord {
 	struct ctypes *ct;
 };
 
+/* An enum: its enumerators' names and values, to print a value by its name. */
+struct cenum {
+	char *name; /* "bpf_map_type"; "" for an anonymous one */
+	uint32_t n;
+	char **names;
+	int64_t *vals;
+};
+
 /* The program's universe, made on first use; the kernel's BTF comes from env. */
 struct ctypes *ctypes_get(struct program *prog, struct probe_env *env);
 /* The kernel's BTF, or NULL (with a reason in *why, static text) when the kernel has none. */
@@ -69,9 +77,12 @@ const char *ctypes_member_hint(struct arena *a, struct crecord *r, const char *n
 
 /*
  * An integer constant: an object-like macro or enum constant of the C definitions, or an
- * enumerator in the kernel's BTF. false if unknown.
+ * enumerator in the kernel's BTF. false if unknown. *en (if en) is the enumerator's enum, NULL
+ * for a macro.
  */
-bool ctypes_const(struct ctypes *ct, const char *name, int64_t *val);
+bool ctypes_const(struct ctypes *ct, const char *name, int64_t *val, struct cenum **en);
+/* The name of val in en, or NULL if no enumerator has that value. */
+const char *ctypes_enum_name(const struct cenum *en, int64_t val);
 
 /* "struct task_struct *", "int32", "char[16]": a type as a C programmer reads it. */
 const char *ctypes_name(struct arena *a, const struct type *t);
@@ -92,13 +103,13 @@ struct cc_named {
 	char *name;
 	bool is_union;
 	struct crecord *rec; /* records */
-	struct type type;    /* typedefs */
+	struct type type;    /* typedefs; enums; constants: an INT, whose enm is an enum's */
 	int64_t val;	     /* constants */
 	struct cc_named *next;
 };
 
 struct ctypes_c {
-	struct cc_named *records, *typedefs, *consts;
+	struct cc_named *records, *typedefs, *consts, *enums;
 };
 
 /*
@@ -108,7 +119,8 @@ struct ctypes_c {
 int ctypes_clang_parse(struct ctypes *ct, struct diags *d, const char *const *wanted);
 struct crecord *ctypes_c_record(struct ctypes_c *c, const char *name, bool is_union);
 bool ctypes_c_typedef(struct ctypes_c *c, const char *name, struct type *out);
-bool ctypes_c_const(struct ctypes_c *c, const char *name, int64_t *val);
+bool ctypes_c_const(struct ctypes_c *c, const char *name, int64_t *val, struct cenum **en);
+struct cenum *ctypes_c_enum(struct ctypes_c *c, const char *name);
 void ctypes_set_c(struct ctypes *ct, struct ctypes_c *c);
 struct ctypes_c *ctypes_get_c(struct ctypes *ct);
 struct arena *ctypes_arena(struct ctypes *ct);

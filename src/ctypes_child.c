@@ -34,6 +34,9 @@ struct child_out {
 	/* the records written so far, in index order (a record's index is its position) */
 	const struct crecord **recs;
 	uint32_t nrecs, cap;
+	/* the enums written so far, likewise */
+	const struct cenum **enums;
+	uint32_t nenums, capenums;
 };
 
 static void out_u32(struct child_out *o, uint32_t v)
@@ -54,6 +57,36 @@ static void out_str(struct child_out *o, const char *s)
 
 static void out_record(struct child_out *o, const struct crecord *r);
 
+/* An enum: the index of one written before (CHILD_REC_SEEN), or CHILD_REC_NEW and all of it. */
+static void out_enum(struct child_out *o, const struct cenum *en)
+{
+	for (uint32_t i = 0; i < o->nenums; i++) {
+		if (o->enums[i] == en) {
+			out_u32(o, CHILD_REC_SEEN);
+			out_u32(o, i);
+			return;
+		}
+	}
+	if (o->nenums == o->capenums) {
+		uint32_t cap = o->capenums ? 2 * o->capenums : 16;
+		const struct cenum **v = realloc(o->enums, cap * sizeof(*v));
+
+		if (!v)
+			_exit(127);
+		o->enums = v;
+		o->capenums = cap;
+	}
+	o->enums[o->nenums++] = en;
+	out_u32(o, CHILD_REC_NEW);
+	out_str(o, en->name);
+	out_u32(o, en->n);
+	for (uint32_t i = 0; i < en->n; i++) {
+		out_str(o, en->names[i]);
+		out_u32(o, (uint32_t)en->vals[i]);
+		out_u32(o, (uint32_t)((uint64_t)en->vals[i] >> 32));
+	}
+}
+
 static void out_type(struct child_out *o, const struct type *t)
 {
 	out_u32(o, t->kind);
@@ -61,11 +94,14 @@ static void out_type(struct child_out *o, const struct type *t)
 	out_u32(o, t->nelems);
 	out_u32(o, t->btf_id);
 	out_u32(o, (uint32_t)t->is_signed | (uint32_t)t->is_user << 1 |
-			   (uint32_t) !!t->pointee << 2 | (uint32_t) !!t->rec << 3);
+			   (uint32_t) !!t->pointee << 2 | (uint32_t) !!t->rec << 3 |
+			   (uint32_t) !!t->enm << 4);
 	if (t->pointee)
 		out_type(o, t->pointee);
 	if (t->rec)
 		out_record(o, t->rec);
+	if (t->enm)
+		out_enum(o, t->enm);
 }
 
 static void out_record(struct child_out *o, const struct crecord *r)
@@ -123,6 +159,7 @@ static void out_named(struct child_out *o, const struct cc_named *e, int what)
 		} else {
 			out_u32(o, (uint32_t)e->val);
 			out_u32(o, (uint32_t)((uint64_t)e->val >> 32));
+			out_type(o, &e->type);
 		}
 	}
 }
@@ -164,6 +201,7 @@ static __attribute__((noreturn)) void child_main(struct ctypes *ct, const struct
 		out_named(&o, c->records, 0);
 		out_named(&o, c->typedefs, 1);
 		out_named(&o, c->consts, 2);
+		out_named(&o, c->enums, 1);
 	}
 	if (fclose(o.f))
 		_exit(127);
@@ -188,6 +226,8 @@ struct child_in {
 	struct arena *a;
 	struct crecord **recs;
 	uint32_t nrecs, cap;
+	struct cenum **enums;
+	uint32_t nenums, capenums;
 	uint32_t depth;
 };
 
@@ -224,6 +264,53 @@ static char *in_str(struct child_in *in)
 
 static struct crecord *in_record(struct child_in *in);
 
+static struct cenum *in_enum(struct child_in *in)
+{
+	uint32_t tag = in_u32(in), n;
+	struct cenum *en;
+
+	if (tag == CHILD_REC_SEEN) {
+		n = in_u32(in);
+		if (in->bad || n >= in->nenums) {
+			in->bad = true;
+			return NULL;
+		}
+		return in->enums[n];
+	}
+	en = arena_alloc(in->a, sizeof(*en));
+	en->name = in_str(in);
+	n = in_u32(in);
+	if (tag != CHILD_REC_NEW || !en->name || (size_t)(in->end - in->p) / 12 < n) {
+		in->bad = true;
+		return NULL;
+	}
+	en->names = arena_alloc(in->a, (n ? n : 1) * sizeof(*en->names));
+	en->vals = arena_alloc(in->a, (n ? n : 1) * sizeof(*en->vals));
+	for (uint32_t i = 0; i < n && !in->bad; i++) {
+		uint64_t lo;
+
+		en->names[i] = in_str(in);
+		lo = in_u32(in);
+		en->vals[i] = (int64_t)(lo | (uint64_t)in_u32(in) << 32);
+		if (!en->names[i])
+			in->bad = true;
+	}
+	en->n = n;
+	if (in->bad)
+		return NULL;
+	if (in->nenums == in->capenums) {
+		uint32_t cap = in->capenums ? 2 * in->capenums : 16;
+		struct cenum **v = arena_alloc(in->a, cap * sizeof(*v));
+
+		if (in->nenums)
+			memcpy(v, in->enums, in->nenums * sizeof(*v));
+		in->enums = v;
+		in->capenums = cap;
+	}
+	in->enums[in->nenums++] = en;
+	return en;
+}
+
 static void in_type(struct child_in *in, struct type *t)
 {
 	uint32_t flags;
@@ -249,6 +336,11 @@ static void in_type(struct child_in *in, struct type *t)
 	}
 	if (flags & 8)
 		t->rec = in_record(in);
+	if (flags & 16) {
+		t->enm = in_enum(in);
+		if (!t->enm)
+			in->bad = true;
+	}
 	if (t->kind == TYPE_RECORD && !t->rec)
 		in->bad = true;
 	in->depth--;
@@ -343,6 +435,7 @@ static struct cc_named *in_named(struct child_in *in, int what)
 			uint64_t lo = in_u32(in);
 
 			e->val = (int64_t)(lo | (uint64_t)in_u32(in) << 32);
+			in_type(in, &e->type);
 		}
 		if (!e->name || (what == 0 && !e->rec))
 			in->bad = true;
@@ -384,6 +477,7 @@ static int child_decode(struct ctypes *ct, struct diags *d, const uint8_t *buf, 
 		c->records = in_named(&in, 0);
 		c->typedefs = in_named(&in, 1);
 		c->consts = in_named(&in, 2);
+		c->enums = in_named(&in, 1);
 		if (!in.bad)
 			ctypes_set_c(ct, c);
 	}

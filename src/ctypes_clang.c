@@ -531,6 +531,82 @@ static struct crecord *cc_record(struct cc *cc, CXType t)
 	return r;
 }
 
+struct cc_enumerators {
+	struct cc *cc;
+	struct cenum *en;
+	uint32_t cap;
+};
+
+static enum CXChildVisitResult cc_enumerator(CXCursor c, CXCursor parent, CXClientData data)
+{
+	struct cc_enumerators *es = data;
+	struct cc *cc = es->cc;
+	struct cenum *en = es->en;
+	CXString s;
+
+	(void)parent;
+	if (c.kind != CXCursor_EnumConstantDecl)
+		return CXChildVisit_Continue;
+	if (en->n == es->cap) {
+		uint32_t cap = es->cap ? 2 * es->cap : 8;
+		char **names = arena_alloc(cc->a, cap * sizeof(*names));
+		int64_t *vals = arena_alloc(cc->a, cap * sizeof(*vals));
+
+		if (en->n) {
+			memcpy(names, en->names, en->n * sizeof(*names));
+			memcpy(vals, en->vals, en->n * sizeof(*vals));
+		}
+		en->names = names;
+		en->vals = vals;
+		es->cap = cap;
+	}
+	s = cc->api.clang_getCursorSpelling(c);
+	en->names[en->n] = arena_strdup(cc->a, cc->api.clang_getCString(s));
+	cc->api.clang_disposeString(s);
+	en->vals[en->n++] = cc->api.clang_getEnumConstantDeclValue(c);
+	return CXChildVisit_Continue;
+}
+
+static bool cc_enum_same(const struct cenum *x, const struct cenum *y)
+{
+	if (strcmp(x->name, y->name) || x->n != y->n)
+		return false;
+	for (uint32_t i = 0; i < x->n; i++)
+		if (x->vals[i] != y->vals[i] || strcmp(x->names[i], y->names[i]))
+			return false;
+	return true;
+}
+
+/*
+ * The enum an EnumDecl declares, once per enum: made only for the enums that the script
+ * defines, whose constants it uses, or that type a member, since headers declare thousands.
+ */
+static struct cenum *cc_enum(struct cc *cc, CXCursor decl)
+{
+	CXCursor def = cc->api.clang_getCursorDefinition(decl);
+	struct cc_enumerators es = { .cc = cc };
+	CXString s;
+	struct cc_named *e;
+
+	if (def.kind == CXCursor_EnumDecl)
+		decl = def;
+	es.en = arena_alloc(cc->a, sizeof(*es.en));
+	s = cc->api.clang_getCursorSpelling(decl);
+	es.en->name = arena_strdup(
+		cc->a, cc->api.clang_Cursor_isAnonymous(decl) ? "" : cc->api.clang_getCString(s));
+	cc->api.clang_disposeString(s);
+	cc->api.clang_visitChildren(decl, cc_enumerator, &es);
+	for (e = cc->c->enums; e; e = e->next)
+		if (cc_enum_same(e->type.enm, es.en))
+			return e->type.enm;
+	e = arena_alloc(cc->a, sizeof(*e));
+	e->name = es.en->name;
+	e->type = (struct type){ .kind = TYPE_INT, .size = 8, .is_signed = true, .enm = es.en };
+	e->next = cc->c->enums;
+	cc->c->enums = e;
+	return es.en;
+}
+
 static struct type cc_type(struct cc *cc, CXType t)
 {
 	struct type out = { .kind = TYPE_NONE };
@@ -554,8 +630,11 @@ static struct type cc_type(struct cc *cc, CXType t)
 	case CXType_UInt:
 	case CXType_ULong:
 	case CXType_ULongLong:
-	case CXType_Enum:
 		return (struct type){ .kind = TYPE_INT, .size = (uint32_t)size };
+	case CXType_Enum:
+		return (struct type){ .kind = TYPE_INT,
+				      .size = (uint32_t)size,
+				      .enm = cc_enum(cc, cc->api.clang_getTypeDeclaration(t)) };
 	case CXType_Pointer: {
 		CXType pt = cc->api.clang_getCanonicalType(cc->api.clang_getPointeeType(t));
 
@@ -629,12 +708,13 @@ static bool cc_wanted(struct cc *cc, const char *name)
 	return false;
 }
 
-static void cc_add_const(struct cc *cc, const char *name, int64_t val)
+static void cc_add_const(struct cc *cc, const char *name, int64_t val, struct cenum *en)
 {
 	struct cc_named *e = arena_alloc(cc->a, sizeof(*e));
 
 	e->name = arena_strdup(cc->a, name);
 	e->val = val;
+	e->type = (struct type){ .kind = TYPE_INT, .size = 8, .is_signed = true, .enm = en };
 	e->next = cc->c->consts;
 	cc->c->consts = e;
 }
@@ -647,7 +727,6 @@ static enum CXChildVisitResult cc_visit(CXCursor c, CXCursor parent, CXClientDat
 	enum CXChildVisitResult ret = CXChildVisit_Continue;
 	struct cc_named *e;
 
-	(void)parent;
 	switch (c.kind) {
 	case CXCursor_StructDecl:
 	case CXCursor_UnionDecl:
@@ -664,11 +743,14 @@ static enum CXChildVisitResult cc_visit(CXCursor c, CXCursor parent, CXClientDat
 		cc->c->typedefs = e;
 		break;
 	case CXCursor_EnumDecl:
+		if (cc->api.clang_isCursorDefinition(c) && cc_script_defined(cc, c))
+			cc_enum(cc, c);
 		ret = CXChildVisit_Recurse;
 		break;
 	case CXCursor_EnumConstantDecl:
 		if (cc_wanted(cc, name))
-			cc_add_const(cc, name, cc->api.clang_getEnumConstantDeclValue(c));
+			cc_add_const(cc, name, cc->api.clang_getEnumConstantDeclValue(c),
+				     parent.kind == CXCursor_EnumDecl ? cc_enum(cc, parent) : NULL);
 		break;
 	case CXCursor_VarDecl:
 		if (!strncmp(name, CC_CONST_PREFIX, strlen(CC_CONST_PREFIX))) {
@@ -676,7 +758,7 @@ static enum CXChildVisitResult cc_visit(CXCursor c, CXCursor parent, CXClientDat
 
 			if (r && cc->api.clang_EvalResult_getKind(r) == CXEval_Int)
 				cc_add_const(cc, name + strlen(CC_CONST_PREFIX),
-					     cc->api.clang_EvalResult_getAsLongLong(r));
+					     cc->api.clang_EvalResult_getAsLongLong(r), NULL);
 			if (r)
 				cc->api.clang_EvalResult_dispose(r);
 		}
@@ -768,13 +850,23 @@ bool ctypes_c_typedef(struct ctypes_c *c, const char *name, struct type *out)
 	return false;
 }
 
-bool ctypes_c_const(struct ctypes_c *c, const char *name, int64_t *val)
+bool ctypes_c_const(struct ctypes_c *c, const char *name, int64_t *val, struct cenum **en)
 {
 	for (struct cc_named *e = c->consts; e; e = e->next) {
 		if (!strcmp(e->name, name)) {
 			*val = e->val;
+			if (en)
+				*en = e->type.enm;
 			return true;
 		}
 	}
 	return false;
+}
+
+struct cenum *ctypes_c_enum(struct ctypes_c *c, const char *name)
+{
+	for (struct cc_named *e = c->enums; e; e = e->next)
+		if (*name && !strcmp(e->name, name))
+			return e->type.enm;
+	return NULL;
 }

@@ -951,9 +951,13 @@ static void sema_index(struct sema_ctx *ctx, struct node *n)
 void sema_expr(struct sema_ctx *ctx, struct node *n)
 {
 	switch (n->kind) {
-	case NODE_INT:
+	case NODE_INT: {
+		struct cenum *en = n->type.kind == TYPE_INT ? n->type.enm : NULL;
+
 		n->type = type_int(8, n->num <= INT64_MAX);
+		n->type.enm = en; /* an enumerator's (sema_record_ident) */
 		break;
+	}
 	case NODE_BOOL:
 		n->type = (struct type){ .kind = TYPE_BOOL, .size = 1 };
 		break;

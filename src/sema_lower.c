@@ -56,12 +56,17 @@ static struct aot_type lower_meta_type(struct aot_meta *m, const struct type *t)
  */
 static struct aot_type lower_bitfield(struct aot_meta *m, const struct cmember *cm)
 {
+	struct aot_type at = { .kind = AOT_K_INT,
+			       .size = (cm->bit_off + cm->bit_size + 7) / 8,
+			       .is_signed = cm->type.is_signed && cm->bit_size == 8 * cm->type.size,
+			       .elems = AOT_INT_BITS(cm->bit_off, cm->bit_size) };
+	int e;
+
 	aot_meta_set_version(m, AOT_META_VERSION_BITFIELD);
-	return (struct aot_type){ .kind = AOT_K_INT,
-				  .size = (cm->bit_off + cm->bit_size + 7) / 8,
-				  .is_signed =
-					  cm->type.is_signed && cm->bit_size == 8 * cm->type.size,
-				  .elems = AOT_INT_BITS(cm->bit_off, cm->bit_size) };
+	if (cm->type.enm && (e = aot_meta_add_enum(m, cm->type.enm->names, cm->type.enm->vals,
+						   cm->type.enm->n)) >= 0)
+		at.nelems = AOT_INT_ENUM(e);
+	return at;
 }
 
 /*
@@ -137,6 +142,12 @@ static struct aot_type lower_meta_type(struct aot_meta *m, const struct type *t)
 	switch (t->kind) {
 	case TYPE_INT:
 		at.kind = AOT_K_INT;
+		if (t->enm) {
+			int e = aot_meta_add_enum(m, t->enm->names, t->enm->vals, t->enm->n);
+
+			if (e >= 0)
+				at.nelems = AOT_INT_ENUM(e);
+		}
 		break;
 	case TYPE_PTR: /* an address: an integer that text shows in hex */
 		at.kind = AOT_K_INT;

@@ -55,6 +55,8 @@ static bool narrow_literal(const struct node *n, int64_t *v, bool *is_big)
 	*is_big = false;
 	switch (n->kind) {
 	case NODE_INT:
+		if (n->type.enm) /* an enumerator is an int64 of its enum in 0.27, no literal */
+			return false;
 		*v = (int64_t)n->num;
 		*is_big = n->num > INT64_MAX;
 		return true;
@@ -162,6 +164,8 @@ static struct type narrow_merge(struct type a, bool a_lit, struct type b, bool b
 	struct type s, u;
 	bool s_lit;
 
+	if (a.enm != b.enm) /* a slot keeps an enum only if all its values are of it */
+		a.enm = b.enm = NULL;
 	if (a.is_signed == b.is_signed)
 		return a.size >= b.size ? a : b;
 	s = a.is_signed ? a : b;

@@ -128,13 +128,15 @@ void sema_record_cdefs(struct sema_ctx *ctx)
 
 bool sema_record_ident(struct sema_ctx *ctx, struct node *n)
 {
+	struct cenum *en;
 	int64_t v;
 
-	if (!ctypes_const(sema_record_ct(ctx), n->name, &v))
+	if (!ctypes_const(sema_record_ct(ctx), n->name, &v, &en))
 		return false;
 	n->kind = NODE_INT;
 	n->num = (uint64_t)v;
 	n->type = type_int(8, true);
+	n->type.enm = en; /* an enumerator prints by its name, as in bpftrace 0.27 */
 	return true;
 }
 
@@ -281,6 +283,16 @@ void sema_record_field(struct sema_ctx *ctx, struct node *n)
 			r->name);
 }
 
+/* Where a cast's type is written: "(enum Foo)" of "(enum Foo)3", as 0.27 marks it. */
+static struct loc sema_record_cast_loc(const struct node *n)
+{
+	struct loc l = n->loc;
+
+	if (n->lhs->loc.line == l.line && n->lhs->loc.col > l.col)
+		l.len = n->lhs->loc.col - l.col;
+	return l;
+}
+
 bool sema_record_cast(struct sema_ctx *ctx, struct node *n)
 {
 	struct type *lt = &n->lhs->type, t;
@@ -308,6 +320,13 @@ bool sema_record_cast(struct sema_ctx *ctx, struct node *n)
 			return true;
 		}
 		n->type = type_int(t.size ? t.size : 8, t.is_signed);
+		n->type.enm = t.kind == TYPE_INT ? t.enm : NULL;
+		/* as bpftrace 0.27: a number cast to an enum must be one of its values */
+		if (n->type.enm && n->lhs->kind == NODE_INT &&
+		    !ctypes_enum_name(n->type.enm, (int64_t)n->lhs->num))
+			sema_error(ctx, sema_record_cast_loc(n), NULL,
+				   "Enum: %s doesn't contain a variant value of %llu",
+				   n->type.enm->name, (unsigned long long)n->lhs->num);
 		return true;
 	case TYPE_PTR:
 		if (!sema_record_is_int(lt) && lt->kind != TYPE_PTR) {

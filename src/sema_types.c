@@ -118,6 +118,7 @@ struct type type_storage(struct arena *a, const struct type *t)
 		/* a user pointer held as an integer stays one (str($p) reads user memory) */
 		st = type_int(8, t->is_signed);
 		st.is_user = t->is_user;
+		st.enm = t->enm;
 		return st;
 	case TYPE_BOOL:
 		return (struct type){ .kind = TYPE_BOOL, .size = 1 };
@@ -138,6 +139,10 @@ bool type_merge(struct arena *a, struct type *into, const struct type *b)
 		return false;
 	switch (into->kind) {
 	case TYPE_INT: /* only in tuples are they narrower than 64 bits: grow as strings do */
+		/* values of one enum print by its names; of two, or of none, as numbers */
+		if (into->enm != b->enm)
+			into->enm = NULL;
+		/* fallthrough */
 	case TYPE_STR:
 		if (b->size > into->size)
 			into->size = b->size;

@@ -16,7 +16,9 @@
  *     16  nparams
  *     20  settings_off   0, or the offset of the settings record: a count N, then N values
  *                        indexed by enum aot_setting (a reader takes those it knows; an
- *                        object from before the config block has 0 here)
+ *                        object from before the config block has 0 here); in a version 10
+ *                        object with enums one more value, AOT_SET_ENUMS: the enum table's
+ *                        offset, which objects without enums leave out (as before)
  *     24  probes_off, nprobes     probe records (20 bytes): prog type target name flags
  *     32  maps_off, nmaps         map records (80 bytes): name elf_name agg nkeys key value
  *                                 lhist_min lhist_max lhist_step (each s64 as low, high u32;
@@ -26,8 +28,11 @@
  *                                 array elements have no name: AOT_META_NOSTR)
  *     56  strtab_off, strtab_size string table: NUL-terminated strings
  *
+ *   enum table (version 10): nenums, nenumvals, then nenums records (8 bytes): first n (the
+ *        enum's enumerators), then nenumvals records (12 bytes): value (s64) name
  *   type (20 bytes inside the records above): kind size is_signed nelems elems (an INT's
- *        elems: 0, or since version 8 a bitfield's bit offset and size, AOT_INT_BITS in meta.h)
+ *        elems: 0, or since version 8 a bitfield's bit offset and size, AOT_INT_BITS in meta.h;
+ *        its nelems since version 10 may be AOT_INT_ENUM(i), an index into the enum table)
  *   string: offset into the string table, or AOT_META_NOSTR for a NULL pointer; strings may
  *           share bytes (a target is often the end of its probe's name)
  *   AOT_PROBE_ALIAS records: name AOT_META_NOSTR means "type:target", prog AOT_META_NOSTR
@@ -35,7 +40,8 @@
  *
  * The reader checks every offset and count against total_size, every string for a NUL inside
  * the table, every type's kind and size, every tuple's element range, element offsets within
- * the tuple, a bitfield's bits within its bytes, cycles and a nesting depth of at most
+ * the tuple, a bitfield's bits within its bytes, an enum index and its enumerators' range within
+ * the enum table, cycles and a nesting depth of at most
  * AOT_META_MAX_DEPTH.
  */
 #include <errno.h>
@@ -104,6 +110,10 @@ void aot_meta_free(struct aot_meta *m)
 		free(m->fmts[i].fmt);
 	for (i = 0; i < m->nelems; i++)
 		free(m->elems[i].name);
+	for (i = 0; i < m->nenumvals; i++)
+		free(m->enumvals[i].name);
+	free(m->enums);
+	free(m->enumvals);
 	free(m->probes);
 	free(m->maps);
 	free(m->fmts);
@@ -202,6 +212,64 @@ int aot_meta_add_fmt(struct aot_meta *m, const struct aot_fmt *f)
 	if (!ok)
 		return -ENOMEM;
 	return m->nfmts++;
+}
+
+int aot_meta_add_enum(struct aot_meta *m, char *const *names, const int64_t *vals, uint32_t n)
+{
+	struct aot_enumval *ev;
+	struct aot_enum *en;
+	uint32_t i, j;
+
+	for (i = 0; i < m->nenums; i++) {
+		if (m->enums[i].n != n)
+			continue;
+		for (j = 0; j < n; j++) {
+			ev = &m->enumvals[m->enums[i].first + j];
+			if (ev->val != vals[j] || strcmp(ev->name, names[j]))
+				break;
+		}
+		if (j == n)
+			return (int)i;
+	}
+	if (m->nenums >= INT32_MAX || n > INT32_MAX - m->nenumvals)
+		return -ENOMEM;
+	en = realloc(m->enums, (m->nenums + 1) * sizeof(*en));
+	if (!en)
+		return -ENOMEM;
+	m->enums = en;
+	ev = realloc(m->enumvals, ((size_t)m->nenumvals + n + 1) * sizeof(*ev));
+	if (!ev)
+		return -ENOMEM;
+	m->enumvals = ev;
+	for (j = 0; j < n; j++) {
+		ev[m->nenumvals + j].val = vals[j];
+		ev[m->nenumvals + j].name = strdup(names[j]);
+		if (!ev[m->nenumvals + j].name) {
+			while (j--)
+				free(ev[m->nenumvals + j].name);
+			return -ENOMEM;
+		}
+	}
+	en[m->nenums] = (struct aot_enum){ .first = m->nenumvals, .n = n };
+	m->nenumvals += n;
+	aot_meta_set_version(m, AOT_META_VERSION_ENUM);
+	return (int)m->nenums++;
+}
+
+const char *aot_meta_enum_name(const struct aot_meta *m, const struct aot_type *t, int64_t val)
+{
+	uint64_t mask = t->size >= 8 ? ~0ull : (1ull << (8 * t->size)) - 1;
+	const struct aot_enum *en;
+
+	if (t->kind != AOT_K_INT || !t->size || t->nelems < AOT_INT_ENUM(0) ||
+	    t->nelems - AOT_INT_ENUM(0) >= m->nenums)
+		return NULL;
+	en = &m->enums[t->nelems - AOT_INT_ENUM(0)];
+	/* a C enum member is unsigned to aotrace: its -1 reads as 0xffffffff */
+	for (uint32_t i = 0; i < en->n; i++)
+		if (((uint64_t)m->enumvals[en->first + i].val & mask) == ((uint64_t)val & mask))
+			return m->enumvals[en->first + i].name;
+	return NULL;
 }
 
 int aot_meta_add_elems(struct aot_meta *m, uint32_t n)
@@ -322,7 +390,7 @@ int aot_meta_write(const struct aot_meta *m, void **out, size_t *size)
 {
 	struct meta_buf b = { 0 }, strs = { 0 };
 	size_t offs[5], pos, settings_off;
-	uint32_t i, last_type = AOT_META_NOSTR;
+	uint32_t i, last_type = AOT_META_NOSTR, nset;
 	uint8_t *rec;
 	int err = -ENOMEM;
 
@@ -415,15 +483,34 @@ int aot_meta_write(const struct aot_meta *m, void **out, size_t *size)
 	}
 
 	settings_off = b.len;
-	rec = meta_buf_reserve(&b, 4 * (1 + AOT_SET_N));
+	nset = m->nenums ? AOT_SET_ENUMS + 1 : AOT_SET_N;
+	rec = meta_buf_reserve(&b, 4 * (1 + nset));
 	if (!rec)
 		goto out;
 	pos = 0;
-	meta_rec32(rec, &pos, AOT_SET_N);
+	meta_rec32(rec, &pos, nset);
 	for (i = 0; i < AOT_SET_N; i++)
 		meta_rec32(rec, &pos,
 			   i == AOT_SET_TRAILER ? (m->trailer ? meta_str(&strs, m->trailer) + 1 : 0)
 						: m->settings[i]);
+	if (m->nenums) {
+		/* the enum table follows: its offset is the value past the settings */
+		meta_put32(rec + pos, (uint32_t)b.len);
+		rec = meta_buf_reserve(&b, 8 + (size_t)m->nenums * 8 + (size_t)m->nenumvals * 12);
+		if (!rec)
+			goto out;
+		pos = 0;
+		meta_rec32(rec, &pos, m->nenums);
+		meta_rec32(rec, &pos, m->nenumvals);
+		for (i = 0; i < m->nenums; i++) {
+			meta_rec32(rec, &pos, m->enums[i].first);
+			meta_rec32(rec, &pos, m->enums[i].n);
+		}
+		for (i = 0; i < m->nenumvals; i++) {
+			meta_rec64(rec, &pos, (uint64_t)m->enumvals[i].val);
+			meta_rec32(rec, &pos, meta_str(&strs, m->enumvals[i].name));
+		}
+	}
 
 	offs[4] = b.len;
 	if (strs.failed)
@@ -473,6 +560,7 @@ struct meta_reader {
 	uint32_t strtab_size;
 	struct aot_meta *m;
 	uint8_t *elem_state; /* per element: 0 unseen, 1 being checked, 2 checked */
+	uint32_t enums_off;  /* the settings record's AOT_SET_ENUMS, 0 if none */
 	char *err;
 	size_t errlen;
 };
@@ -663,10 +751,13 @@ static int meta_check_type(struct meta_reader *r, const struct aot_type *t, uint
 			return meta_fail(r, "%s %u: empty type with a size", what, idx);
 		return 0;
 	case AOT_K_INT:
+		if (!t->elems && t->size != 1 && t->size != 2 && t->size != 4 && t->size != 8)
+			return meta_fail(r, "%s %u: integer of %u bytes", what, idx, t->size);
+		if (t->nelems >= AOT_INT_ENUM(0) && t->nelems - AOT_INT_ENUM(0) >= r->m->nenums)
+			return meta_fail(r, "%s %u: enum %u, but the object has %u", what, idx,
+					 t->nelems - AOT_INT_ENUM(0), r->m->nenums);
 		if (t->elems)
 			return meta_check_bitfield(r, t, what, idx);
-		if (t->size != 1 && t->size != 2 && t->size != 4 && t->size != 8)
-			return meta_fail(r, "%s %u: integer of %u bytes", what, idx, t->size);
 		return 0;
 	case AOT_K_BOOL:
 		if (t->size != 1)
@@ -762,6 +853,56 @@ static int meta_read_settings(struct meta_reader *r, uint32_t off)
 		return -EINVAL;
 	for (uint32_t i = 0; i < n && i < AOT_SET_N; i++)
 		r->m->settings[i] = meta_get32(r->buf + off + 4 + 4 * i);
+	if (n > AOT_SET_ENUMS)
+		r->enums_off = meta_get32(r->buf + off + 4 + 4 * AOT_SET_ENUMS);
+	return 0;
+}
+
+/*
+ * The enum table at off (0: none): nenums, nenumvals, then per enum its first enumerator and
+ * count (8 bytes), then per enumerator its s64 value and name (12 bytes).
+ */
+static int meta_read_enums(struct meta_reader *r, uint32_t off)
+{
+	struct aot_meta *m = r->m;
+	uint32_t ne, nv, i;
+	const uint8_t *p;
+	int err;
+
+	if (!off)
+		return 0;
+	if (m->version < AOT_META_VERSION_ENUM)
+		return meta_fail(r, "enums in a version %u object", m->version);
+	if (meta_check_table(r, off, 2, 4, "enum table"))
+		return -EINVAL;
+	ne = meta_get32(r->buf + off);
+	nv = meta_get32(r->buf + off + 4);
+	if (meta_check_table(r, off + 8, ne, 8, "enum") ||
+	    meta_check_table(r, off + 8 + 8 * ne, nv, 12, "enumerator"))
+		return -EINVAL;
+	m->enums = calloc(ne ? ne : 1, sizeof(*m->enums));
+	m->enumvals = calloc(nv ? nv : 1, sizeof(*m->enumvals));
+	if (!m->enums || !m->enumvals)
+		return -ENOMEM;
+	m->nenums = ne;
+	for (i = 0; i < ne; i++) {
+		p = r->buf + off + 8 + 8 * (size_t)i;
+		m->enums[i].first = meta_get32(p);
+		m->enums[i].n = meta_get32(p + 4);
+		if (m->enums[i].first > nv || m->enums[i].n > nv - m->enums[i].first)
+			return meta_fail(r, "enum %u: enumerators %u..%u outside the %u there are",
+					 i, m->enums[i].first, m->enums[i].first + m->enums[i].n,
+					 nv);
+	}
+	for (i = 0; i < nv; i++) {
+		p = r->buf + off + 8 + 8 * (size_t)ne + 12 * (size_t)i;
+		m->nenumvals = i + 1; /* so that aot_meta_free frees what was read */
+		m->enumvals[i].val = (int64_t)meta_get64(p);
+		err = meta_read_str(r, meta_get32(p + 8), false, &m->enumvals[i].name, "enumerator",
+				    i);
+		if (err)
+			return err;
+	}
 	return 0;
 }
 
@@ -973,6 +1114,8 @@ int aot_meta_read(const void *buf, size_t size, struct aot_meta **out, char *err
 	if (!err && r.m->settings[AOT_SET_TRAILER])
 		err = meta_read_str(&r, r.m->settings[AOT_SET_TRAILER] - 1, false, &r.m->trailer,
 				    "setting", AOT_SET_TRAILER);
+	if (!err)
+		err = meta_read_enums(&r, r.enums_off);
 	if (err)
 		goto out;
 	err = meta_read_probes(&r, off[0], cnt[0]);

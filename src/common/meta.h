@@ -153,7 +153,7 @@
 #define AOT_LASTKEY_PENDING_OFF 8
 #define AOT_LASTKEY_KEY_OFF 16
 #define AOT_META_MAGIC "AOTMETA" /* 8 bytes with the NUL */
-#define AOT_META_VERSION 9	 /* the newest the runtime reads */
+#define AOT_META_VERSION 10	 /* the newest the runtime reads */
 #define AOT_META_VERSION_MIN 3	 /* the oldest the runtime still reads: 4 added hist arrays */
 /*
  * What an object is written as: 4, or 5 when a map has a last-key cache (AOT_LASTKEY_PREFIX),
@@ -169,6 +169,8 @@
 #define AOT_META_VERSION_BITFIELD 8
 /* 9: an array of no items (a struct's int z[0], or a STR of 0 bytes: char c[0]), refused before */
 #define AOT_META_VERSION_EMPTY_ARRAY 9
+/* 10: an INT whose values print by an enum's names (AOT_INT_ENUM), which older runtimes refuse */
+#define AOT_META_VERSION_ENUM 10
 #define AOT_HIST_NBUCKETS 65 /* bpftrace's log2 buckets: below 0, 0, then [2^k, 2^(k+1)) */
 #define AOT_HIST_MAX_K 5
 #define AOT_EVENTS_MAP "aot_events"
@@ -331,6 +333,12 @@ enum aot_kind {
 
 /* An INT's nelems: an address (a pointer's value), which text shows as 0x... (bpftrace 0.27). */
 #define AOT_INT_ADDRESS 1
+/*
+ * An INT's nelems from AOT_INT_ENUM(0) on (since AOT_META_VERSION_ENUM): a value of the enum
+ * aot_meta.enums[nelems - AOT_INT_ENUM(0)], which text prints by its enumerator's name (a value
+ * that none has prints as a number; JSON writes numbers), as bpftrace 0.27 prints enums.
+ */
+#define AOT_INT_ENUM(i) (2u + (uint32_t)(i))
 /*
  * An INT's elems, 0 for a whole integer: a bitfield (a struct member, since
  * AOT_META_VERSION_BITFIELD), the bits AOT_INT_BIT_OFF up of the INT's size bytes (1 to 8 of
@@ -525,6 +533,22 @@ enum aot_setting {
 	AOT_SET_LAZY_SYMS, /* lazy_symbolication: 1 false, 2 true */
 	AOT_SET_N,
 };
+/*
+ * One more value of the serialised settings record, past the settings, written only by objects
+ * with enums (AOT_META_VERSION_ENUM): the offset of the enum table (meta.c). Not a setting:
+ * the reader fills aot_meta.enums from it.
+ */
+#define AOT_SET_ENUMS AOT_SET_N
+
+/* An enum's enumerators: aot_meta.enumvals[first .. first + n). */
+struct aot_enum {
+	uint32_t first, n;
+};
+
+struct aot_enumval {
+	int64_t val;
+	char *name;
+};
 
 struct aot_meta {
 	uint32_t version;
@@ -538,7 +562,11 @@ struct aot_meta {
 	uint32_t nelems;
 	uint32_t nparams; /* highest positional parameter the program uses (AOT_PARAMS_MAP) */
 	uint32_t settings[AOT_SET_N];
-	char *trailer; /* str_trunc_trailer of the config block; NULL: not given */
+	char *trailer;		/* str_trunc_trailer of the config block; NULL: not given */
+	struct aot_enum *enums; /* what AOT_INT_ENUM types refer to */
+	uint32_t nenums;
+	struct aot_enumval *enumvals;
+	uint32_t nenumvals;
 };
 
 /* Builders used by the compiler; strings are copied. Each returns the new index, or -ENOMEM. */
@@ -551,6 +579,13 @@ void aot_meta_set_version(struct aot_meta *m, uint32_t version);
 int aot_meta_add_fmt(struct aot_meta *m, const struct aot_fmt *f);
 /* The config block's str_trunc_trailer (copied, replacing any before). 0 or -ENOMEM. */
 int aot_meta_set_trailer(struct aot_meta *m, const char *trailer);
+/*
+ * An enum of n enumerators (names and values copied), the same index for the same enum; the
+ * object becomes AOT_META_VERSION_ENUM. Returns the index for AOT_INT_ENUM, or -ENOMEM.
+ */
+int aot_meta_add_enum(struct aot_meta *m, char *const *names, const int64_t *vals, uint32_t n);
+/* The name of val if t is an INT of an enum that has it, else NULL. */
+const char *aot_meta_enum_name(const struct aot_meta *m, const struct aot_type *t, int64_t val);
 /* Reserves n consecutive tuple elements and returns the index of the first. */
 int aot_meta_add_elems(struct aot_meta *m, uint32_t n);
 

@@ -11,6 +11,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+struct cenum;
 struct crecord;
 struct probe_type;
 
@@ -57,6 +58,7 @@ struct type {
 	bool is_ctx;	     /* PTR: the program's context (`ctx`): read with direct loads */
 	struct crecord *rec; /* RECORD */
 	bool is_lit;	     /* INT in a narrow tuple: a literal never negative (sema_narrow) */
+	struct cenum *enm;   /* INT: the enum whose value it holds (printed by name), or NULL */
 };
 
 /*

@@ -419,6 +419,64 @@ static void test_bitfields(void **state)
 	free(buf);
 }
 
+/*
+ * Enums (version 10): an INT of an enum survives the trip with its names, the same enum added
+ * twice is one, an object without enums is written as before; an enum index past the table,
+ * enumerators past theirs, a name outside the string table, a table that overruns the section
+ * or an enum in an older object is refused.
+ */
+static void test_enums(void **state)
+{
+	char *names[] = { "ONE", "TWO", "OTHER" }, *other[] = { "A" };
+	int64_t vals[] = { 1, 2, 99999 }, ovals[] = { -1 };
+	struct aot_meta *m = aot_meta_new(), *r;
+	size_t size, before, elems, tab;
+	uint8_t *buf;
+	void *plain;
+	int e = aot_meta_add_elems(m, 2);
+
+	(void)state;
+	m->elems[e] = (struct aot_elem){ 0, t_int(8, 1) };
+	m->elems[e + 1] = (struct aot_elem){ 8, t_int(4, 0) };
+	aot_meta_add_fmt(
+		m, &(struct aot_fmt){ AOT_FMT_PRINTF, "%s %s", { AOT_K_TUPLE, 16, 0, 2, e } });
+	assert_int_equal(aot_meta_write(m, &plain, &before), 0);
+	assert_int_equal(m->version, AOT_META_VERSION_BASE);
+	assert_int_equal(aot_meta_add_enum(m, names, vals, 3), 0);
+	assert_int_equal(aot_meta_add_enum(m, other, ovals, 1), 1);
+	assert_int_equal(aot_meta_add_enum(m, names, vals, 3), 0);
+	assert_int_equal(m->version, AOT_META_VERSION_ENUM);
+	m->elems[e].type.nelems = AOT_INT_ENUM(0);
+	m->elems[e + 1].type.nelems = AOT_INT_ENUM(1);
+	assert_int_equal(aot_meta_write(m, (void **)&buf, &size), 0);
+	assert_true(size > before);
+	assert_int_equal(aot_meta_read(buf, size, &r, NULL, 0), 0);
+	assert_int_equal(r->version, AOT_META_VERSION_ENUM);
+	assert_int_equal(r->nenums, 2);
+	assert_int_equal(r->nenumvals, 4);
+	assert_string_equal(aot_meta_enum_name(r, &r->elems[e].type, 99999), "OTHER");
+	assert_null(aot_meta_enum_name(r, &r->elems[e].type, 3));
+	/* a 4-byte unsigned member holding -1 reads as 0xffffffff */
+	assert_string_equal(aot_meta_enum_name(r, &r->elems[e + 1].type, 0xffffffff), "A");
+	aot_meta_free(r);
+
+	elems = get32(buf + HDR_ELEMS);
+	tab = get32(buf + get32(buf + 20) + 4 + 4 * AOT_SET_ENUMS);
+	assert_true(tab >= 64 && tab + 8 + 2 * 8 + 4 * 12 <= size);
+	corrupt(buf, size, 8, AOT_META_VERSION_ENUM - 1, "enums in a version 9 object");
+	corrupt(buf, size, elems + 4 + 12, AOT_INT_ENUM(2), "enum 2, but the object has 2");
+	corrupt(buf, size, tab, 1000, "enum records");
+	corrupt(buf, size, tab + 4, 1000, "enumerator records");
+	corrupt(buf, size, tab + 8 + 8, 4, "enumerators 4..5 outside the 4"); /* first of A */
+	corrupt(buf, size, tab + 8 + 4, 5, "outside the 4");		      /* n of Foo */
+	corrupt(buf, size, tab + 8 + 16 + 8, 0x7fffffff, "outside the string table");
+	corrupt(buf, size, tab + 8 + 16 + 8, AOT_META_NOSTR, "missing string");
+	corrupt(buf, size, get32(buf + 20) + 4 + 4 * AOT_SET_ENUMS, (uint32_t)size, "enum table");
+	aot_meta_free(m);
+	free(buf);
+	free(plain);
+}
+
 /* Nesting deeper than the limit is refused even without a cycle. */
 static void test_depth(void **state)
 {
@@ -495,7 +553,7 @@ int main(void)
 		cmocka_unit_test(test_truncations), cmocka_unit_test(test_corruptions),
 		cmocka_unit_test(test_depth),	    cmocka_unit_test(test_cycle),
 		cmocka_unit_test(test_byte_flips),  cmocka_unit_test(test_settings),
-		cmocka_unit_test(test_bitfields),
+		cmocka_unit_test(test_bitfields),   cmocka_unit_test(test_enums),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
