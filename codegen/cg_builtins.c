@@ -385,6 +385,17 @@ LLVMValueRef cg_fmt_event(struct cg *cg, struct node *n, struct node *first)
 	return cg_i64(cg, 0);
 }
 
+void cg_fmt_event_if_zero(struct cg *cg, struct node *n, LLVMValueRef v)
+{
+	LLVMBasicBlockRef zero = cg_block(cg, "warn.zero"), next = cg_block(cg, "warn.next");
+
+	LLVMBuildCondBr(cg->b, LLVMBuildICmp(cg->b, LLVMIntEQ, v, cg_i64(cg, 0), ""), zero, next);
+	LLVMPositionBuilderAtEnd(cg->b, zero);
+	cg_fmt_event(cg, n, NULL);
+	LLVMBuildBr(cg->b, next);
+	LLVMPositionBuilderAtEnd(cg->b, next);
+}
+
 /* exit([code]): tell the runtime, with the exit status, and end this probe's run here. */
 LLVMValueRef cg_fn_exit(struct cg *cg, struct node *n)
 {

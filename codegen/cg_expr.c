@@ -72,17 +72,8 @@ static LLVMValueRef cg_divrem(struct cg *cg, LLVMValueRef l, LLVMValueRef r, boo
 
 void cg_divzero_warn(struct cg *cg, struct node *n, LLVMValueRef r)
 {
-	LLVMBasicBlockRef zero, next;
-
-	if (!n->divzero)
-		return;
-	zero = cg_block(cg, "divzero.warn");
-	next = cg_block(cg, "divzero.next");
-	LLVMBuildCondBr(cg->b, LLVMBuildICmp(cg->b, LLVMIntEQ, r, cg_i64(cg, 0), ""), zero, next);
-	LLVMPositionBuilderAtEnd(cg->b, zero);
-	cg_fmt_event(cg, n, NULL);
-	LLVMBuildBr(cg->b, next);
-	LLVMPositionBuilderAtEnd(cg->b, next);
+	if (n->divzero)
+		cg_fmt_event_if_zero(cg, n, r);
 }
 
 LLVMValueRef cg_arith(struct cg *cg, int op, LLVMValueRef l, LLVMValueRef r, bool is_signed)

@@ -380,6 +380,8 @@ void cg_stmts(struct cg *cg, struct node *block);
 void cg_event_hdr(struct cg *cg, LLVMValueRef p, uint32_t kind, uint32_t index);
 /* A ring buffer record of a format (printf, system, cat, print, time): args from first on. */
 LLVMValueRef cg_fmt_event(struct cg *cg, struct node *n, struct node *first);
+/* n's format event without arguments (a run-time warning of its place), when v is 0. */
+void cg_fmt_event_if_zero(struct cg *cg, struct node *n, LLVMValueRef v);
 
 /* $t.N */
 LLVMValueRef cg_tuple_field(struct cg *cg, struct node *n);

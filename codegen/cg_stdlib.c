@@ -50,13 +50,8 @@ LLVMValueRef cg_bi_has_cpid(struct cg *cg, struct node *n)
 LLVMValueRef cg_bi_cpid(struct cg *cg, struct node *n)
 {
 	LLVMValueRef cpid = cg_state_load(cg, offsetof(struct aot_state, cpid), "cpid");
-	LLVMBasicBlockRef none = cg_block(cg, "cpid.none"), ok = cg_block(cg, "cpid.ok");
 
-	LLVMBuildCondBr(cg->b, LLVMBuildICmp(cg->b, LLVMIntEQ, cpid, cg_i64(cg, 0), ""), none, ok);
-	LLVMPositionBuilderAtEnd(cg->b, none);
-	cg_fmt_event(cg, n, NULL);
-	LLVMBuildBr(cg->b, ok);
-	LLVMPositionBuilderAtEnd(cg->b, ok);
+	cg_fmt_event_if_zero(cg, n, cpid);
 	return cpid;
 }
 

@@ -107,11 +107,8 @@ static struct crecord *ctypes_btf_record(struct ctypes *ct, uint32_t id)
 	r->size = r->defined ? t->size : 0;
 	if (ct->nrecs == ct->caprecs) {
 		uint32_t cap = ct->caprecs ? ct->caprecs * 2 : 32;
-		struct crecord **v = arena_alloc(ct->a, cap * sizeof(*v));
 
-		if (ct->nrecs)
-			memcpy(v, ct->recs, ct->nrecs * sizeof(*v));
-		ct->recs = v;
+		ct->recs = arena_grow(ct->a, ct->recs, ct->nrecs, cap, sizeof(*ct->recs));
 		ct->caprecs = cap;
 	}
 	ct->recs[ct->nrecs++] = r;
@@ -179,15 +176,10 @@ static struct cenum *ctypes_btf_enum(struct ctypes *ct, uint32_t id)
 	}
 	if (ct->nenums == ct->capenums) {
 		uint32_t cap = ct->capenums ? ct->capenums * 2 : 16;
-		struct cenum **v = arena_alloc(ct->a, cap * sizeof(*v));
-		uint32_t *ids = arena_alloc(ct->a, cap * sizeof(*ids));
 
-		if (ct->nenums) {
-			memcpy(v, ct->enums, ct->nenums * sizeof(*v));
-			memcpy(ids, ct->enum_ids, ct->nenums * sizeof(*ids));
-		}
-		ct->enums = v;
-		ct->enum_ids = ids;
+		ct->enums = arena_grow(ct->a, ct->enums, ct->nenums, cap, sizeof(*ct->enums));
+		ct->enum_ids =
+			arena_grow(ct->a, ct->enum_ids, ct->nenums, cap, sizeof(*ct->enum_ids));
 		ct->capenums = cap;
 	}
 	ct->enums[ct->nenums] = en;

@@ -300,11 +300,8 @@ static struct cenum *in_enum(struct child_in *in)
 		return NULL;
 	if (in->nenums == in->capenums) {
 		uint32_t cap = in->capenums ? 2 * in->capenums : 16;
-		struct cenum **v = arena_alloc(in->a, cap * sizeof(*v));
 
-		if (in->nenums)
-			memcpy(v, in->enums, in->nenums * sizeof(*v));
-		in->enums = v;
+		in->enums = arena_grow(in->a, in->enums, in->nenums, cap, sizeof(*in->enums));
 		in->capenums = cap;
 	}
 	in->enums[in->nenums++] = en;
@@ -377,11 +374,8 @@ static struct crecord *in_record(struct child_in *in)
 	}
 	if (in->nrecs == in->cap) {
 		uint32_t cap = in->cap ? 2 * in->cap : 256;
-		struct crecord **v = arena_alloc(in->a, cap * sizeof(*v));
 
-		if (in->nrecs)
-			memcpy(v, in->recs, in->nrecs * sizeof(*v));
-		in->recs = v;
+		in->recs = arena_grow(in->a, in->recs, in->nrecs, cap, sizeof(*in->recs));
 		in->cap = cap;
 	}
 	in->recs[in->nrecs++] = r;

@@ -549,15 +549,9 @@ static enum CXChildVisitResult cc_enumerator(CXCursor c, CXCursor parent, CXClie
 		return CXChildVisit_Continue;
 	if (en->n == es->cap) {
 		uint32_t cap = es->cap ? 2 * es->cap : 8;
-		char **names = arena_alloc(cc->a, cap * sizeof(*names));
-		int64_t *vals = arena_alloc(cc->a, cap * sizeof(*vals));
 
-		if (en->n) {
-			memcpy(names, en->names, en->n * sizeof(*names));
-			memcpy(vals, en->vals, en->n * sizeof(*vals));
-		}
-		en->names = names;
-		en->vals = vals;
+		en->names = arena_grow(cc->a, en->names, en->n, cap, sizeof(*en->names));
+		en->vals = arena_grow(cc->a, en->vals, en->n, cap, sizeof(*en->vals));
 		es->cap = cap;
 	}
 	s = cc->api.clang_getCursorSpelling(c);

@@ -142,7 +142,7 @@ void diag_warn(struct diags *d, struct loc loc, const char *hint, const char *fm
 }
 
 /* Finds line `line` (1-based) in the source; returns its start and sets *len (no newline). */
-static const char *diag_find_line(const struct source *src, unsigned int line, size_t *len)
+const char *diag_line(const struct source *src, unsigned int line, size_t *len)
 {
 	const char *p, *end, *nl;
 	unsigned int cur = 1;
@@ -183,7 +183,7 @@ static void diag_snippet(const struct source *src, struct loc loc, FILE *f, cons
 			 char mark, size_t tab)
 {
 	size_t len, col, end, i, lead, width;
-	const char *line = diag_find_line(src, loc.line, &len);
+	const char *line = diag_line(src, loc.line, &len);
 
 	if (!line)
 		return;

@@ -42,6 +42,8 @@ void diags_init(struct diags *d, const struct source *src);
 uint32_t diags_file(struct diags *d, const struct source *src);
 /* The source loc is in (loc.file). */
 const struct source *diags_source(const struct diags *d, struct loc loc);
+/* The text of line `line` of src (1-based) and its length without the newline; NULL if none. */
+const char *diag_line(const struct source *src, unsigned int line, size_t *len);
 /* A new loc.exp: an expansion of macro by the call at call. */
 uint32_t diags_expansion(struct diags *d, struct loc call, const char *macro);
 void diags_free(struct diags *d);

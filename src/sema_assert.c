@@ -22,18 +22,13 @@
 static uint32_t sema_call_width(const struct source *src, struct loc loc)
 {
 	const char *p, *end;
+	size_t len;
 	int depth = 0;
 
-	if (!src || !src->text || !loc.line)
+	p = loc.line ? diag_line(src, loc.line, &len) : NULL;
+	if (!p || len < loc.col - 1)
 		return loc.len;
-	p = src->text;
-	for (uint32_t line = 1; line < loc.line && p; line++) {
-		p = strchr(p, '\n');
-		p = p ? p + 1 : NULL;
-	}
-	if (!p || strnlen(p, loc.col) < loc.col - 1)
-		return loc.len;
-	end = p + strcspn(p, "\n");
+	end = p + len;
 	/* a builtin (cpid) without parentheses is its name */
 	if (p + loc.col - 1 + loc.len >= end || p[loc.col - 1 + loc.len] != '(')
 		return loc.len;

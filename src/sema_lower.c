@@ -436,17 +436,13 @@ static void lower_extent(const struct node *n, uint32_t line, uint32_t *from, ui
 static uint32_t lower_op_col(struct sema_ctx *ctx, const struct node *n, const struct node *rhs,
 			     uint32_t dflt)
 {
-	const struct source *src = diags_source(ctx->d, n->loc);
+	const char *p = NULL;
 	uint32_t from = rhs->loc.col, to = 0;
-	const char *p;
+	size_t len = 0;
 
 	lower_extent(&(struct node){ .lhs = (struct node *)rhs }, n->loc.line, &from, &to);
-	if (!src || !src->text)
-		return dflt;
-	p = src->text;
-	for (uint32_t line = 1; line < n->loc.line && p; line++)
-		p = strchr(p, '\n') ? strchr(p, '\n') + 1 : NULL;
-	if (!p || from < 4 || strnlen(p, from) < from - 1)
+	p = diag_line(diags_source(ctx->d, n->loc), n->loc.line, &len);
+	if (!p || from < 4 || len < from - 1)
 		return dflt;
 	while (from > 3 && (p[from - 2] == ' ' || p[from - 2] == '\t'))
 		from--;

@@ -101,6 +101,15 @@ char *arena_strndup(struct arena *a, const char *s, size_t n)
 	return p;
 }
 
+void *arena_grow(struct arena *a, const void *old, size_t n, size_t cap, size_t size)
+{
+	void *p = arena_alloc(a, cap * size);
+
+	if (n)
+		memcpy(p, old, n * size);
+	return p;
+}
+
 char *arena_strdup(struct arena *a, const char *s)
 {
 	return arena_strndup(a, s, strlen(s));
